@@ -1,0 +1,45 @@
+# The project's interface: `make run`, `make test`, `make ui`. Each target sets up what it needs.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+UI_PORT ?= 3000
+export DAGSTER_HOME := $(CURDIR)/.dagster_home
+
+.PHONY: run test ui setup chromium clean
+
+setup: $(STAMP) chromium
+
+# Reinstalls only when the lock or the project metadata changed.
+$(STAMP): requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==0.13.8
+	@echo "installing dependencies from requirements.lock ..."
+	@$(BIN)/uv pip install --quiet --compile-bytecode -p $(BIN)/python -r requirements.lock
+	@$(BIN)/uv pip install --quiet --compile-bytecode -p $(BIN)/python --no-deps -e .
+	@touch $@
+
+# Playwright cannot download its own browser here: the project uses Debian's chromium.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing Debian's chromium (apt-get) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing: run 'sudo apt-get install chromium' (Debian's package), then retry." >&2; exit 1; \
+	  fi; }
+
+run: setup
+	@$(BIN)/gpuprices run $(if $(LIVE),--live)
+
+test: setup
+	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+ui: setup
+	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
+	@$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(UI_PORT)
+
+clean:
+	rm -rf $(VENV) .dagster_home data/prices.db data/prices.db.wal data/raw data/feeds

@@ -1,0 +1,146 @@
+"""`gpuprices`: run the pipeline once and see what happened.
+
+Exit codes: 0 every source landed; 1 the run failed (a step errored or a blocking check failed:
+nothing new was published); 2 usage error; 4 some sources failed, the others landed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+
+console = Console(stderr=False, highlight=False)
+EXIT_OK, EXIT_RUN_FAILED, EXIT_PARTIAL = 0, 1, 4
+
+
+def _dagster_home() -> Path:
+    home = Path(os.environ.get("DAGSTER_HOME") or REPO_ROOT / ".dagster_home").resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    if not (home / "dagster.yaml").exists():
+        shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")
+    os.environ["DAGSTER_HOME"] = str(home)
+    return home
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where prices.db, raw/ and feeds/ live (default: ./data, or GPUPRICES_DATA_DIR).")
+def main(data_dir: Path | None) -> None:
+    """gpuprices: an honest, queryable history of GPU rental prices."""
+    if data_dir:
+        os.environ["GPUPRICES_DATA_DIR"] = str(data_dir.resolve())
+
+
+@main.command()
+@click.option("--live", is_flag=True, help="Crawl the vendors' real sites instead of the bundled snapshots.")
+@click.option("--source", "sources", multiple=True, metavar="S",
+              help="Only this source (repeatable); see `gpuprices sources`.")
+def run(live: bool, sources: tuple[str, ...]) -> None:
+    """Run the main job once: crawl, normalize, check, build models and feeds; print a summary."""
+    os.environ["GPUPRICES_MODE"] = "live" if live else "replay"
+    _dagster_home()
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from pipelines.paths import data_dir
+    from spiders.registry import source_names
+
+    unknown = sorted(set(sources) - set(source_names()))
+    if unknown:
+        raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; known: "
+                                 f"{', '.join(source_names())}", param_hint="--source")
+    job = defs.resolve_job_def("gpuprices_job")
+    selection = None
+    if sources:
+        raw_keys = [dg.AssetKey(["raw", s]) for s in sources]
+        selection = list((dg.AssetSelection.assets(*raw_keys).downstream())
+                         .resolve(defs.resolve_asset_graph()))
+    mode = "live vendor sites" if live else "bundled snapshots (replay on 127.0.0.1)"
+    console.print(f"[bold]gpuprices run[/] over {mode}; data in {data_dir()}")
+    with console.status("crawling, normalizing and checking ..."):
+        result = job.execute_in_process(
+            instance=dg.DagsterInstance.get(), asset_selection=selection, raise_on_error=False,
+            run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+        )
+    sys.exit(print_summary(result))
+
+
+def print_summary(result) -> int:
+    import duckdb
+
+    from pipelines.paths import data_dir, db_path
+
+    with duckdb.connect(str(db_path()), read_only=True) as con:
+        crawls = con.execute("""
+            select source, passed, offers, coalesce(normalized_rows, 0),
+                   coalesce(quarantined_rows, 0), failures, crawl_id
+            from raw.crawls where run_id = ? order by source""", [result.run_id]).fetchall()
+        reasons = con.execute("""
+            select q.source, q.stage, q.reason, count(*) from quarantine q
+            join raw.crawls c using (crawl_id) where c.run_id = ?
+            group by all order by 1, 4 desc""", [result.run_id]).fetchall()
+        total, offers = con.execute(
+            "select count(*), count(distinct offer_id) from observations").fetchone()
+
+    table = Table(title="sources")
+    for column in ("source", "crawl", "collected", "normalized", "quarantined"):
+        table.add_column(column, justify="right" if column not in ("source", "crawl") else "left")
+    for source, passed, collected, normalized, quarantined, _, _ in crawls:
+        status = "[green]ok[/]" if passed else "[red]FAILED[/]"
+        table.add_row(source, status, str(collected), str(normalized), str(quarantined))
+    console.print(table)
+    for source, passed, *_, failures, _ in crawls:
+        for failure in ([] if passed else failures):
+            console.print(f"[red]  {source}: {failure}[/]")
+    for source, stage, reason, count in reasons:
+        console.print(f"  quarantined {count} × {source} [{stage}]: {reason}")
+
+    checks = result.get_asset_check_evaluations()
+    failed_checks = [c for c in checks if not c.passed]
+    console.print(f"checks: {len(checks) - len(failed_checks)} passed, {len(failed_checks)} failed")
+    for check in failed_checks:
+        desc = check.description or ""
+        console.print(f"[red]  {check.asset_key.to_user_string()}:{check.check_name}: {desc}[/]")
+        if check.metadata.get("failures"):
+            console.print("    " + json.dumps(check.metadata["failures"].value, ensure_ascii=False)[:600])
+    console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
+    console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
+    console.print("query: duckdb -readonly " + str(db_path()))
+    if not result.success:
+        console.print("[red bold]run failed[/]: see the errors above (Dagster run "
+                      f"{result.run_id}); nothing new was published past the failed step.")
+        return EXIT_RUN_FAILED
+    if any(not passed for _, passed, *_ in crawls):
+        return EXIT_PARTIAL
+    return EXIT_OK
+
+
+@main.command()
+def sources() -> None:
+    """List the sources: vendor, kind, how each is fetched, and where its snapshot comes from."""
+    from spiders.registry import source_names, spider_class
+
+    table = Table(title="sources")
+    for column in ("source", "vendor", "kind", "fetch", "snapshot"):
+        table.add_column(column)
+    for name in source_names():
+        spider = spider_class(name)
+        fetch = "Chromium (JS)" if spider.render_js else (
+            "JSON API" if hasattr(spider, "offers_path") else "HTML")
+        manifest = SNAPSHOT_DIR / name / "manifest.json"
+        provenance = json.loads(manifest.read_text())["provenance"] if manifest.exists() else "none"
+        table.add_row(name, spider.vendor, spider.vendor_kind, fetch, provenance)
+    console.print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""The SQL models of dbt_like_sql/ as assets, run inside DuckDB."""
+
+from __future__ import annotations
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.db import ensure_schema, transaction
+from pipelines.lib.sql_models import SqlModel, load_models
+from pipelines.paths import SQL_DIR
+
+# Tables the Python assets build, by the name SQL uses for them.
+EXTERNAL_TABLES = {"observations": dg.AssetKey("observations"),
+                   "quarantine": dg.AssetKey("quarantine")}
+
+
+def _asset_key(table: str) -> dg.AssetKey:
+    return EXTERNAL_TABLES.get(table) or dg.AssetKey(table.split("."))
+
+
+def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=[model.layer, model.name],
+        deps=[_asset_key(t) for t in model.reads],
+        group_name=model.layer,
+        kinds={"sql", "duckdb"},
+        description=model.description,
+        metadata={"sql_file": str(model.path.relative_to(SQL_DIR.parent)),
+                  "materialized": model.materialized},
+    )
+    def sql_model(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+        with duckdb.get_connection() as con:
+            ensure_schema(con)
+            with transaction(con):
+                con.execute(f"create schema if not exists {model.layer}")
+                con.execute(model.create_statement())
+            rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
+        return dg.MaterializeResult(metadata={"row_count": rows})
+
+    return sql_model
+
+
+model_assets = [build_model_asset(m) for m in load_models(SQL_DIR, set(EXTERNAL_TABLES))]

@@ -1,0 +1,59 @@
+"""Great Expectations (1.x) suites run against pandas DataFrames.
+
+GX's SQL datasource cannot read DuckDB (see docs/architecture.md), so a check loads the table
+into pandas and validates that. One ephemeral context per process; no files written.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+
+import pandas as pd
+
+os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
+
+
+@cache
+def _context():
+    import great_expectations as gx
+    from great_expectations.data_context.types.base import ProgressBarsConfig
+
+    context = gx.get_context(mode="ephemeral")
+    context.variables.progress_bars = ProgressBarsConfig(globally=False)  # no tqdm on stderr
+    return context
+
+
+@dataclass(frozen=True)
+class SuiteResult:
+    success: bool
+    evaluated: int
+    failures: list[dict]   # one per failed expectation: its type, column(s), unexpected count, sample
+
+
+def validate(df: pd.DataFrame, suite_name: str, expectations: list) -> SuiteResult:
+    """Run `expectations` (gxe.* instances) over `df`; never raises on a failed expectation."""
+    import great_expectations as gx
+
+    context = _context()
+    source = context.data_sources.add_or_update_pandas(f"{suite_name}_source")
+    asset = source.add_dataframe_asset(f"{suite_name}_{len(source.assets)}")
+    batch = asset.add_batch_definition_whole_dataframe("whole").get_batch(
+        batch_parameters={"dataframe": df})
+    suite = gx.ExpectationSuite(name=suite_name, expectations=[e.copy() for e in expectations])
+    result = batch.validate(suite)
+    failures = []
+    for r in result.results:
+        if r.success:
+            continue
+        config = r.expectation_config
+        kwargs = config.kwargs
+        failures.append({
+            "expectation": config.type,
+            "column": kwargs.get("column") or kwargs.get("column_list"),
+            "unexpected_count": r.result.get("unexpected_count"),
+            "sample": [str(v) for v in (r.result.get("partial_unexpected_list") or [])[:5]],
+            "observed_value": str(r.result.get("observed_value")) if "observed_value" in r.result else None,
+        })
+    return SuiteResult(bool(result.success), len(result.results), failures)

@@ -1,0 +1,81 @@
+"""The base of every gpuprices spider: identity attributes, offer construction, Playwright opt-in.
+
+Attributes a vendor spider sets:
+  name          source slug (= module name = snapshot folder)
+  vendor        display name;  vendor_kind: "hyperscaler" | "gpu_cloud" | "marketplace" | "idc"
+  min_offers    the crawl fails its monitor below this many offers (default 1)
+  render_js     True for JavaScript-rendered pages: requests go through scrapy-playwright and
+                Debian's Chromium; replay then happens inside the browser, XHR included.
+  wait_for      CSS selector to wait for on a rendered page (render_js only)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+import scrapy
+from scrapy.http import Response
+from scrapy_playwright.page import PageMethod
+
+from spiders.items import RawOffer
+from spiders.middlewares.raw_archive import archive_for, captured_at
+from spiders.middlewares.replay import playwright_replay_route, replay_base_url
+from spiders.settings import PLAYWRIGHT_SETTINGS
+
+
+class GpuPriceSpider(scrapy.Spider):
+    vendor: ClassVar[str]
+    vendor_kind: ClassVar[str]
+    min_offers: ClassVar[int] = 1
+    render_js: ClassVar[bool] = False
+    wait_for: ClassVar[str | None] = None
+
+    def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.crawl_id = crawl_id
+
+    @classmethod
+    def update_settings(cls, settings) -> None:
+        super().update_settings(settings)
+        if cls.render_js:
+            settings.setdict(PLAYWRIGHT_SETTINGS, priority="spider")
+
+    def request(self, url: str, callback=None, **kwargs: Any) -> scrapy.Request:
+        """A request to the vendor's real URL; rendered in Chromium when the spider needs JS."""
+        meta = kwargs.pop("meta", {})
+        if self.render_js:
+            meta["playwright"] = True
+            if self.wait_for:
+                meta["playwright_page_methods"] = [
+                    PageMethod("wait_for_selector", self.wait_for, timeout=20_000)]
+            meta["playwright_page_init_callback"] = self._init_page
+        return scrapy.Request(url, callback=callback or self.parse, meta=meta, **kwargs)
+
+    async def _init_page(self, page, request) -> None:
+        base_url = replay_base_url(self.settings)
+        if base_url:
+            await playwright_replay_route(base_url)(page, request)
+        page.on("response", self._archive_xhr)
+
+    async def _archive_xhr(self, pw_response) -> None:
+        # The rendered DOM is archived by the middleware; the JSON the page fetched is kept here.
+        if pw_response.request.resource_type not in ("xhr", "fetch"):
+            return
+        try:
+            body = await pw_response.body()
+        except Exception:  # the page may already be closed; the DOM archive still holds the data
+            return
+        archive_for(self).store(url=pw_response.url, method=pw_response.request.method,
+                                status=pw_response.status, headers=await pw_response.all_headers(),
+                                body=body)
+
+    def offer(self, response: Response, **fields: Any) -> RawOffer:
+        """A RawOffer with the provenance fields filled in from the response."""
+        observed = captured_at(response) or datetime.now(UTC).isoformat(timespec="seconds")
+        return RawOffer(
+            source=self.name, vendor=self.vendor, vendor_kind=self.vendor_kind,
+            url=response.url, raw_ref=hashlib.sha256(response.body).hexdigest(),
+            observed_at=observed, **fields,
+        )

@@ -1,0 +1,89 @@
+"""Close-spider monitor: a crawl that returns too few offers, misses fields or hit errors fails
+loudly, naming the source and why (Scrapy itself exits 0 even when every download failed).
+
+The verdict is written to `<data>/raw/crawls/<source>/<crawl_id>.json`, which the Dagster ingest
+asset reads; only offers of a passing crawl are loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import UTC, datetime
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+
+from spiders.items import REQUIRED_FIELDS
+from spiders.middlewares.raw_archive import data_dir
+
+
+def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
+             errors: list[str]) -> list[str]:
+    """The failures of one crawl, as sentences; an empty list means it passed."""
+    failures = []
+    if stats.get("finish_reason") != "finished":
+        failures.append(f"crawl ended with {stats.get('finish_reason')!r}, not 'finished'")
+    if offers < min_offers:
+        failures.append(f"only {offers} offers collected (expected at least {min_offers})")
+    for field, count in sorted(missing.items()):
+        failures.append(f"{count} of {offers} offers miss required field {field!r}")
+    failed_downloads = stats.get("retry/max_reached", 0) + sum(
+        v for k, v in stats.items() if k.startswith("downloader/exception_type_count/"))
+    ignored = stats.get("httperror/response_ignored_count", 0)
+    if failed_downloads or ignored:
+        failures.append(f"{failed_downloads} downloads failed and {ignored} responses had an "
+                        "HTTP error status")
+    failures.extend(errors[:5])
+    return failures
+
+
+class OfferMonitor:
+    def __init__(self, crawler: Crawler) -> None:
+        self.crawler = crawler
+        self.offers = 0
+        self.missing: Counter = Counter()
+        self.errors: list[str] = []
+        self.started_at = datetime.now(UTC)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "OfferMonitor":
+        monitor = cls(crawler)
+        crawler.signals.connect(monitor.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(monitor.spider_error, signal=signals.spider_error)
+        crawler.signals.connect(monitor.spider_closed, signal=signals.spider_closed)
+        return monitor
+
+    def item_scraped(self, item, response, spider) -> None:
+        self.offers += 1
+        for field in REQUIRED_FIELDS:
+            if item.get(field) in (None, ""):
+                self.missing[field] += 1
+        if not item.get("price_text") and not item.get("price_amount"):
+            self.missing["price_text|price_amount"] += 1
+
+    def spider_error(self, failure, response, spider) -> None:
+        self.errors.append(f"parse error on {response.url}: {failure.getErrorMessage()}")
+
+    def spider_closed(self, spider, reason) -> None:
+        stats = dict(self.crawler.stats.get_stats())
+        stats["finish_reason"] = reason
+        failures = evaluate(stats, offers=self.offers, min_offers=getattr(spider, "min_offers", 1),
+                            missing=self.missing, errors=self.errors)
+        verdict = {
+            "source": spider.name,
+            "crawl_id": getattr(spider, "crawl_id", None),
+            "started_at": self.started_at.isoformat(timespec="seconds"),
+            "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "finish_reason": reason,
+            "offers": self.offers,
+            "requests": stats.get("downloader/request_count", 0),
+            "passed": not failures,
+            "failures": failures,
+        }
+        crawl_id = verdict["crawl_id"] or "adhoc"
+        path = data_dir(spider.settings) / "raw" / "crawls" / spider.name / f"{crawl_id}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(verdict, ensure_ascii=False, indent=2), encoding="utf-8")
+        for failure in failures:
+            spider.logger.error("monitor failed for source %s: %s", spider.name, failure)

@@ -1,0 +1,32 @@
+"""The one item every spider yields: a raw offer, the vendor's own strings kept next to parsed values.
+
+Normalization (pipelines/defs/normalize) turns each RawOffer into one typed `observations` row or
+a `quarantine` row with a reason. Spiders only extract; they never convert units or currencies.
+"""
+
+import scrapy
+
+
+class RawOffer(scrapy.Item):
+    source = scrapy.Field()        # spider name, e.g. "azure"
+    vendor = scrapy.Field()        # display name, e.g. "Microsoft Azure"
+    vendor_kind = scrapy.Field()   # "hyperscaler" | "gpu_cloud" | "marketplace" | "idc"
+    sku = scrapy.Field()           # the vendor's instance / plan / row id
+    gpu_text = scrapy.Field()      # the card as the vendor writes it: "NVIDIA A100 80G SXM4", "2g.20gb"
+    gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice
+    vram_gb = scrapy.Field()       # VRAM per card or slice when the vendor states it separately
+    region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"
+    offer_kind = scrapy.Field()    # "on_demand" | "spot" | "reserved"
+    price_text = scrapy.Field()    # the price as written: "¥62.00/时", "1,299元/月"
+    price_amount = scrapy.Field()  # the price as a decimal string when the vendor gives a number
+    currency = scrapy.Field()      # ISO 4217 when the vendor states it (APIs), else None
+    billing_period = scrapy.Field()  # "hour" | "day" | "week" | "month" | "year" when known
+    available = scrapy.Field()     # True / False / None (unknown)
+    url = scrapy.Field()           # the live URL the offer was read from
+    raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
+    observed_at = scrapy.Field()   # UTC ISO time: fetch time, or a snapshot's capture time in replay
+    vendor_data = scrapy.Field()   # vendor-specific extras (dict)
+
+
+REQUIRED_FIELDS = ("source", "vendor", "sku", "gpu_text", "region_text", "offer_kind", "url",
+                   "raw_ref", "observed_at")

@@ -1,0 +1,69 @@
+"""Serve requests from recorded snapshots instead of the vendor's site.
+
+Switched on by one setting, GPUPRICES_REPLAY_URL (the replay server's base URL). Spiders keep
+requesting the vendor's real URL: plain HTTP requests are redirected to the loopback replay
+server here, and `response.url` is set back to the live URL so `urljoin`, ids and the raw archive
+match a live run. Requests rendered by Chromium are routed inside the browser by
+`playwright_replay_route`, so the page's own XHR/fetch calls are replayed as well.
+"""
+
+from __future__ import annotations
+
+import os
+
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+
+from spiders.replay import replay_url
+
+LIVE_URL_META = "gpuprices_live_url"
+
+
+def replay_base_url(settings) -> str | None:
+    return settings.get("GPUPRICES_REPLAY_URL") or os.environ.get("GPUPRICES_REPLAY_URL") or None
+
+
+class ReplayMiddleware:
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> "ReplayMiddleware":
+        base_url = replay_base_url(crawler.settings)
+        if not base_url:
+            raise NotConfigured("live crawl: GPUPRICES_REPLAY_URL is not set")
+        return cls(base_url)
+
+    def process_request(self, request: Request) -> Request | None:
+        if request.meta.get("playwright") or LIVE_URL_META in request.meta:
+            return None
+        return request.replace(
+            url=replay_url(self.base_url, request.url),
+            # robots.txt was already asked of the live URL; the loopback URL needs no second ask.
+            meta={**request.meta, LIVE_URL_META: request.url, "dont_obey_robotstxt": True},
+            dont_filter=True,
+        )
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        live_url = request.meta.get(LIVE_URL_META)
+        return response.replace(url=live_url) if live_url else response
+
+
+def playwright_replay_route(base_url: str):
+    """A Playwright page-init callback that answers every browser request from the replay server."""
+
+    async def handle(route, pw_request) -> None:
+        upstream = await route.fetch(
+            url=replay_url(base_url, pw_request.url),
+            method=pw_request.method,
+            post_data=pw_request.post_data_buffer,
+            max_redirects=0,
+        )
+        await route.fulfill(response=upstream)
+
+    async def init_page(page, request) -> None:
+        await page.route("**/*", handle)
+
+    return init_page

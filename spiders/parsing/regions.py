@@ -1,0 +1,167 @@
+"""Canonical region (country / province or state / city) from a vendor's region text.
+
+The mapping lives in the reviewed table regions.csv next to this module (one row per spelling).
+Rows with an empty `vendor` apply to every vendor; a vendor's own rows win (Huawei's
+"ap-southeast-1" is Hong Kong, AWS's is Singapore). Text that matches nothing raises.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+_CSV = Path(__file__).with_name("regions.csv")
+_COLUMNS = ["vendor", "alias", "region_code", "country", "province_or_state", "city",
+            "is_tier1_city", "note"]
+TIER1_CITIES = frozenset({"Beijing", "Shanghai", "Guangzhou", "Shenzhen"})
+_ISO_COUNTRIES = frozenset("""
+AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT
+BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH
+ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT
+HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS
+LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI
+NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG
+SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG
+UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW""".split())
+# Vendor names as spiders may pass them (source slug or display name) -> the CSV's vendor key.
+_VENDOR_KEYS = (("azure", "azure"), ("aws", "aws"), ("amazon", "aws"), ("gcp", "gcp"),
+                ("google", "gcp"), ("alibaba", "alibaba"), ("aliyun", "alibaba"),
+                ("阿里", "alibaba"), ("tencent", "tencent"), ("qcloud", "tencent"),
+                ("腾讯", "tencent"), ("huawei", "huawei"), ("华为", "huawei"),
+                ("autodl", "autodl"), ("runpod", "runpod"), ("vultr", "vultr"),
+                ("vast", "vastai"))
+# Other spellings of the same place: "江苏省" -> 江苏, "Jiangsu Province" -> jiangsu.
+_SPELLING_SUFFIX_RE = re.compile(r"^(.+?)(?:省|市|特别行政区|壮族自治区|回族自治区|维吾尔自治区|"
+                                 r"自治区| province| city)$")
+# Zones inside a known region keep their own code but take the region's place:
+# "北京C区" -> 北京, "us-east-1a" / "us-central1-a" / "cn-beijing-h" / "ap-guangzhou-3".
+_ZONE_RES = tuple(re.compile(p) for p in (
+    r"^(.*\d)[a-f]$", r"^(.*\d)-[a-f]$", r"^((?:cn|ap|eu|na|sa)-[a-z]+)-[a-z]$",
+    r"^(ap-[a-z]+)-\d+$", r"^(\D+?)[a-z]?区$"))
+# RunPod-style data-centre ids not in the table: "EU-PL-1" -> PL, "US-XX-1" -> US.
+_DC_ID_RE = re.compile(r"^(?P<p>us|ca|eu|eur|ap|oc|sa|af|me)-(?P<c>[a-z]{2,3})-\d+$")
+_NOT_A_COUNTRY = {"NA"}   # "NA" as a region is "not available" far more often than Namibia
+
+
+class RegionParseError(ValueError):
+    """The region text matches no known region; the message names vendor and text."""
+
+
+@dataclass(frozen=True)
+class Region:
+    region_code: str               # vendor's code, lower-cased for Latin codes ("eastus", "内蒙B区")
+    country: str                   # ISO 3166-1 alpha-2
+    province_or_state: str | None  # English name: "Beijing", "Inner Mongolia", "Virginia"
+    city: str | None               # "Beijing", "Ulanqab", "Ashburn"
+    is_tier1_city: bool            # Beijing, Shanghai, Guangzhou, Shenzhen (China only)
+
+
+def _norm(text: str) -> str:
+    # NFKC folds full-width parentheses/letters ("华北2（北京）" == "华北2(北京)").
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _code(text: str) -> str:
+    """Keep CJK codes as written ("内蒙B区"); lower-case Latin ones ("us-west-2")."""
+    text = " ".join(unicodedata.normalize("NFKC", text).split()).strip(" ,")
+    return text if re.search(r"[\u4e00-\u9fff]", text) else text.casefold()
+
+
+def vendor_key(vendor: str | None) -> str | None:
+    """"Microsoft Azure" / "azure" -> "azure"; "autodl_cn" -> "autodl"; unknown -> the text."""
+    if vendor is None or not vendor.strip():
+        return None
+    v = _norm(vendor)
+    return next((key for word, key in _VENDOR_KEYS if word in v), v)
+
+
+@lru_cache(maxsize=1)
+def _rows() -> tuple[dict[str, str], ...]:
+    with _CSV.open(encoding="utf-8", newline="") as fh:
+        reader = csv.DictReader(fh)
+        if reader.fieldnames != _COLUMNS:
+            raise ValueError(f"{_CSV.name}: columns {reader.fieldnames}, expected {_COLUMNS}")
+        return tuple(reader)
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[tuple[str, str], Region]:
+    """(vendor key or "", normalized alias) -> Region, checked on load so a bad edit fails loudly."""
+    table: dict[tuple[str, str], Region] = {}
+    for n, row in enumerate(_rows(), start=2):
+        tier1 = {"true": True, "false": False}.get(row["is_tier1_city"])
+        if row["country"] not in _ISO_COUNTRIES or tier1 is None or not row["region_code"]:
+            raise ValueError(f"{_CSV.name} line {n}: bad country, tier flag or code: {row}")
+        if tier1 != (row["country"] == "CN" and row["city"] in TIER1_CITIES):
+            raise ValueError(f"{_CSV.name} line {n}: is_tier1_city disagrees with the city")
+        region = Region(row["region_code"], row["country"], row["province_or_state"] or None,
+                        row["city"] or None, tier1)
+        key = (row["vendor"].strip().casefold(), _norm(row["alias"]))
+        if table.setdefault(key, region) != region:
+            raise ValueError(f"{_CSV.name} line {n}: {key} maps to two regions")
+    return table
+
+
+def _lookup(key: str, vendor: str | None) -> Region | None:
+    """Vendor row, else generic row; with no vendor, a vendor row only if all vendors agree."""
+    table = _table()
+    if vendor is not None:
+        return table.get((vendor, key)) or table.get(("", key))
+    if ("", key) in table:
+        return table[("", key)]
+    hits = {r for (v, alias), r in table.items() if alias == key}
+    if len({(r.country, r.province_or_state, r.city) for r in hits}) > 1:
+        owners = sorted(v for (v, alias) in table if alias == key)
+        raise RegionParseError(
+            f"region {key!r} (vendor None) means different places for {owners}; pass vendor=")
+    return min(hits, key=lambda r: r.region_code) if hits else None
+
+
+def _country_only(key: str, vendor: str | None) -> Region | None:
+    """"Texas, US" / ", US" / "US" / "EU-PL-1": the country, with a known place when it agrees."""
+    place, _, cc = key.rpartition(",")
+    cc = cc.strip().upper()
+    if m := _DC_ID_RE.match(key):
+        cc = {"us": "US", "ca": "CA"}.get(m["p"], m["c"].upper())
+        place = ""
+    elif not (len(cc) == 2 and (place or "," in key or key.upper() == cc)):
+        return None
+    if cc not in _ISO_COUNTRIES or cc in _NOT_A_COUNTRY:
+        return None
+    if place.strip():
+        known = _lookup(_norm(place), vendor)
+        if known is not None and known.country == cc:
+            return Region(_code(key), cc, known.province_or_state, known.city, known.is_tier1_city)
+    return Region(_code(key), cc, None, None, False)
+
+
+def resolve_region(text: str, vendor: str | None = None) -> Region:
+    """Region text as the vendor writes it ("eastus", "cn-beijing", "内蒙B区", "Texas, US")."""
+    key, vkey = _norm(text or ""), vendor_key(vendor)
+    if key:
+        spelling = _SPELLING_SUFFIX_RE.match(key)
+        for candidate in (key, key.replace(" ", ""), spelling and spelling.group(1)):
+            if candidate and (found := _lookup(candidate, vkey)):
+                return found
+        for zone_re in _ZONE_RES:
+            m = zone_re.match(key)
+            if m and (found := _lookup(m.group(1), vkey)):
+                return Region(_code(text), found.country, found.province_or_state, found.city,
+                              found.is_tier1_city)
+        if found := _country_only(key, vkey):
+            return found
+    raise RegionParseError(f"unknown region {text!r} for vendor {vendor!r}")
+
+
+def province_aliases() -> dict[str, str]:
+    """Chinese and English province names (as spelled in regions.csv) -> English canonical name:
+    "北京" -> "Beijing", "江苏" -> "Jiangsu", "内蒙古" -> "Inner Mongolia", "Guizhou" -> "Guizhou"."""
+    table = _table()
+    return {row["alias"]: region.province_or_state for row in _rows()
+            if not row["vendor"] and (region := table[("", _norm(row["alias"]))]).province_or_state
+            and region.country in ("CN", "HK", "MO")
+            and region.city in (None, region.province_or_state)}

@@ -1,0 +1,33 @@
+"""Regional IDCs with a plain HTML price table: one spider class per entry of spiders/sources.toml.
+
+Adding such an IDC needs a configuration entry and a recorded snapshot, no code.
+"""
+
+import tomllib
+from pathlib import Path
+
+from spiders.base import HtmlTableSpider
+
+SOURCES_FILE = Path(__file__).resolve().parents[1] / "sources.toml"
+_SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "columns", "prices",
+                 "region", "offer_kind", "min_offers"}
+
+
+def _class_name(slug: str) -> str:
+    return "".join(part.upper() if len(part) == 2 else part.title() for part in slug.split("_")) + "Spider"
+
+
+def load_table_spiders(path: Path = SOURCES_FILE) -> dict[str, type[HtmlTableSpider]]:
+    config = tomllib.loads(path.read_text(encoding="utf-8"))
+    spiders = {}
+    for slug, entry in config.get("html_table", {}).items():
+        unknown = set(entry) - _SPIDER_ATTRS - {"url_verified", "note"}
+        if unknown:
+            raise ValueError(f"{path}: [html_table.{slug}] has unknown keys {sorted(unknown)}")
+        attrs = {k: v for k, v in entry.items() if k in _SPIDER_ATTRS}
+        attrs.update(name=slug, __module__=__name__, __doc__=entry.get("note", slug))
+        spiders[slug] = type(_class_name(slug), (HtmlTableSpider,), attrs)
+    return spiders
+
+
+globals().update({cls.__name__: cls for cls in load_table_spiders().values()})

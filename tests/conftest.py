@@ -1,0 +1,42 @@
+"""Shared fixtures: recorded responses as real Scrapy responses, the replay server, temp data dirs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scrapy.http import HtmlResponse, Request, TextResponse
+
+from pipelines.paths import SNAPSHOT_DIR
+from spiders.replay import CAPTURED_AT_HEADER, ReplayServer
+
+
+def snapshot_entries(source: str) -> list[dict]:
+    manifest = json.loads((SNAPSHOT_DIR / source / "manifest.json").read_text(encoding="utf-8"))
+    return [{**e, "captured_at": e.get("captured_at") or manifest["captured_at"]}
+            for e in manifest["entries"]]
+
+
+def file_response(source: str, file: str) -> TextResponse:
+    """The recorded file as a real Scrapy response carrying the live URL it was recorded from."""
+    entry = next(e for e in snapshot_entries(source) if e["file"] == file)
+    body = (SNAPSHOT_DIR / source / file).read_bytes()
+    cls = HtmlResponse if "html" in entry["content_type"] else TextResponse
+    return cls(url=entry["url"], body=body, encoding="utf-8", request=Request(entry["url"]),
+               headers={"Content-Type": entry["content_type"],
+                        CAPTURED_AT_HEADER: entry["captured_at"]})
+
+
+@pytest.fixture(scope="session")
+def replay_server():
+    with ReplayServer(SNAPSHOT_DIR) as server:
+        yield server
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "data"
+    path.mkdir()
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(path))
+    return path

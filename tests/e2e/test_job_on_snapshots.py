@@ -1,0 +1,133 @@
+"""End to end: `gpuprices run` (the real Dagster job) over the replay server, Chromium included,
+into a temporary data directory. Checks rows, types, known prices, idempotency and isolation."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+
+pytestmark = pytest.mark.e2e
+
+
+def gpuprices(data_dir: Path, *args: str, snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
+           "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
+           "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
+    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def query(data_dir: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(data_dir / "prices.db"), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+@pytest.fixture(scope="module")
+def first_run(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("e2e") / "data"
+    proc = gpuprices(data_dir, "run")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return data_dir, proc
+
+
+def test_summary_reports_every_source_and_the_checks(first_run):
+    _, proc = first_run
+    for source in ("azure", "autodl_cn", "idc_sinnet_bj"):
+        assert source in proc.stdout
+    assert "checks: " in proc.stdout and " 0 failed" in proc.stdout
+    assert "quarantined 4 × idc_sinnet_bj [price]" in proc.stdout  # the 面议 (negotiable) rows
+
+
+def test_all_sources_and_card_families_land(first_run):
+    data_dir, _ = first_run
+    sources = dict(query(data_dir, "select source, count(*) from observations group by 1"))
+    assert set(sources) == {"azure", "autodl_cn", "idc_sinnet_bj"}
+    models = {m for (m,) in query(data_dir, "select distinct gpu_model from observations")}
+    assert {"A100-40GB", "A100-80GB", "H100-80GB", "H800-80GB", "RTX4090-24GB"} <= models
+
+
+def test_column_types_follow_the_schema(first_run):
+    data_dir, _ = first_run
+    types = dict(query(data_dir, "select column_name, data_type from information_schema.columns "
+                                 "where table_name = 'observations'"))
+    assert types["observed_at"] == "TIMESTAMP WITH TIME ZONE"
+    assert types["price_per_gpu_hour_cny"].startswith("DECIMAL(18,6)")
+    assert types["gpu_count"] == "INTEGER" and types["available"] == "BOOLEAN"
+    assert types["fx_rate_date"] == "DATE"
+
+
+@pytest.mark.parametrize("source, sku_like, period, per_gpu_hour_cny", [
+    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整卡%", "hour", Decimal("62")),
+    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整机%", "hour", Decimal("52.5")),         # 420 / 8 cards
+    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 MIG 2g.20gb%", "hour", Decimal("98")),    # 24.50 / 0.25
+    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整卡%", "month", Decimal("11800") / 730),
+    ("autodl_cn", "RTX 4090 24GB%", "day", Decimal("45") / 24),
+])
+def test_known_cny_prices(first_run, source, sku_like, period, per_gpu_hour_cny):
+    data_dir, _ = first_run
+    rows = query(data_dir, f"""select price_per_gpu_hour_cny from observations
+        where source = '{source}' and sku like '{sku_like}' and billing_period = '{period}'""")
+    assert rows, "offer missing"
+    assert all(abs(r[0] - per_gpu_hour_cny) < Decimal("0.01") for r in rows)
+
+
+def test_usd_listing_converted_with_a_dated_rate(first_run):
+    data_dir, _ = first_run
+    [(amount, currency, usd, cny, fx_date)] = query(data_dir, """
+        select price_amount, currency, price_per_gpu_hour_usd, price_per_gpu_hour_cny, fx_rate_date
+        from observations where source = 'azure' and sku = 'Standard_NC24ads_A100_v4'
+          and region_code = 'eastus' and offer_kind = 'on_demand'""")
+    assert (amount, currency, usd) == (Decimal("3.673"), "USD", Decimal("3.673"))
+    assert Decimal("6") * usd < cny < Decimal("8") * usd   # CNY per USD is about 7
+    assert str(fx_date) <= "2026-11-30"
+
+
+def test_feed_and_mart_are_published(first_run):
+    data_dir, _ = first_run
+    with (data_dir / "feeds" / "latest_prices.csv").open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    [(offers,)] = query(data_dir, "select count(distinct offer_id) from observations")
+    assert len(rows) == offers
+    assert list(rows[0])[:3] == ["offer_id", "source", "vendor"]
+
+
+def test_raw_archive_holds_every_body(first_run):
+    data_dir, _ = first_run
+    assert len(list((data_dir / "raw" / "objects").glob("*/*.gz"))) >= 5  # 3 Azure pages, IDC, AutoDL x2
+
+
+def test_second_run_adds_no_rows(first_run):
+    data_dir, _ = first_run
+    before = query(data_dir, "select count(*) from observations")[0][0]
+    proc = gpuprices(data_dir, "run")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert query(data_dir, "select count(*) from observations")[0][0] == before
+    assert query(data_dir, "select count(*) from quarantine")[0][0] == 8  # 4 per run, by crawl
+
+
+def test_broken_source_is_isolated_and_loses_nothing(first_run, tmp_path):
+    data_dir, _ = first_run
+    idc_before = query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'")
+    snapshots = tmp_path / "snapshots"
+    shutil.copytree(SNAPSHOT_DIR, snapshots)
+    page = snapshots / "idc_sinnet_bj" / "gpu_price.html"
+    page.write_text(page.read_text(encoding="utf-8").replace("<th>包月</th>", "<th>月付</th>"),
+                    encoding="utf-8")
+    proc = gpuprices(data_dir, "run", snapshots=snapshots)
+    assert proc.returncode == 4, proc.stdout + proc.stderr          # partial: others landed
+    assert "idc_sinnet_bj" in proc.stdout and "FAILED" in proc.stdout
+    assert "table headers ['包月'] not found" in proc.stdout
+    assert query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'") == idc_before
+    [(passed,)] = query(data_dir, """select passed from raw.crawls where source = 'autodl_cn'
+                                      order by started_at desc limit 1""")
+    assert passed

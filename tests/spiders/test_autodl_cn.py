@@ -1,0 +1,49 @@
+"""AutoDL market: a JavaScript page. Without a browser the table does not exist; with Chromium
+(over the replay server, XHR included) it yields every row of the market JSON."""
+
+import json
+
+import pytest
+
+from pipelines.paths import SNAPSHOT_DIR
+from spiders.vendors.autodl_cn import AutodlCNSpider
+from tests.conftest import file_response
+from tests.spiders.crawl import run_crawl
+
+
+def test_unrendered_shell_has_no_table_and_says_so():
+    shell = file_response("autodl_cn", "market_list.html")
+    with pytest.raises(ValueError, match="autodl_cn: table headers .* not found"):
+        list(AutodlCNSpider(crawl_id="t").parse(shell))
+
+
+@pytest.fixture(scope="module")
+def crawl(replay_server, tmp_path_factory):
+    return run_crawl("autodl_cn", replay_server.url, tmp_path_factory.mktemp("autodl"))
+
+
+def test_rendered_market_yields_every_row_and_period(crawl):
+    market = json.loads((SNAPSHOT_DIR / "autodl_cn" / "gpu_list.json").read_text())["data"]["list"]
+    offers, verdict = crawl
+    assert verdict["passed"], verdict["failures"]
+    assert len(offers) == len(market) * 3  # hourly, daily, monthly per machine type
+
+
+def test_rendered_prices_are_the_page_text(crawl):
+    offers, _ = crawl
+    west_4090 = {o["billing_period"]: o["price_text"] for o in offers
+                 if o["region_text"] == "西北B区" and o["gpu_text"] == "RTX 4090 24GB"}
+    assert west_4090 == {"hour": "¥1.98/时", "day": "¥45.00/日", "month": "¥1,299.00/月"}
+
+
+def test_sold_out_machines_are_unavailable(crawl):
+    offers, _ = crawl
+    h800_beijing = [o for o in offers if o["region_text"] == "北京B区" and "H800" in o["gpu_text"]]
+    assert h800_beijing and all(o["available"] is False for o in h800_beijing)
+
+
+def test_xhr_json_is_archived(crawl, ):
+    offers, verdict = crawl
+    fetches = verdict["fetches"]
+    assert any(f["url"].startswith("https://www.autodl.com/api/v1/market/gpu_list") for f in fetches)
+    assert all(o["url"] == "https://www.autodl.com/market/list" for o in offers)

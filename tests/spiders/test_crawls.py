@@ -1,0 +1,60 @@
+"""Real crawls over the replay server: every source passes its monitors on its snapshot, the raw
+archive holds every body, and a source that is down or changed fails loudly with the reason."""
+
+import gzip
+import hashlib
+import json
+import shutil
+
+import pytest
+
+from pipelines.paths import SNAPSHOT_DIR
+from spiders.replay import ReplayServer
+from spiders.registry import source_names
+from tests.spiders.crawl import run_crawl
+
+PLAIN_SOURCES = [s for s in source_names() if s != "autodl_cn"]  # autodl_cn: test_autodl_cn.py
+
+
+@pytest.mark.parametrize("source", PLAIN_SOURCES)
+def test_source_crawls_its_snapshot(source, replay_server, tmp_path):
+    offers, verdict = run_crawl(source, replay_server.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    assert verdict["offers"] == len(offers) > 0
+    # Every offer points at a body in the archive, stored under its hash.
+    for ref in {o["raw_ref"] for o in offers}:
+        body = gzip.decompress((tmp_path / "raw" / "objects" / ref[:2] / f"{ref}.gz").read_bytes())
+        assert hashlib.sha256(body).hexdigest() == ref
+    # The archive records live URLs, never the loopback replay address.
+    assert all("127.0.0.1" not in f["url"] for f in verdict["fetches"])
+
+
+def test_azure_follows_every_page(replay_server, tmp_path):
+    offers, verdict = run_crawl("azure", replay_server.url, tmp_path)
+    pages = json.loads((SNAPSHOT_DIR / "azure" / "manifest.json").read_text())["entries"]
+    api_fetches = [f for f in verdict["fetches"] if "/api/retail/prices" in f["url"]]
+    assert len(api_fetches) == len(pages) == 3
+    assert len({o["region_text"] for o in offers}) >= 10
+
+
+def test_source_down_fails_its_monitor_with_the_reason(tmp_path):
+    empty = tmp_path / "no_snapshots"
+    empty.mkdir()
+    with ReplayServer(empty) as down:  # answers 404 to every vendor URL
+        offers, verdict = run_crawl("idc_sinnet_bj", down.url, tmp_path)
+    assert offers == []
+    assert not verdict["passed"]
+    assert any("only 0 offers collected" in f for f in verdict["failures"])
+    assert any("HTTP error status" in f for f in verdict["failures"])
+
+
+def test_changed_layout_fails_its_monitor(tmp_path):
+    snapshots = tmp_path / "snapshots"
+    shutil.copytree(SNAPSHOT_DIR / "idc_sinnet_bj", snapshots / "idc_sinnet_bj")
+    page = snapshots / "idc_sinnet_bj" / "gpu_price.html"
+    page.write_text(page.read_text(encoding="utf-8").replace('id="gpu-price"', 'id="prices-v2"'),
+                    encoding="utf-8")
+    with ReplayServer(snapshots) as changed:
+        offers, verdict = run_crawl("idc_sinnet_bj", changed.url, tmp_path)
+    assert offers == [] and not verdict["passed"]
+    assert any("table headers" in f and "not found" in f for f in verdict["failures"])
