@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
@@ -100,18 +101,19 @@ def print_summary(result) -> int:
     console.print(table)
     for source, passed, *_, failures, _ in crawls:
         for failure in ([] if passed else failures):
-            console.print(f"[red]  {source}: {failure}[/]")
+            console.print(f"[red]  {escape(source)}: {escape(failure)}[/]")
     for source, stage, reason, count in reasons:
-        console.print(f"  quarantined {count} × {source} [{stage}]: {reason}")
+        console.print(escape(f"  quarantined {count} × {source} [{stage}]: {reason}"))
 
     checks = result.get_asset_check_evaluations()
     failed_checks = [c for c in checks if not c.passed]
     console.print(f"checks: {len(checks) - len(failed_checks)} passed, {len(failed_checks)} failed")
     for check in failed_checks:
         desc = check.description or ""
-        console.print(f"[red]  {check.asset_key.to_user_string()}:{check.check_name}: {desc}[/]")
+        console.print(f"[red]  {check.asset_key.to_user_string()}:{check.check_name}: {escape(desc)}[/]")
         if check.metadata.get("failures"):
-            console.print("    " + json.dumps(check.metadata["failures"].value, ensure_ascii=False)[:600])
+            failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
+            console.print("    " + escape(failures[:600]))
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
     console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
     console.print("query: duckdb -readonly " + str(db_path()))

@@ -17,7 +17,7 @@ gpuprices_job = dg.define_asset_job(
 )
 
 scrape_hourly_schedule = dg.ScheduleDefinition(
-    job=gpuprices_job, cron_schedule="0 * * * *", execution_timezone="UTC",
+    name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule="0 * * * *", execution_timezone="UTC",
     default_status=dg.DefaultScheduleStatus.STOPPED,
 )
 

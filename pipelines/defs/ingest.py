@@ -1,6 +1,5 @@
 """raw/<source>: one asset per source, so a broken source fails alone and the others still land."""
 
-from __future__ import annotations
 
 import json
 from datetime import UTC, datetime

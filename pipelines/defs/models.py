@@ -1,6 +1,5 @@
 """The SQL models of dbt_like_sql/ as assets, run inside DuckDB."""
 
-from __future__ import annotations
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource

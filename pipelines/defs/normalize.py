@@ -3,7 +3,6 @@
 Rows are validated as a batch before they join the history, so bad data never reaches the marts.
 """
 
-from __future__ import annotations
 
 import json
 from collections import Counter

@@ -1,6 +1,5 @@
 """Blocking data-quality checks: a failed check stops `observations` and everything downstream."""
 
-from __future__ import annotations
 
 import dagster as dg
 import great_expectations.expectations as gxe

@@ -1,6 +1,5 @@
 """CSV feeds for other tools, published atomically (write, then rename)."""
 
-from __future__ import annotations
 
 import os
 from pathlib import Path
@@ -17,7 +16,9 @@ def publish_csv(con, table: str, target: Path) -> int:
     """COPY `table` to `target` via a temporary file and a rename: readers never see half a file."""
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    con.execute(f"copy (select * from {table}) to '{tmp}' (header, delimiter ',')")
+    con.execute("set TimeZone = 'UTC'")  # timestamps are written as ISO 8601 UTC: 2026-11-30T09:00:00Z
+    con.execute(f"copy (select * from {table}) to '{tmp}' "
+                "(header, delimiter ',', timestampformat '%Y-%m-%dT%H:%M:%SZ')")
     os.replace(tmp, target)
     return con.execute(f"select count(*) from {table}").fetchone()[0]
 

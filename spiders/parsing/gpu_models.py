@@ -87,18 +87,32 @@ def _mig_eighths(g: int, mem: Decimal, card: int) -> int | None:
     return eighths if ok else None
 
 
-def parse_gpu(text: str, vram_gb_hint: Decimal | float | None = None) -> GpuSpec:
-    """Vendor card text ("A100-SXM4-80GB", "RTX 4090D", "A100 80GB MIG 3g.40gb") -> GpuSpec."""
+def _hint(value: Decimal | float | str | None) -> Decimal | None:
+    """VRAM stated elsewhere in the listing: 80, 79.2, "80", "80GB", "81920 MiB" -> GB."""
+    if value is None or value == "":
+        return None
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(GB|G|GIB|MB|MIB)?\s*", str(value).upper())
+    if m is None or isinstance(value, bool):
+        raise GpuParseError(f"VRAM hint is not a memory size: {value!r}")
+    return Decimal(m.group(1)) / (1024 if m.group(2) in ("MB", "MIB") else 1)
+
+
+def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None) -> GpuSpec:
+    """Vendor card text ("A100-SXM4-80GB", "RTX 4090D", "A100 80GB MIG 3g.40gb") -> GpuSpec.
+
+    `vram_gb_hint` is VRAM the listing states elsewhere: read as the card's memory when it is a
+    card size of the family (within 10 %), else as the slice's memory; a contradiction raises.
+    """
     s = re.sub(r"[_\-]+", " ", unicodedata.normalize("NFKC", text or "")).upper()
     families = {name for name, pat in _FAMILIES if re.search(pat, s)}
     untracked = {m.group(1) for m in _UNTRACKED_RE.finditer(s)}
     if untracked:
-        raise GpuParseError(f"untracked GPU model {sorted(untracked)[0]} in {text!r}")
+        raise GpuParseError(f"untracked GPU model {', '.join(sorted(untracked))} in {text!r}")
     family = _one(families, "GPU models", text)
     if family is None:
         raise GpuParseError(f"unknown or untracked GPU model in {text!r}")
     variant = _one({v for v, pat in _VARIANTS if re.search(pat, s)}, "variants", text)
-    hint = Decimal(str(vram_gb_hint)) if vram_gb_hint is not None else None
+    hint = _hint(vram_gb_hint)
     mig = _one({(int(g), Decimal(mem)) for g, mem in _MIG_RE.findall(s)}, "MIG profiles", text)
     if mig and family.startswith("RTX"):
         raise GpuParseError(f"MIG profile on a GPU without MIG in {text!r}")
@@ -112,7 +126,8 @@ def parse_gpu(text: str, vram_gb_hint: Decimal | float | None = None) -> GpuSpec
     card_mem, slice_mem = set(), set()
     for m in _MEM_RE.finditer(s):
         value = Decimal(m.group(1))
-        marked = re.match(rf"\s*(?:{_SLICE_MARK})", s[m.end():]) or re.search(
+        # "20G切分" / "20GB slice" name the slice after it, "vGPU 10GB" before it
+        marked = re.match(r"\s*(?:切分|切片|分片|SLICE)", s[m.end():]) or re.search(
             rf"(?:{_SLICE_MARK})\s*$", s[:m.start()])
         size = _snap(value, family)
         if marked or (size is None and (frac or re.search(_SLICE_MARK, s))):
@@ -133,11 +148,11 @@ def parse_gpu(text: str, vram_gb_hint: Decimal | float | None = None) -> GpuSpec
             fits = {c for c in _CARD_SIZES[family] if _mig_eighths(*mig, c)}
             card = _one(fits, f"{family} sizes fitting MIG {mig[0]}g.{mig[1]}gb", text)
             if card is None:
-                raise GpuParseError(f"MIG profile {mig[0]}g.{mig[1]}gb fits no {family} in {text!r}")
+                raise GpuParseError(f"MIG {mig[0]}g.{mig[1]}gb fits no {family} in {text!r}")
         elif slice_gb is not None and frac:
             card = _snap(slice_gb * frac[1] / frac[0], family)
             if card is None:
-                raise GpuParseError(f"{slice_gb} GB as {frac[0]}/{frac[1]} fits no {family} card")
+                raise GpuParseError(f"{slice_gb} GB as {frac[0]}/{frac[1]} fits no {family} in {text!r}")
         elif slice_gb is not None:
             card = _SLICE_DEFAULT_CARD[family]
         elif hint is not None and frac:   # "A100 1/4" with the slice's 20 GB as hint
@@ -150,7 +165,7 @@ def parse_gpu(text: str, vram_gb_hint: Decimal | float | None = None) -> GpuSpec
     if mig:
         eighths = _mig_eighths(*mig, card)
         if eighths is None:
-            raise GpuParseError(f"MIG profile {mig[0]}g.{mig[1]}gb does not fit {model} in {text!r}")
+            raise GpuParseError(f"MIG {mig[0]}g.{mig[1]}gb does not fit {model} in {text!r}")
         fraction, vram = Decimal(eighths) / 8, mig[1]
     elif frac:
         fraction, vram = Decimal(frac[0]) / frac[1], Decimal(card) * frac[0] / frac[1]

@@ -73,7 +73,9 @@ _CUR = _alt(currency_tokens())
 _NUM = r"(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)"
 _ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?\s*(?P<cur>{_CUR})?")
 _TAIL_RE = re.compile(
-    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_SEP}?\s*)?(?P<p>{_PERIOD})|(?P<s>{_SELF}))")
+    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_SEP}?\s*)?(?P<p>{_PERIOD})"
+    rf"|(?:{_SEP}\s*{_UNIT}\s*)?(?P<s>{_SELF}))")
+_UNKNOWN_PER_RE = re.compile(rf"\s*起?\s*(?:/|每|per(?![a-z]))\s*(?!{_UNIT}\s*(?:$|[\s,;)]))(\S+)")
 _PERIOD_ONLY_RE = re.compile(
     rf"\s*(?:{_SEP}\s*)?(?:{_UNIT}\s*{_SEP}?\s*)?(?:(?P<p>{_PERIOD})|(?P<s>{_SELF}))"
     r"\s*(?:付|租|价|计费|起)?\s*")
@@ -161,24 +163,24 @@ def _currency(text: str, original: str, default: str | None, implied: str | None
     tokens = {t for t in _CUR_RE.findall(text)}
     explicit = {iso_currency(t) for t in tokens - {"¥", "$"}}
     if len(explicit) > 1:
-        raise PriceParseError(f"mixed currencies {sorted(explicit)} in {text!r}")
+        raise PriceParseError(f"mixed currencies {sorted(explicit)} in {original!r}")
     if explicit:
         code = explicit.pop()
         if "¥" in tokens and code not in ("CNY", "JPY") or "$" in tokens and code not in _DOLLARS:
-            raise PriceParseError(f"currency symbol conflicts with {code} in {text!r}")
+            raise PriceParseError(f"currency symbol conflicts with {code} in {original!r}")
         return code
     if tokens == {"¥", "$"}:
-        raise PriceParseError(f"both ¥ and $ in {text!r}")
+        raise PriceParseError(f"both ¥ and $ in {original!r}")
     if "¥" in tokens:   # the project's market reads a bare ¥ as CNY; JPY sources pass a default
         return default if default in ("CNY", "JPY") else "CNY"
     if "$" in tokens:   # a bare $ is USD unless the source says it prices in another dollar
         return default if default in _DOLLARS else "USD"
-    symbol = Price.fromstring(original).currency   # exotic symbols: name them, then accept or reject
+    symbol = Price.fromstring(original).currency   # exotic symbols: name them, accept or reject
     if symbol:
         try:
             return iso_currency(symbol)
         except CurrencyError:
-            raise PriceParseError(f"unsupported currency {symbol!r} in {text!r}") from None
+            raise PriceParseError(f"unsupported currency {symbol!r} in {original!r}") from None
     if default is None and implied is None:
         raise PriceParseError(f"no currency in {original!r} and no default currency")
     return default or implied  # type: ignore[return-value]
@@ -186,7 +188,7 @@ def _currency(text: str, original: str, default: str | None, implied: str | None
 
 def parse_price(text: str, default_currency: str | None = None,
                 default_period: str | None = None) -> ParsedPrice:
-    """Parse one listed price; raise PriceParseError with a reason if it is not exactly one price."""
+    """Parse one listed price; raise PriceParseError with a reason unless it is exactly one."""
     if default_currency is not None and default_currency not in KNOWN_CURRENCIES:
         raise PriceParseError(f"unknown default currency: {default_currency!r}")
     if default_period is not None and default_period not in HOURS_PER_PERIOD:
@@ -199,6 +201,9 @@ def parse_price(text: str, default_currency: str | None = None,
     atoms, pos = [], 0
     while m := _ATOM_RE.search(s, pos):
         tail = _TAIL_RE.match(s, m.end())
+        if tail is None and (odd := _UNKNOWN_PER_RE.match(s, m.end())):
+            # "/fortnight", "/時間": a period we cannot read must not fall back to the default
+            raise PriceParseError(f"unrecognized billing period {odd.group(1)!r} in {text!r}")
         atoms.append((s[pos:m.start()], m, tail))   # (label before it, the number, its period)
         pos = tail.end() if tail else m.end()
     if not atoms:
@@ -209,9 +214,8 @@ def parse_price(text: str, default_currency: str | None = None,
     values = [_number(m["num"]) for _, m, _ in atoms]
     mults = [_MULT.get(m["mult"] or "", Decimal(1)) for _, m, _ in atoms]
     labels = [_CUR_RE.sub(" ", label) for label, _, _ in atoms]
-    periods = {_period_from(t) for _, _, t in atoms} | {
-        _period_from(_PREFIX_PERIOD_RE.search(lb.strip())) for lb in labels}
-    periods.discard(None)
+    said = [t for _, _, t in atoms] + [_PREFIX_PERIOD_RE.search(lb.strip()) for lb in labels]
+    periods = {_period_from(m) for m in said} - {None}
     if len(periods) > 1:
         raise PriceParseError(f"conflicting periods {sorted(periods)} in {text!r}")
     first_label = labels[0].rstrip()
@@ -221,8 +225,8 @@ def parse_price(text: str, default_currency: str | None = None,
     if len(atoms) == 2:
         if _RANGE_SEP_RE.fullmatch(labels[1]):
             # "2-3万" writes the multiplier once; "5000-3万" does not share it.
-            low_mult = mults[1] if atoms[0][1]["mult"] is None and values[0] < values[1] else mults[0]
-            amount, amount_max = values[0] * low_mult, values[1] * mults[1]
+            shared = atoms[0][1]["mult"] is None and values[0] < values[1]
+            amount, amount_max = values[0] * mults[1 if shared else 0], values[1] * mults[1]
             if amount_max <= amount:
                 raise PriceParseError(f"range upper end not above lower end in {text!r}")
         else:
@@ -230,8 +234,8 @@ def parse_price(text: str, default_currency: str | None = None,
                      for lb in labels]
             if sorted(kinds) not in (["list", "now"], ["", "list"]):
                 raise PriceParseError(f"two prices in {text!r}; refusing to guess which applies")
-            i_list = kinds.index("list")
-            list_amount, amount = values[i_list] * mults[i_list], values[1 - i_list] * mults[1 - i_list]
+            i, j = kinds.index("list"), 1 - kinds.index("list")
+            list_amount, amount = values[i] * mults[i], values[j] * mults[j]
             if list_amount < amount:
                 raise PriceParseError(f"original price below current price in {text!r}")
     elif _LIST_RE.search(labels[0]):
@@ -239,8 +243,8 @@ def parse_price(text: str, default_currency: str | None = None,
     if amount == 0:
         raise PriceParseError(f"zero amount in {text!r}: a zero price is not a price")
     # Chinese units (万, 千, 小时, 月...) with no currency at all: the Chinese market prices in CNY.
-    chinese = any(m["mult"] in ("万", "千") or (t and re.search(r"[\u4e00-\u9fff]", t.group()))
-                  for _, m, t in atoms)
+    chinese = any(m["mult"] in ("万", "千") for _, m, _ in atoms) or any(
+        re.search(r"[\u4e00-\u9fff]", m.group()) for m in said if m)
     return ParsedPrice(
         amount=amount, currency=_currency(s, text, default_currency, "CNY" if chinese else None),
         period=periods.pop() if periods else default_period,

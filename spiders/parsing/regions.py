@@ -90,7 +90,7 @@ def _rows() -> tuple[dict[str, str], ...]:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[tuple[str, str], Region]:
-    """(vendor key or "", normalized alias) -> Region, checked on load so a bad edit fails loudly."""
+    """(vendor key or "", normalized alias) -> Region; a bad CSV edit fails loudly on load."""
     table: dict[tuple[str, str], Region] = {}
     for n, row in enumerate(_rows(), start=2):
         tier1 = {"true": True, "false": False}.get(row["is_tier1_city"])

@@ -1,0 +1,112 @@
+"""The blocking quality check: clean batches pass, each kind of defect fails it, and a failure
+keeps the batch out of `observations` and stops everything downstream."""
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+
+import dagster as dg
+import duckdb
+import pytest
+from dagster_duckdb import DuckDBResource
+
+import pipelines.defs.normalize as normalize_defs
+from pipelines.defs.normalize import observation_batch, observations
+from pipelines.defs.quality import observation_batch_meets_expectations
+from pipelines.lib.db import ensure_schema
+
+OBSERVED = datetime(2026, 11, 30, 9, tzinfo=UTC)
+CLEAN_ROW = {
+    "observed_at": OBSERVED, "observed_hour": OBSERVED, "source": "idc_x", "vendor": "X IDC",
+    "vendor_kind": "idc", "region_code": "北京", "country": "CN", "province_or_state": "Beijing",
+    "city": "Beijing", "is_tier1_city": True, "sku": "A100 | 1", "gpu_model": "A100-80GB",
+    "gpu_variant": "SXM", "gpu_count": 1, "gpu_fraction": Decimal("1"), "vram_gb": Decimal("80"),
+    "offer_kind": "on_demand", "billing_period": "hour", "price_amount": Decimal("62"),
+    "currency": "CNY", "price_per_gpu_hour_cny": Decimal("62"),
+    "price_per_gpu_hour_usd": Decimal("8.7"), "fx_rate_date": OBSERVED.date(), "available": True,
+    "url": "https://idc.test/price", "raw_ref": "0" * 64, "offer_id": "a", "crawl_id": "c1",
+}
+
+
+@pytest.fixture
+def db(tmp_path):
+    resource = DuckDBResource(database=str(tmp_path / "prices.db"))
+    with resource.get_connection() as con:
+        ensure_schema(con)
+    return resource
+
+
+def _load_batch(db: DuckDBResource, rows: list[dict]) -> None:
+    columns = list(CLEAN_ROW)
+    with db.get_connection() as con:
+        con.executemany(f"insert into observation_batch ({', '.join(columns)}) values "
+                        f"({', '.join('?' * len(columns))})", [[r[c] for c in columns] for r in rows])
+
+
+def test_clean_batch_passes(db):
+    _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b", "gpu_fraction": Decimal("0.25")}])
+    result = observation_batch_meets_expectations(duckdb=db)
+    assert result.passed, result.metadata
+
+
+@pytest.mark.parametrize("defect, rows, expectation", [
+    ("natural key repeated (uniqueness)", [CLEAN_ROW, CLEAN_ROW],
+     "expect_compound_columns_to_be_unique"),
+    ("fraction 0 (validity)", [{**CLEAN_ROW, "gpu_fraction": Decimal("0")}],
+     "expect_column_values_to_be_between"),
+    ("unknown currency (validity)", [{**CLEAN_ROW, "currency": "XBT"}],
+     "expect_column_values_to_be_in_set"),
+    ("untracked card (validity)", [{**CLEAN_ROW, "gpu_model": "V100-32GB"}],
+     "expect_column_values_to_be_in_set"),
+    ("missing FX date (completeness)", [{**CLEAN_ROW, "fx_rate_date": None}],
+     "expect_column_values_to_not_be_null"),
+])
+def test_each_defect_fails_the_check(db, defect, rows, expectation):
+    _load_batch(db, rows)
+    result = observation_batch_meets_expectations(duckdb=db)
+    assert not result.passed, defect
+    assert result.severity == dg.AssetCheckSeverity.ERROR
+    assert expectation in {f["expectation"] for f in result.metadata["failures"].value}
+
+
+def _seed_raw_offer(db: DuckDBResource) -> None:
+    item = {"source": "idc_x", "vendor": "X IDC", "vendor_kind": "idc", "sku": "A100 | 1",
+            "gpu_text": "NVIDIA A100 80G", "gpu_count": "1", "region_text": "北京",
+            "offer_kind": "on_demand", "price_text": "¥62.00/时", "billing_period": "hour",
+            "available": True, "url": "https://idc.test/price", "raw_ref": "0" * 64,
+            "observed_at": "2026-11-30T09:00:00Z"}
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers) "
+                    "values ('c1', 'idc_x', 'replay', true, 1)")
+        con.execute("insert into raw.offers values ('c1', 0, 'idc_x', ?)", [json.dumps(item)])
+
+
+def _materialize(db: DuckDBResource):
+    return dg.materialize([observation_batch, observations, observation_batch_meets_expectations],
+                          resources={"duckdb": db}, raise_on_error=False)
+
+
+def test_a_failed_check_blocks_observations(db, monkeypatch):
+    _seed_raw_offer(db)
+    real_normalize = normalize_defs.normalize_offer
+    # A normalizer regression: every slice fraction comes out as 0.
+    monkeypatch.setattr(normalize_defs, "normalize_offer",
+                        lambda item: {**real_normalize(item), "gpu_fraction": Decimal("0")})
+    result = _materialize(db)
+    [evaluation] = result.get_asset_check_evaluations()
+    assert not evaluation.passed
+    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+    assert "observations" not in materialized
+    with duckdb.connect(db.database, read_only=True) as con:
+        assert con.execute("select count(*) from observations").fetchone()[0] == 0
+        # the crawl stays pending, so a fixed normalizer picks it up on the next run
+        assert con.execute("select normalized_at from raw.crawls").fetchone()[0] is None
+
+
+def test_a_passing_check_publishes_the_batch(db):
+    _seed_raw_offer(db)
+    result = _materialize(db)
+    assert result.success
+    with duckdb.connect(db.database, read_only=True) as con:
+        assert con.execute("select price_per_gpu_hour_cny from observations").fetchall() == [(Decimal("62"),)]
+        assert con.execute("select count(*) from observation_batch").fetchone()[0] == 0

@@ -1,0 +1,45 @@
+"""The code location loads, and its graph is the one the docs describe."""
+
+import dagster as dg
+
+from pipelines.definitions import defs
+from spiders.registry import source_names
+
+
+def _graph():
+    return defs.resolve_asset_graph()
+
+
+def test_one_raw_asset_per_source():
+    keys = {k.to_user_string() for k in _graph().get_all_asset_keys()}
+    assert {f"raw/{s}" for s in source_names()} <= keys
+
+
+def test_asset_graph_edges():
+    graph = _graph()
+    parents = lambda key: {p.to_user_string() for p in graph.get(dg.AssetKey.from_user_string(key)).parent_keys}
+    assert parents("observation_batch") == {f"raw/{s}" for s in source_names()}
+    assert parents("observations") == {"observation_batch"}
+    assert parents("marts/latest_prices") == {"observations"}
+    assert parents("feeds/latest_prices_csv") == {"marts/latest_prices"}
+
+
+def test_groups_are_layers():
+    graph = _graph()
+    group = lambda key: graph.get(dg.AssetKey.from_user_string(key)).group_name
+    assert [group(k) for k in ("raw/azure", "observations", "marts/latest_prices",
+                               "feeds/latest_prices_csv")] == ["raw", "normalized", "marts", "feeds"]
+
+
+def test_job_and_hourly_schedule():
+    job = defs.resolve_job_def("gpuprices_job")
+    schedule = defs.resolve_schedule_def("scrape_hourly_schedule")
+    assert schedule.cron_schedule == "0 * * * *"
+    assert schedule.job_name == job.name
+
+
+def test_quality_check_is_blocking():
+    [check] = [c for c in defs.resolve_asset_graph().asset_check_keys
+               if c.name == "observation_batch_meets_expectations"]
+    spec = defs.resolve_asset_graph().get_check_spec(check)
+    assert spec.blocking
