@@ -152,7 +152,8 @@ def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None) -> G
         elif slice_gb is not None and frac:
             card = _snap(slice_gb * frac[1] / frac[0], family)
             if card is None:
-                raise GpuParseError(f"{slice_gb} GB as {frac[0]}/{frac[1]} fits no {family} in {text!r}")
+                raise GpuParseError(
+                    f"{slice_gb} GB as {frac[0]}/{frac[1]} fits no {family} in {text!r}")
         elif slice_gb is not None:
             card = _SLICE_DEFAULT_CARD[family]
         elif hint is not None and frac:   # "A100 1/4" with the slice's 20 GB as hint
