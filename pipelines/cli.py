@@ -1,7 +1,8 @@
 """`gpuprices`: run the pipeline once and see what happened.
 
-Exit codes: 0 every source landed; 1 the run failed (a step errored or a blocking check failed:
-nothing new was published); 2 usage error; 4 some sources failed, the others landed.
+Exit codes: 0 every source landed; 1 the run failed (a step errored, a blocking check failed, or
+every source failed: nothing new was published); 2 usage error; 4 some sources failed, the
+others landed.
 """
 
 from __future__ import annotations
@@ -43,11 +44,16 @@ def main(data_dir: Path | None) -> None:
 
 @main.command()
 @click.option("--live", is_flag=True, help="Crawl the vendors' real sites instead of the bundled snapshots.")
+@click.option("--from-raw", is_flag=True,
+              help="Re-run from the raw archive (each source's latest archived crawl), no crawling.")
 @click.option("--source", "sources", multiple=True, metavar="S",
               help="Only this source (repeatable); see `gpuprices sources`.")
-def run(live: bool, sources: tuple[str, ...]) -> None:
+def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     """Run the main job once: crawl, normalize, check, build models and feeds; print a summary."""
-    os.environ["GPUPRICES_MODE"] = "live" if live else "replay"
+    if live and from_raw:
+        raise click.UsageError("--live and --from-raw exclude each other")
+    mode = "live" if live else "raw" if from_raw else "replay"
+    os.environ["GPUPRICES_MODE"] = mode
     _dagster_home()
     import dagster as dg
 
@@ -65,8 +71,9 @@ def run(live: bool, sources: tuple[str, ...]) -> None:
         raw_keys = [dg.AssetKey(["raw", s]) for s in sources]
         selection = list((dg.AssetSelection.assets(*raw_keys).downstream())
                          .resolve(defs.resolve_asset_graph()))
-    mode = "live vendor sites" if live else "bundled snapshots (replay on 127.0.0.1)"
-    console.print(f"[bold]gpuprices run[/] over {mode}; data in {data_dir()}")
+    origin = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0.0.1)",
+              "replay": "bundled snapshots (replay on 127.0.0.1)"}[mode]
+    console.print(f"[bold]gpuprices run[/] over {origin}; data in {data_dir()}")
     with console.status("crawling, normalizing and checking ..."):
         result = job.execute_in_process(
             instance=dg.DagsterInstance.get(), asset_selection=selection, raise_on_error=False,
@@ -120,6 +127,9 @@ def print_summary(result) -> int:
     if not result.success:
         console.print("[red bold]run failed[/]: see the errors above (Dagster run "
                       f"{result.run_id}); nothing new was published past the failed step.")
+        return EXIT_RUN_FAILED
+    if crawls and not any(passed for _, passed, *_ in crawls):
+        console.print("[red bold]every source failed[/]: nothing new was collected")
         return EXIT_RUN_FAILED
     if any(not passed for _, passed, *_ in crawls):
         return EXIT_PARTIAL

@@ -13,7 +13,9 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, db_path
-from spiders.replay import ReplayServer
+from spiders.replay import ReplayServer, load_raw_archive
+
+MODES = ("replay", "raw", "live")
 
 
 @dataclass
@@ -31,7 +33,8 @@ class CrawlerResource(dg.ConfigurableResource):
     """Runs `scrapy crawl <source>` in a subprocess (a Twisted reactor cannot restart in-process).
 
     mode "replay" (the default) serves the bundled snapshots on 127.0.0.1 for the crawl's
-    duration; mode "live" requests the vendors' real sites.
+    duration; "raw" serves the latest archived crawl of each source from data/raw/ (a re-run
+    without crawling); "live" requests the vendors' real sites.
     """
 
     mode: str = "replay"
@@ -40,8 +43,8 @@ class CrawlerResource(dg.ConfigurableResource):
     timeout_seconds: int = 600
 
     def crawl(self, source: str, crawl_id: str, log: dg.DagsterLogManager | None = None) -> CrawlResult:
-        if self.mode not in ("replay", "live"):
-            raise ValueError(f"crawler mode must be 'replay' or 'live', not {self.mode!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         root = Path(self.data_dir)
         items_path = root / "raw" / "items" / source / f"{crawl_id}.jsonl"
         verdict_path = root / "raw" / "crawls" / source / f"{crawl_id}.json"
@@ -50,7 +53,11 @@ class CrawlerResource(dg.ConfigurableResource):
         env.pop("GPUPRICES_REPLAY_URL", None)
         cmd = [sys.executable, "-m", "scrapy", "crawl", source, "-a", f"crawl_id={crawl_id}",
                "-O", f"{items_path}:jsonlines", "-s", "LOG_LEVEL=INFO"]
-        server = ReplayServer(Path(self.snapshot_dir)).start() if self.mode == "replay" else None
+        server = None
+        if self.mode == "replay":
+            server = ReplayServer(Path(self.snapshot_dir)).start()
+        elif self.mode == "raw":
+            server = ReplayServer(index=load_raw_archive(root / "raw")).start()
         try:
             if server:
                 env["GPUPRICES_REPLAY_URL"] = server.url

@@ -1,7 +1,8 @@
 """Replay of recorded snapshots on loopback.
 
 `data/snapshots/<source>/manifest.json` maps each live request (method, URL, JSON body) to a
-recorded file. `ReplayServer` serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a
+recorded file. The raw archive (`data/raw/fetches/`, see spiders/middlewares/raw_archive.py) can be
+served the same way, to re-run the pipeline from raw bodies without crawling. `ReplayServer` serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a
 spider keeps requesting the vendor's real URL and only the bytes come from disk. It is used by the
 replay middleware (plain HTTP), by the Playwright route handler (pages and their XHR calls) and
 by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay [--port N]`.
@@ -10,6 +11,7 @@ by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay [-
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import logging
@@ -52,6 +54,11 @@ class Snapshot:
     status: int
     content_type: str
     captured_at: str
+    gzipped: bool = False
+
+    def body(self) -> bytes:
+        data = self.path.read_bytes()
+        return gzip.decompress(data) if self.gzipped else data
 
 
 def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
@@ -72,6 +79,34 @@ def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
                 status=int(entry.get("status", 200)),
                 content_type=entry["content_type"],
                 captured_at=entry.get("captured_at") or manifest["captured_at"],
+            )
+    return index
+
+
+def load_raw_archive(raw_dir: Path) -> dict[str, Snapshot]:
+    """Index the latest archived crawl of every source: each fetch record -> its stored body.
+
+    The capture time is the original one (a replayed snapshot's, or the live fetch time), so a
+    re-run from raw reproduces the same observations.
+    """
+    index: dict[str, Snapshot] = {}
+    for source_dir in sorted((Path(raw_dir) / "fetches").glob("*")):
+        crawls = sorted(source_dir.glob("*.jsonl"))  # crawl ids start with a UTC timestamp
+        if not crawls:
+            continue
+        for line in crawls[-1].read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if urlsplit(record["url"]).path == "/robots.txt":
+                continue
+            headers = {k.lower(): v for k, v in record["headers"].items()}
+            key = request_key(record["method"], record["url"], record.get("request_body"))
+            index[key] = Snapshot(
+                source=source_dir.name,
+                path=Path(raw_dir) / "objects" / record["sha256"][:2] / f"{record['sha256']}.gz",
+                status=int(record["status"]),
+                content_type=headers.get("content-type", "application/octet-stream"),
+                captured_at=headers.get(CAPTURED_AT_HEADER.lower(), record["fetched_at"]),
+                gzipped=True,
             )
     return index
 
@@ -98,7 +133,7 @@ class _Handler(BaseHTTPRequestHandler):
         if snap is None:
             msg = f"no recorded snapshot for {self.command} {live_url}\n".encode()
             return self._send(404, "text/plain; charset=utf-8", msg)
-        self._send(snap.status, snap.content_type, snap.path.read_bytes(),
+        self._send(snap.status, snap.content_type, snap.body(),
                    {CAPTURED_AT_HEADER: snap.captured_at})
 
     def _send(self, status: int, content_type: str, payload: bytes,
@@ -123,9 +158,10 @@ class _Server(ThreadingHTTPServer):
 class ReplayServer:
     """Serves recorded snapshots on 127.0.0.1 (a free port unless one is given)."""
 
-    def __init__(self, snapshot_dir: Path, port: int = 0) -> None:
+    def __init__(self, snapshot_dir: Path | None = None, port: int = 0,
+                 index: dict[str, Snapshot] | None = None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
-        self._httpd.index = load_manifests(snapshot_dir)
+        self._httpd.index = index if index is not None else load_manifests(snapshot_dir)
         self._thread: threading.Thread | None = None
 
     @property

@@ -116,6 +116,27 @@ def test_second_run_adds_no_rows(first_run):
     assert query(data_dir, "select count(*) from quarantine")[0][0] == 4  # 2 per run, kept by crawl
 
 
+def test_rerun_from_raw_reproduces_the_observations(first_run, tmp_path):
+    data_dir, _ = first_run
+    rebuilt = tmp_path / "data"
+    shutil.copytree(data_dir / "raw", rebuilt / "raw")
+    no_snapshots = tmp_path / "no_snapshots"
+    no_snapshots.mkdir()  # prove the bytes come from the archive, not the bundled snapshots
+    proc = gpuprices(rebuilt, "run", "--from-raw", snapshots=no_snapshots)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "the raw archive" in proc.stdout
+    sql = """select offer_id, observed_at, price_amount, price_per_gpu_hour_cny
+             from observations order by all"""
+    assert query(rebuilt, sql) == query(data_dir, sql)
+
+
+def test_live_and_from_raw_exclude_each_other(tmp_path):
+    proc = gpuprices(tmp_path / "data", "run", "--live", "--from-raw")
+    assert proc.returncode == 2
+    assert "--live and --from-raw exclude each other" in proc.stderr
+
+
+# Last: it adds a failed crawl to the archive that the tests above must not see.
 def test_broken_source_is_isolated_and_loses_nothing(first_run, tmp_path):
     data_dir, _ = first_run
     idc_before = query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'")
