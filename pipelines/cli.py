@@ -85,6 +85,7 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
 def print_summary(result) -> int:
     import duckdb
 
+    from pipelines.defs.ingest import CRAWL_CHECK
     from pipelines.paths import data_dir, db_path
 
     with duckdb.connect(str(db_path()), read_only=True) as con:
@@ -116,8 +117,11 @@ def print_summary(result) -> int:
     failed_checks = [c for c in checks if not c.passed]
     console.print(f"checks: {len(checks) - len(failed_checks)} passed, {len(failed_checks)} failed")
     for check in failed_checks:
-        desc = check.description or ""
-        console.print(f"[red]  {check.asset_key.to_user_string()}:{check.check_name}: {escape(desc)}[/]")
+        name = f"{check.asset_key.to_user_string()}:{check.check_name}"
+        if check.check_name == CRAWL_CHECK:  # its reasons are listed under the sources above
+            console.print(f"[red]  {name}[/]")
+            continue
+        console.print(f"[red]  {name}: {escape(check.description or '')}[/]")
         if check.metadata.get("failures"):
             failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
             console.print("    " + escape(failures[:600]))

@@ -28,12 +28,17 @@ def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
         failures.append(f"only {offers} offers collected (expected at least {min_offers})")
     for field, count in sorted(missing.items()):
         failures.append(f"{count} of {offers} offers miss required field {field!r}")
-    failed_downloads = stats.get("retry/max_reached", 0) + sum(
-        v for k, v in stats.items() if k.startswith("downloader/exception_type_count/"))
-    ignored = stats.get("httperror/response_ignored_count", 0)
-    if failed_downloads or ignored:
-        failures.append(f"{failed_downloads} downloads failed and {ignored} responses had an "
-                        "HTTP error status")
+    prefix = "downloader/exception_type_count/"
+    exceptions = {k[len(prefix):].rsplit(".", 1)[-1]: v for k, v in stats.items()
+                  if k.startswith(prefix)}
+    if exceptions:
+        kinds = ", ".join(f"{name} x{count}" for name, count in sorted(exceptions.items()))
+        failures.append(f"{sum(exceptions.values())} download attempts failed ({kinds})")
+    statuses = {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
+                if k.startswith("httperror/response_ignored_status_count/")}
+    if statuses:
+        codes = ", ".join(f"HTTP {code} x{count}" for code, count in sorted(statuses.items()))
+        failures.append(f"{sum(statuses.values())} responses had an error status ({codes})")
     failures.extend(errors[:5])
     return failures
 

@@ -45,7 +45,7 @@ def test_source_down_fails_its_monitor_with_the_reason(tmp_path):
     assert offers == []
     assert not verdict["passed"]
     assert any("only 0 offers collected" in f for f in verdict["failures"])
-    assert any("HTTP error status" in f for f in verdict["failures"])
+    assert any("responses had an error status (HTTP 404 x1)" in f for f in verdict["failures"])
 
 
 def test_changed_layout_fails_its_monitor(tmp_path):
