@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test ui setup chromium clean
+.PHONY: run test ui sql setup chromium clean
 
 setup: $(STAMP) chromium
 
@@ -40,6 +40,9 @@ ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
 	@$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(UI_PORT)
+
+sql: setup
+	@$(BIN)/duckdb -readonly data/prices.db
 
 clean:
 	rm -rf $(VENV) .dagster_home data/prices.db data/prices.db.wal data/raw data/feeds

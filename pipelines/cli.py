@@ -127,7 +127,7 @@ def print_summary(result) -> int:
             console.print("    " + escape(failures[:600]))
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
     console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
-    console.print("query: duckdb -readonly " + str(db_path()))
+    console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
     if not result.success:
         console.print("[red bold]run failed[/]: see the errors above (Dagster run "
                       f"{result.run_id}); nothing new was published past the failed step.")

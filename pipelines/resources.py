@@ -88,5 +88,10 @@ def crawler_from_env() -> CrawlerResource:
                            snapshot_dir=os.environ.get("GPUPRICES_SNAPSHOT_DIR", str(SNAPSHOT_DIR)))
 
 
+# The newest DuckDB CLI on PyPI is 1.5.x: files are created in a storage format it can read, so
+# `duckdb data/prices.db` works next to the 2.0 Python library.
+DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0"}
+
+
 def duckdb_from_env() -> DuckDBResource:
-    return DuckDBResource(database=str(db_path()))
+    return DuckDBResource(database=str(db_path()), connection_config=DUCKDB_CONFIG)

@@ -102,6 +102,17 @@ def test_feed_and_mart_are_published(first_run):
     assert rows[0]["last_seen_at"] == "2026-11-30T09:00:00Z"  # the snapshots' capture time, ISO UTC
 
 
+def test_duckdb_cli_reads_the_database(first_run):
+    data_dir, _ = first_run
+    duckdb_cli = Path(sys.executable).parent / "duckdb"
+    proc = subprocess.run([str(duckdb_cli), "-readonly", "-csv", str(data_dir / "prices.db"), "-c",
+                           "select count(*) as n from marts.latest_prices"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    [(offers,)] = query(data_dir, "select count(*) from marts.latest_prices")
+    assert proc.stdout.split() == ["n", str(offers)]
+
+
 def test_raw_archive_holds_every_body(first_run):
     data_dir, _ = first_run
     assert len(list((data_dir / "raw" / "objects").glob("*/*.gz"))) >= 5  # 3 Azure pages, IDC, AutoDL x2
