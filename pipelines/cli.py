@@ -83,6 +83,7 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
 
 
 def print_summary(result) -> int:
+    import dagster as dg
     import duckdb
 
     from pipelines.defs.ingest import CRAWL_CHECK
@@ -90,7 +91,7 @@ def print_summary(result) -> int:
 
     with duckdb.connect(str(db_path()), read_only=True) as con:
         crawls = con.execute("""
-            select source, passed, offers, coalesce(normalized_rows, 0),
+            select source, status, offers, coalesce(normalized_rows, 0),
                    coalesce(quarantined_rows, 0), failures, crawl_id
             from raw.crawls where run_id = ? order by source""", [result.run_id]).fetchall()
         reasons = con.execute("""
@@ -103,19 +104,22 @@ def print_summary(result) -> int:
     table = Table(title="sources")
     for column in ("source", "crawl", "collected", "normalized", "quarantined"):
         table.add_column(column, justify="right" if column not in ("source", "crawl") else "left")
-    for source, passed, collected, normalized, quarantined, _, _ in crawls:
-        status = "[green]ok[/]" if passed else "[red]FAILED[/]"
-        table.add_row(source, status, str(collected), str(normalized), str(quarantined))
+    shown = {"passed": "[green]ok[/]", "failed": "[red]FAILED[/]", "skipped": "[yellow]skipped[/]"}
+    for source, status, collected, normalized, quarantined, _, _ in crawls:
+        table.add_row(source, shown[status], str(collected), str(normalized), str(quarantined))
     console.print(table)
-    for source, passed, *_, failures, _ in crawls:
-        for failure in ([] if passed else failures):
-            console.print(f"[red]  {escape(source)}: {escape(failure)}[/]")
+    for source, status, *_, failures, _ in crawls:
+        colour = "yellow" if status == "skipped" else "red"
+        for failure in ([] if status == "passed" else failures):
+            console.print(f"[{colour}]  {escape(source)}: {escape(failure)}[/]")
     for source, stage, reason, count in reasons:
         console.print(escape(f"  quarantined {count} × {source} [{stage}]: {reason}"))
 
     checks = result.get_asset_check_evaluations()
-    failed_checks = [c for c in checks if not c.passed]
-    console.print(f"checks: {len(checks) - len(failed_checks)} passed, {len(failed_checks)} failed")
+    failed_checks = [c for c in checks if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR]
+    warned = [c for c in checks if not c.passed and c.severity != dg.AssetCheckSeverity.ERROR]
+    console.print(f"checks: {len(checks) - len(failed_checks) - len(warned)} passed, "
+                  f"{len(failed_checks)} failed, {len(warned)} warned")
     for check in failed_checks:
         name = f"{check.asset_key.to_user_string()}:{check.check_name}"
         if check.check_name == CRAWL_CHECK:  # its reasons are listed under the sources above
@@ -132,29 +136,70 @@ def print_summary(result) -> int:
         console.print("[red bold]run failed[/]: see the errors above (Dagster run "
                       f"{result.run_id}); nothing new was published past the failed step.")
         return EXIT_RUN_FAILED
-    if crawls and not any(passed for _, passed, *_ in crawls):
+    statuses = [status for _, status, *_ in crawls]
+    if "failed" in statuses and "passed" not in statuses:
         console.print("[red bold]every source failed[/]: nothing new was collected")
         return EXIT_RUN_FAILED
-    if any(not passed for _, passed, *_ in crawls):
+    if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
 
 
+def _source_facts() -> dict[str, dict]:
+    """Per source, from the database when there is one: cards, kinds, periods, regions, last run."""
+    import duckdb
+
+    from pipelines.paths import db_path
+
+    if not db_path().exists():
+        return {}
+    with duckdb.connect(str(db_path()), read_only=True) as con:
+        tables = {t for (t,) in con.execute("select table_name from information_schema.tables").fetchall()}
+        if not {"crawls", "observations"} <= tables:
+            return {}
+        facts = {src: {"cards": cards, "kinds": kinds, "regions": regions}
+                 for src, cards, kinds, regions in con.execute("""
+            select source, string_agg(distinct gpu_model, ' ' order by gpu_model),
+                   string_agg(distinct offer_kind || '/' || billing_period, ' '
+                              order by offer_kind || '/' || billing_period),
+                   count(distinct region_code)
+            from observations group by source""").fetchall()}
+        # databases written before the status column existed: derive it from `passed`
+        has_status = con.execute("select count(*) from information_schema.columns where "
+                                 "table_name = 'crawls' and column_name = 'status'").fetchone()[0]
+        status_sql = "status" if has_status else "case when passed then 'passed' else 'failed' end"
+        for src, status, finished, offers, failures in con.execute(f"""
+            select source, {status_sql}, finished_at, offers, failures from raw.crawls
+            qualify row_number() over (partition by source order by crawl_id desc) = 1""").fetchall():
+            last = f"{status} {finished:%Y-%m-%d %H:%M} ({offers} offers)" if finished else status
+            if status != "passed" and failures:
+                last += f": {failures[0]}"
+            facts.setdefault(src, {})["last_run"] = last
+    return facts
+
+
 @main.command()
 def sources() -> None:
-    """List the sources: vendor, kind, how each is fetched, and where its snapshot comes from."""
+    """List the sources: vendor, kind, fetch style, cards, price kinds, regions, snapshot, last run."""
     from spiders.registry import source_names, spider_class
 
-    table = Table(title="sources")
-    for column in ("source", "vendor", "kind", "fetch", "snapshot"):
-        table.add_column(column)
+    facts = _source_facts()
+    table = Table(title="sources", show_lines=True)
+    for column in ("source", "vendor", "kind", "fetch", "cards", "kind/period", "regions",
+                   "snapshot", "last run"):
+        table.add_column(column, overflow="fold")
     for name in source_names():
         spider = spider_class(name)
-        fetch = "Chromium (JS)" if spider.render_js else (
-            "JSON API" if hasattr(spider, "offers_path") else "HTML")
         manifest = SNAPSHOT_DIR / name / "manifest.json"
-        provenance = json.loads(manifest.read_text())["provenance"] if manifest.exists() else "none"
-        table.add_row(name, spider.vendor, spider.vendor_kind, fetch, provenance)
+        snapshot = "none"
+        if manifest.exists():
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+            snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
+        seen = facts.get(name, {})
+        table.add_row(name, spider.vendor, spider.vendor_kind, spider.describe_fetch(),
+                      seen.get("cards", "-"),
+                      seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
+                      escape(seen.get("last_run", "never run")))
     console.print(table)
 
 

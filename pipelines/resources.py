@@ -13,6 +13,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, db_path
+from spiders.registry import spider_class
 from spiders.replay import ReplayServer, load_raw_archive
 
 MODES = ("replay", "raw", "live")
@@ -27,6 +28,11 @@ class CrawlResult:
     failures: list[str]
     items_path: Path
     verdict: dict = field(default_factory=dict)
+    skipped: bool = False
+
+    @property
+    def status(self) -> str:
+        return "skipped" if self.skipped else "passed" if self.passed else "failed"
 
 
 class CrawlerResource(dg.ConfigurableResource):
@@ -47,6 +53,9 @@ class CrawlerResource(dg.ConfigurableResource):
             raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         root = Path(self.data_dir)
         items_path = root / "raw" / "items" / source / f"{crawl_id}.jsonl"
+        missing_key = spider_class(source).missing_key()
+        if missing_key:
+            return CrawlResult(source, crawl_id, False, 0, [missing_key], items_path, skipped=True)
         verdict_path = root / "raw" / "crawls" / source / f"{crawl_id}.json"
         items_path.parent.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "GPUPRICES_DATA_DIR": str(root)}

@@ -16,7 +16,8 @@ import hashlib
 import json
 import logging
 import threading
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -111,6 +112,17 @@ def load_raw_archive(raw_dir: Path) -> dict[str, Snapshot]:
     return index
 
 
+@dataclass(frozen=True)
+class Fault:
+    """A response to serve instead of the snapshot (fault-injection tests): status, headers, body,
+    and an optional delay before answering."""
+
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    delay_seconds: float = 0.0
+
+
 class _Handler(BaseHTTPRequestHandler):
     server: "_Server"
     protocol_version = "HTTP/1.1"
@@ -129,6 +141,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, "text/plain", b"expected /replay?url=<live URL>\n")
         if urlsplit(live_url).path == "/robots.txt":
             return self._send(200, "text/plain", ALLOW_ALL_ROBOTS)
+        fault = self.server.next_fault(live_url)
+        if fault is not None:
+            time.sleep(fault.delay_seconds)
+            return self._send(fault.status, fault.headers.get("Content-Type", "text/plain"),
+                              fault.body, fault.headers)
         snap = self.server.index.get(request_key(self.command, live_url, body))
         if snap is None:
             msg = f"no recorded snapshot for {self.command} {live_url}\n".encode()
@@ -153,15 +170,26 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     index: dict[str, Snapshot]
+    faults: dict[str, list[Fault]]
+    lock: threading.Lock
+
+    def next_fault(self, live_url: str) -> Fault | None:
+        """The next injected fault for this URL, once each, in order; then the snapshot."""
+        with self.lock:
+            queue = self.faults.get(canonicalize_url(live_url))
+            return queue.pop(0) if queue else None
 
 
 class ReplayServer:
     """Serves recorded snapshots on 127.0.0.1 (a free port unless one is given)."""
 
     def __init__(self, snapshot_dir: Path | None = None, port: int = 0,
-                 index: dict[str, Snapshot] | None = None) -> None:
+                 index: dict[str, Snapshot] | None = None,
+                 faults: dict[str, list[Fault]] | None = None) -> None:
         self._httpd = _Server(("127.0.0.1", port), _Handler)
         self._httpd.index = index if index is not None else load_manifests(snapshot_dir)
+        self._httpd.faults = {canonicalize_url(u): list(f) for u, f in (faults or {}).items()}
+        self._httpd.lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
     @property

@@ -32,6 +32,9 @@ DOWNLOAD_TIMEOUT = 30
 RETRY_ENABLED = True
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
+RETRY_BACKOFF_BASE = 1.0   # seconds before the first retry when the server gives no Retry-After
+RETRY_BACKOFF_MAX = 30.0
+RETRY_AFTER_MAX = 60.0     # a longer Retry-After is cut to this (the crawl has a deadline)
 # A spider that keeps failing stops instead of hammering the site.
 CLOSESPIDER_ERRORCOUNT = 20
 CLOSESPIDER_TIMEOUT = 600
@@ -41,6 +44,8 @@ DOWNLOADER_MIDDLEWARES = {
     # answered by the replay server); the archive sits closest to the downloader, recording
     # every body fetched under its live URL.
     "spiders.middlewares.replay.ReplayMiddleware": 110,
+    "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
+    "spiders.middlewares.retry.BackoffRetryMiddleware": 550,
     "spiders.middlewares.raw_archive.RawArchiveMiddleware": 950,
 }
 EXTENSIONS = {

@@ -19,10 +19,10 @@ def _record_crawl(con, result: CrawlResult, run_id: str, mode: str) -> None:
     verdict = result.verdict
     con.execute(
         "insert into raw.crawls (crawl_id, run_id, source, mode, started_at, finished_at, passed,"
-        " offers, requests, failures) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " status, offers, requests, failures) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [result.crawl_id, run_id, result.source, mode, verdict.get("started_at"),
-         verdict.get("finished_at"), result.passed, result.offers, verdict.get("requests"),
-         result.failures],
+         verdict.get("finished_at"), result.passed, result.status, result.offers,
+         verdict.get("requests"), result.failures],
     )
     if result.passed:
         lines = result.items_path.read_text(encoding="utf-8").splitlines()
@@ -63,16 +63,19 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
                 _record_crawl(con, result, context.run_id, crawler.mode)
         if result.passed:
             context.log.info(f"{source}: {result.offers} offers loaded")
+        elif result.skipped:
+            context.log.warning(f"{source}: {result.failures[0]}")
         else:
             # Loud, but the other sources go on: nothing of this crawl is loaded, and earlier
             # observations of this source stay as they are.
             context.log.error(f"{source}: crawl failed, nothing loaded: {'; '.join(result.failures)}")
         return dg.MaterializeResult(
-            metadata={"crawl_id": crawl_id, "offers": result.offers, "passed": result.passed,
+            metadata={"crawl_id": crawl_id, "offers": result.offers, "status": result.status,
                       "failures": dg.MetadataValue.json(result.failures)},
             check_results=[dg.AssetCheckResult(
                 check_name=CRAWL_CHECK, passed=result.passed,
-                severity=dg.AssetCheckSeverity.ERROR,
+                # a skipped source (no API key) is a warning, a failed crawl an error
+                severity=dg.AssetCheckSeverity.WARN if result.skipped else dg.AssetCheckSeverity.ERROR,
                 description="; ".join(result.failures) or "crawl passed its monitors",
                 metadata={"offers": result.offers, "failures": json.dumps(result.failures)},
             )],

@@ -17,6 +17,8 @@ create table if not exists raw.crawls (
     normalized_rows integer,
     quarantined_rows integer
 );
+-- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set)
+alter table raw.crawls add column if not exists status varchar;
 
 -- Every offer a passing crawl yielded, exactly as the spider emitted it.
 create table if not exists raw.offers (

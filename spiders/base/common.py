@@ -7,11 +7,18 @@ Attributes a vendor spider sets:
   render_js     True for JavaScript-rendered pages: requests go through scrapy-playwright and
                 Debian's Chromium; replay then happens inside the browser, XHR included.
   wait_for      CSS selector to wait for on a rendered page (render_js only)
+  api_key_env   environment variable holding the vendor's API key, for sources with a keyed API
+                path; `self.api_key()` returns it or None (then use the keyless public page).
+                Keys are never read from files or settings, and never logged.
+  api_key_required  True when there is no keyless path: without the key the source is skipped
+                with a message naming the variable, and never counted as a failure.
+  max_concurrency   requests in flight at once for this source (default 4)
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -31,6 +38,10 @@ class GpuPriceSpider(scrapy.Spider):
     min_offers: ClassVar[int] = 1
     render_js: ClassVar[bool] = False
     wait_for: ClassVar[str | None] = None
+    api_key_env: ClassVar[str | None] = None
+    api_key_required: ClassVar[bool] = False
+    max_concurrency: ClassVar[int] = 4
+    fetch_style: ClassVar[str] = "HTTP"   # shown by `gpuprices sources`
 
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -39,8 +50,23 @@ class GpuPriceSpider(scrapy.Spider):
     @classmethod
     def update_settings(cls, settings) -> None:
         super().update_settings(settings)
+        settings.set("CONCURRENT_REQUESTS", cls.max_concurrency, priority="spider")
         if cls.render_js:
             settings.setdict(PLAYWRIGHT_SETTINGS, priority="spider")
+
+    def api_key(self) -> str | None:
+        return os.environ.get(self.api_key_env) or None if self.api_key_env else None
+
+    @classmethod
+    def describe_fetch(cls) -> str:
+        return f"Chromium + {cls.fetch_style}" if cls.render_js else cls.fetch_style
+
+    @classmethod
+    def missing_key(cls) -> str | None:
+        """Why this source cannot run now (its required key is not set), or None."""
+        if cls.api_key_required and not os.environ.get(cls.api_key_env or ""):
+            return f"skipped: {cls.name} needs an API key in the environment variable {cls.api_key_env}"
+        return None
 
     def request(self, url: str, callback=None, **kwargs: Any) -> scrapy.Request:
         """A request to the vendor's real URL; rendered in Chromium when the spider needs JS."""

@@ -46,6 +46,7 @@ def cell_text(cell) -> str:
 
 
 class HtmlTableSpider(GpuPriceSpider):
+    fetch_style = "HTML table"
     rows: ClassVar[str]
     header: ClassVar[str | None] = None
     columns: ClassVar[dict[str, str | list[str]]] = {}

@@ -26,6 +26,7 @@ class JsonApiSpider(GpuPriceSpider):
     Hook: `parse_offer(offer, response)` yields RawOffers for one element of the list (or none to
     skip it, e.g. a Windows or retired meter)."""
 
+    fetch_style = "JSON API"
     offers_path: ClassVar[str]
     next_page_path: ClassVar[str | None] = None
 

@@ -85,6 +85,9 @@ class OfferMonitor:
             "requests": stats.get("downloader/request_count", 0),
             "passed": not failures,
             "failures": failures,
+            "stats": {k: v for k, v in stats.items()
+                      if k.startswith(("retry/", "downloader/response_status_count/",
+                                       "httperror/", "robotstxt/"))},
         }
         crawl_id = verdict["crawl_id"] or "adhoc"
         path = data_dir(spider.settings) / "raw" / "crawls" / spider.name / f"{crawl_id}.json"

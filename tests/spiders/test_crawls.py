@@ -9,7 +9,7 @@ import shutil
 import pytest
 
 from pipelines.paths import SNAPSHOT_DIR
-from spiders.replay import ReplayServer
+from spiders.replay import Fault, ReplayServer
 from spiders.registry import source_names
 from tests.spiders.crawl import run_crawl
 
@@ -58,3 +58,27 @@ def test_changed_layout_fails_its_monitor(tmp_path):
         offers, verdict = run_crawl("idc_sinnet_bj", changed.url, tmp_path)
     assert offers == [] and not verdict["passed"]
     assert any("table headers" in f and "not found" in f for f in verdict["failures"])
+
+
+IDC_URL = "https://www.sinnet.com.cn/gpu/price.html"
+
+
+def test_429_retry_after_is_honoured_then_recovers(tmp_path):
+    faults = {IDC_URL: [Fault(429, {"Retry-After": "1"})]}
+    with ReplayServer(SNAPSHOT_DIR, faults=faults) as flaky:
+        offers, verdict = run_crawl("idc_sinnet_bj", flaky.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    assert len(offers) == 20
+    assert verdict["stats"]["retry/count"] == 1
+    assert verdict["stats"]["retry/backoff_seconds"] == 1.0   # the server's Retry-After
+
+
+def test_503_backs_off_exponentially_then_gives_up(tmp_path):
+    faults = {IDC_URL: [Fault(503)] * 3}
+    with ReplayServer(SNAPSHOT_DIR, faults=faults) as down:
+        offers, verdict = run_crawl("idc_sinnet_bj", down.url, tmp_path,
+                                    "RETRY_BACKOFF_BASE=0.2")
+    assert offers == [] and not verdict["passed"]
+    assert verdict["stats"]["retry/max_reached"] == 1
+    assert verdict["stats"]["retry/backoff_seconds"] == pytest.approx(0.2 + 0.4)  # 0.2 x 2^(n-1)
+    assert any("HTTP 503 x1" in f for f in verdict["failures"])
