@@ -77,7 +77,8 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     with console.status("crawling, normalizing and checking ..."):
         result = job.execute_in_process(
             instance=dg.DagsterInstance.get(), asset_selection=selection, raise_on_error=False,
-            run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
+            # failed steps are summarized below; Dagster's own log keeps the full traces
+            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
         )
     sys.exit(print_summary(result))
 
@@ -88,8 +89,11 @@ def print_summary(result) -> int:
 
     from pipelines.defs.ingest import CRAWL_CHECK
     from pipelines.paths import data_dir, db_path
+    from pipelines.resources import duckdb_from_env
 
-    with duckdb.connect(str(db_path()), read_only=True) as con:
+    # The run's own connections used this configuration; DuckDB refuses a second, different one
+    # to the same file within one process.
+    with duckdb_from_env().get_connection() as con:
         crawls = con.execute("""
             select source, status, offers, coalesce(normalized_rows, 0),
                    coalesce(quarantined_rows, 0), failures, crawl_id
@@ -133,8 +137,14 @@ def print_summary(result) -> int:
     console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
     console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
     if not result.success:
-        console.print("[red bold]run failed[/]: see the errors above (Dagster run "
-                      f"{result.run_id}); nothing new was published past the failed step.")
+        for event in result.all_events:
+            if event.is_step_failure:
+                error = event.step_failure_data.error
+                cause = error.cause or error
+                console.print(f"[red]  step {event.step_key} failed: "
+                              f"{escape(cause.message.strip().splitlines()[0][:300])}[/]")
+        console.print("[red bold]run failed[/]: nothing new was published past the failed step "
+                      f"(Dagster run {result.run_id}; `make ui` shows its full log).")
         return EXIT_RUN_FAILED
     statuses = [status for _, status, *_ in crawls]
     if "failed" in statuses and "passed" not in statuses:

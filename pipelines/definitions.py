@@ -5,7 +5,11 @@ import dagster as dg
 from pipelines.defs.ingest import raw_assets
 from pipelines.defs.models import model_assets
 from pipelines.defs.normalize import observation_batch, observations
-from pipelines.defs.quality import observation_batch_meets_expectations
+from pipelines.defs.quality import (
+    observation_batch_meets_expectations,
+    observation_batch_sources_consistent,
+    sources_are_fresh,
+)
 from pipelines.defs.serve import feed_assets
 from pipelines.resources import crawler_from_env, duckdb_from_env
 
@@ -23,7 +27,8 @@ scrape_hourly_schedule = dg.ScheduleDefinition(
 
 defs = dg.Definitions(
     assets=[*raw_assets, observation_batch, observations, *model_assets, *feed_assets],
-    asset_checks=[observation_batch_meets_expectations],
+    asset_checks=[observation_batch_meets_expectations, observation_batch_sources_consistent,
+                  sources_are_fresh],
     jobs=[gpuprices_job],
     schedules=[scrape_hourly_schedule],
     resources={"crawler": crawler_from_env(), "duckdb": duckdb_from_env()},

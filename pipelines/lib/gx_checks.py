@@ -29,11 +29,14 @@ def _context():
 class SuiteResult:
     success: bool
     evaluated: int
-    failures: list[dict]   # one per failed expectation: its type, column(s), unexpected count, sample
+    failures: list[dict]   # one per failed expectation: type, column(s), count, offending rows
 
 
-def validate(df: pd.DataFrame, suite_name: str, expectations: list) -> SuiteResult:
-    """Run `expectations` (gxe.* instances) over `df`; never raises on a failed expectation."""
+def validate(df: pd.DataFrame, suite_name: str, expectations: list,
+             row_id_columns: list[str] | None = None) -> SuiteResult:
+    """Run `expectations` (gxe.* instances) over `df`; never raises on a failed expectation.
+
+    `row_id_columns` name the offending rows in each failure (up to GX's partial list of 20)."""
     import great_expectations as gx
 
     context = _context()
@@ -42,7 +45,10 @@ def validate(df: pd.DataFrame, suite_name: str, expectations: list) -> SuiteResu
     batch = asset.add_batch_definition_whole_dataframe("whole").get_batch(
         batch_parameters={"dataframe": df})
     suite = gx.ExpectationSuite(name=suite_name, expectations=[e.copy() for e in expectations])
-    result = batch.validate(suite)
+    result_format: dict = {"result_format": "SUMMARY"}
+    if row_id_columns:
+        result_format["unexpected_index_column_names"] = row_id_columns
+    result = batch.validate(suite, result_format=result_format)
     failures = []
     for r in result.results:
         if r.success:
@@ -54,6 +60,8 @@ def validate(df: pd.DataFrame, suite_name: str, expectations: list) -> SuiteResu
             "column": kwargs.get("column") or kwargs.get("column_list"),
             "unexpected_count": r.result.get("unexpected_count"),
             "sample": [str(v) for v in (r.result.get("partial_unexpected_list") or [])[:5]],
+            "rows": [{k: str(v) for k, v in row.items()}
+                     for row in (r.result.get("partial_unexpected_index_list") or [])[:10]],
             "observed_value": str(r.result.get("observed_value")) if "observed_value" in r.result else None,
         })
     return SuiteResult(bool(result.success), len(result.results), failures)
