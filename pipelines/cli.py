@@ -104,11 +104,14 @@ def print_summary(result) -> int:
             group by all order by 1, 4 desc""", [result.run_id]).fetchall()
         total, offers = con.execute(
             "select count(*), count(distinct offer_id) from observations").fetchone()
+        pending = con.execute("select source, crawl_id from raw.crawls where passed and "
+                              "normalized_at is null order by 1, 2").fetchall()
 
     table = Table(title="sources")
     for column in ("source", "crawl", "collected", "normalized", "quarantined"):
         table.add_column(column, justify="right" if column not in ("source", "crawl") else "left")
-    shown = {"passed": "[green]ok[/]", "failed": "[red]FAILED[/]", "skipped": "[yellow]skipped[/]"}
+    shown = {"passed": "[green]ok[/]", "failed": "[red]FAILED[/]", "skipped": "[yellow]skipped[/]",
+             "rejected": "[yellow]rejected[/]"}
     for source, status, collected, normalized, quarantined, _, _ in crawls:
         table.add_row(source, shown[status], str(collected), str(normalized), str(quarantined))
     console.print(table)
@@ -133,6 +136,11 @@ def print_summary(result) -> int:
         if check.metadata.get("failures"):
             failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
             console.print("    " + escape(failures[:600]))
+    if failed_checks:
+        console.print("[yellow]  the batch stays pending and is retried next run; to set a wrong "
+                      "crawl aside: gpuprices reject <crawl_id> --reason '...'[/]")
+        for source, crawl_id in pending:
+            console.print(f"    pending: {source} {crawl_id}")
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
     console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
     console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
@@ -153,6 +161,31 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+@main.command()
+@click.argument("crawl_ids", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why the crawl is set aside (kept with it).")
+def reject(crawl_ids: tuple[str, ...], reason: str) -> None:
+    """Set aside pending crawls that a blocking check refused; their raw offers stay in raw.offers."""
+    from pipelines.lib.db import ensure_schema, transaction
+    from pipelines.resources import duckdb_from_env
+
+    with duckdb_from_env().get_connection() as con:
+        ensure_schema(con)
+        with transaction(con):
+            for crawl_id in crawl_ids:
+                row = con.execute("select passed, normalized_at from raw.crawls where crawl_id = ?",
+                                  [crawl_id]).fetchone()
+                if row is None:
+                    raise click.UsageError(f"no crawl {crawl_id!r} (see raw.crawls)")
+                if not row[0] or row[1] is not None:
+                    raise click.UsageError(f"crawl {crawl_id!r} is not pending: only a passing, "
+                                           "unpublished crawl can be rejected")
+                con.execute("""update raw.crawls set passed = false, status = 'rejected',
+                               failures = list_append(failures, ?) where crawl_id = ?""",
+                            [f"rejected: {reason}", crawl_id])
+    console.print(f"rejected {len(crawl_ids)} crawl(s); the next run publishes without them")
 
 
 def _source_facts() -> dict[str, dict]:

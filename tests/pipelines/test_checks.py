@@ -12,7 +12,11 @@ from dagster_duckdb import DuckDBResource
 
 import pipelines.defs.normalize as normalize_defs
 from pipelines.defs.normalize import observation_batch, observations
-from pipelines.defs.quality import observation_batch_meets_expectations
+from pipelines.defs.quality import (
+    observation_batch_meets_expectations,
+    observation_batch_sources_consistent,
+    sources_are_fresh,
+)
 from pipelines.lib.db import ensure_schema
 
 OBSERVED = datetime(2026, 11, 30, 9, tzinfo=UTC)
@@ -60,6 +64,14 @@ def test_clean_batch_passes(db):
      "expect_column_values_to_be_in_set"),
     ("missing FX date (completeness)", [{**CLEAN_ROW, "fx_rate_date": None}],
      "expect_column_values_to_not_be_null"),
+    ("observed in the future (timeliness)",
+     [{**CLEAN_ROW, "observed_at": datetime(2031, 1, 1, tzinfo=UTC)}],
+     "expect_column_values_to_be_between"),
+    ("A100 at 0.5 CNY per GPU-hour (plausibility)",
+     [{**CLEAN_ROW, "price_per_gpu_hour_cny": Decimal("0.5")}], "expect_column_values_to_be_in_set"),
+    ("slice at a third of the whole card per GPU (plausibility)",
+     [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "s", "sku": "A100 2g.20gb | 1", "gpu_fraction": Decimal("0.25"),
+                  "price_per_gpu_hour_cny": Decimal("20")}], "expect_column_values_to_be_in_set"),
 ])
 def test_each_defect_fails_the_check(db, defect, rows, expectation):
     _load_batch(db, rows)
@@ -67,6 +79,77 @@ def test_each_defect_fails_the_check(db, defect, rows, expectation):
     assert not result.passed, defect
     assert result.severity == dg.AssetCheckSeverity.ERROR
     assert expectation in {f["expectation"] for f in result.metadata["failures"].value}
+
+
+def test_failures_name_the_offending_rows(db):
+    _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b", "sku": "A100 | 8",
+                                 "price_per_gpu_hour_cny": Decimal("0.5")}])
+    result = observation_batch_meets_expectations(duckdb=db)
+    [failure] = [f for f in result.metadata["failures"].value
+                 if f["column"] == "price_within_card_bounds"]
+    assert failure["unexpected_count"] == 1
+    assert failure["rows"][0]["sku"] == "A100 | 8" and failure["rows"][0]["source"] == "idc_x"
+
+
+def _history(db: DuckDBResource, price: Decimal, rows: int) -> None:
+    """A published crawl of idc_x an hour earlier: `rows` observations at `price`."""
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                    "normalized_at, normalized_rows) values ('c0', 'idc_x', 'replay', true, "
+                    "'passed', ?, now(), ?)", [rows, rows])
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
+                    "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
+        earlier = OBSERVED.replace(hour=8)
+        for n in range(rows):
+            row = {**CLEAN_ROW, "offer_id": f"h{n}", "observed_at": earlier, "observed_hour": earlier,
+                   "price_per_gpu_hour_cny": price, "crawl_id": "c0"}
+            con.execute(f"insert into observations ({', '.join(row)}) values "
+                        f"({', '.join('?' * len(row))})", list(row.values()))
+
+
+def test_source_consistent_with_its_history_passes(db):
+    _history(db, Decimal("60"), rows=2)
+    _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b"}])
+    assert observation_batch_sources_consistent(duckdb=db).passed
+
+
+def test_source_without_history_passes(db):
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
+                    "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
+    _load_batch(db, [CLEAN_ROW])
+    assert observation_batch_sources_consistent(duckdb=db).passed
+
+
+def test_price_level_jump_fails_naming_source_and_card(db):
+    # a misread currency: every price of the source is 7x its last crawl
+    _history(db, Decimal("62") / 7, rows=1)
+    _load_batch(db, [CLEAN_ROW])
+    result = observation_batch_sources_consistent(duckdb=db)
+    assert not result.passed
+    [failure] = result.metadata["failures"].value
+    assert failure["column"] == "price_level_ratio"
+    [row] = failure["rows"]
+    assert (row["source"], row["gpu_model"]) == ("idc_x", "A100-80GB")
+    assert float(row["price_level_ratio"]) == pytest.approx(7.0)
+
+
+def test_volume_collapse_fails(db):
+    _history(db, Decimal("62"), rows=10)
+    _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b"}])   # 2 rows against a median of 10
+    result = observation_batch_sources_consistent(duckdb=db)
+    assert not result.passed
+    assert {f["column"] for f in result.metadata["failures"].value} == {"volume_ratio"}
+
+
+def test_freshness_warns_about_stale_sources(db):
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                    "finished_at) values ('old', 'idc_old', 'live', true, 'passed', 5, "
+                    "now() - interval 5 hour), ('new', 'idc_new', 'live', true, 'passed', 5, now())")
+    result = sources_are_fresh(duckdb=db)
+    assert not result.passed and result.severity == dg.AssetCheckSeverity.WARN
+    assert [s["source"] for s in result.metadata["stale"].value] == ["idc_old"]
 
 
 def _seed_raw_offer(db: DuckDBResource) -> None:

@@ -1,0 +1,45 @@
+"""GpuGeek (gpugeek.com): the public GPU product list, a paged JSON API (no key).
+
+Each product is a machine of 1, 2, 4 or 8 cards in one region, priced per machine per hour, day
+and month in 元. Field names and URL are modeled (sources.md #18, unverified).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from scrapy.http import Response
+
+from spiders.base import JsonApiSpider
+from spiders.items import RawOffer
+
+API_URL = "https://api.gpugeek.com/api/product/gpu/list?page=1&page_size=20"
+PERIODS = {"price_hour": "hour", "price_day": "day", "price_month": "month"}
+_UNIT = {"hour": "时", "day": "天", "month": "月"}
+
+
+class GpugeekCNSpider(JsonApiSpider):
+    name = "gpugeek_cn"
+    vendor = "GpuGeek"
+    vendor_kind = "marketplace"
+    start_urls = [API_URL]
+    offers_path = "data.list"
+    next_page_path = "data.next"
+    min_offers = 40
+
+    def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
+        for field, period in PERIODS.items():
+            price = offer.get(field)
+            # null: the period is not sold for this machine (8-card H800 monthly is "contact sales")
+            if price in (None, "", 0):
+                continue
+            yield self.offer(
+                response,
+                sku=str(offer["id"]), gpu_text=offer["gpu_name"], vram_gb=offer.get("gpu_memory"),
+                gpu_count=int(offer["gpu_num"]), region_text=offer["region_name"],
+                offer_kind="on_demand", price_amount=str(price), currency="CNY",
+                billing_period=period, price_text=f"¥{price}/{_UNIT[period]}",
+                available=int(offer.get("idle_num") or 0) > 0,
+                vendor_data={k: offer.get(k) for k in ("region_code", "idle_num", "cpu_num",
+                                                       "memory_gb", "status")},
+            )

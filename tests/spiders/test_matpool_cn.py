@@ -1,0 +1,116 @@
+"""矩池云 price list: parse the recorded page once (one offer per table row), then many checks.
+
+The snapshot holds rows that must not become observations: RTX 3090 and L40S (untracked cards)
+and a 包月 row whose price cell says 售罄; normalization quarantines them with their reasons."""
+
+from decimal import Decimal
+
+import pytest
+from scrapy.http import HtmlResponse
+
+from pipelines.lib.normalize import Quarantined, normalize_offer
+from spiders.vendors.matpool_cn import MatpoolCNSpider
+from tests.conftest import file_response
+
+spider = MatpoolCNSpider(crawl_id="test")
+PAGE = file_response("matpool_cn", "host_market_gpu.html")
+OFFERS = [dict(o) for o in spider.parse(PAGE)]
+UNTRACKED = ("RTX 3090", "L40S")
+
+
+def find(region: str, gpu: str, vram: str, period: str) -> dict:
+    (hit,) = [o for o in OFFERS if (o["region_text"], o["gpu_text"], o["vram_gb"],
+                                    o["billing_period"]) == (region, gpu, vram, period)]
+    return hit
+
+
+def test_one_offer_per_row():
+    assert len(OFFERS) == len(PAGE.css("table.price-table tbody tr")) == 30
+
+
+def test_first_offer_fields():
+    first = OFFERS[0]
+    assert first["sku"] == "NVIDIA RTX 4090 24GB"
+    assert (first["gpu_text"], first["vram_gb"]) == ("NVIDIA RTX 4090", "24GB")
+    assert first["gpu_count"] == 1
+    assert first["region_text"] == "杭州"
+    assert (first["price_text"], first["billing_period"]) == ("¥2.39/时", "hour")
+    assert first["offer_kind"] == "on_demand"
+    assert first["available"] is True
+    assert "price_amount" not in first and "currency" not in first  # read from the text
+    assert first["url"] == "https://matpool.com/host-market/gpu"
+    assert first["observed_at"] == "2026-11-30T09:00:00Z"
+
+
+def test_unit_and_thousands_separator_in_one_cell():
+    row = normalize_offer(find("杭州", "NVIDIA RTX 4090", "24GB", "month"))
+    assert (row["price_amount"], row["currency"]) == (Decimal("1399"), "CNY")
+    assert row["billing_period"] == "month"
+
+
+def test_weekly_term():
+    offer = find("北京", "NVIDIA A100", "40GB", "week")
+    assert offer["price_text"] == "¥759/周"
+    assert normalize_offer(offer)["gpu_model"] == "A100-40GB"
+    assert {o["billing_period"] for o in OFFERS} == {"hour", "day", "week", "month"}
+
+
+def test_promotion_takes_the_current_price_and_the_term_column():
+    offer = find("张家口", "NVIDIA RTX 4090", "24GB", "hour")
+    assert offer["price_text"] == "原价¥2.29 现价¥1.89"  # struck-through list price kept as written
+    row = normalize_offer(offer)
+    assert (row["price_amount"], row["billing_period"]) == (Decimal("1.89"), "hour")
+
+
+def test_sold_out_term_is_seen_and_quarantined():
+    offer = find("北京", "NVIDIA A100", "80GB", "month")
+    assert (offer["price_text"], offer["available"]) == ("售罄", False)
+    with pytest.raises(Quarantined, match="sold out"):
+        normalize_offer(offer)
+    # 紧张 (scarce) is still in stock
+    assert find("北京", "NVIDIA A100", "80GB", "hour")["available"] is True
+
+
+@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in UNTRACKED)],
+                         ids=lambda o: f"{o['gpu_text']}-{o['billing_period']}")
+def test_untracked_cards_are_quarantined(offer):
+    with pytest.raises(Quarantined) as exc:
+        normalize_offer(offer)
+    assert exc.value.stage == "card"
+
+
+def test_every_other_row_normalizes_across_three_provinces():
+    rows = [normalize_offer(o) for o in OFFERS
+            if not any(u in o["gpu_text"] for u in UNTRACKED) and o["price_text"] != "售罄"]
+    assert len(rows) == 24
+    assert {r["province_or_state"] for r in rows} == {"Zhejiang", "Beijing", "Hebei"}
+    assert {r["gpu_model"] for r in rows} == {"RTX4090-24GB", "A100-40GB", "A100-80GB"}
+
+
+def test_unknown_term_leaves_the_period_unset():
+    html = PAGE.text.replace("<td>按周</td>", "<td>按季</td>", 1)
+    changed = HtmlResponse(url=PAGE.url, body=html.encode(), encoding="utf-8")
+    weird = [o for o in spider.parse(changed) if o["vendor_data"]["row"]["计费方式"] == "按季"]
+    assert len(weird) == 1 and weird[0]["billing_period"] is None
+
+
+def test_changed_layout_fails_loudly():
+    html = PAGE.text.replace("<th>计费方式</th>", "<th>计费</th>")
+    changed = HtmlResponse(url=PAGE.url, body=html.encode(), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"matpool_cn: table headers \['计费方式'\] not found"):
+        list(spider.parse(changed))
+
+
+@pytest.mark.parametrize("offer", OFFERS,
+                         ids=lambda o: f"{o['region_text']}-{o['sku']}-{o['billing_period']}")
+def test_offer_invariants(offer):
+    assert offer["price_text"].startswith(("¥", "原价¥")) or offer["price_text"] == "售罄"
+    assert offer["billing_period"] in ("hour", "day", "week", "month")
+    assert offer["region_text"] in ("杭州", "北京", "张家口")
+    assert offer["available"] in (True, False)
+    assert len(offer["raw_ref"]) == 64
+
+
+def test_offers_are_unique():
+    keys = [(o["region_text"], o["sku"], o["billing_period"]) for o in OFFERS]
+    assert len(keys) == len(set(keys))
