@@ -1,0 +1,207 @@
+"""Google Cloud: the keyless GPU pricing page (default) and the keyed Cloud Billing Catalog API.
+
+The page holds an NVIDIA T4 table (untracked: normalization quarantines its 3 offers) and a
+'Not available' spot cell (skipped). The API pages hold a commitment, a T4, an H100 Mega and a CPU
+SKU, all skipped. Prices are per GPU, GPU only (the host VM is billed on top)."""
+
+import asyncio
+import json
+from decimal import Decimal
+
+import pytest
+from scrapy.http import HtmlResponse, TextResponse
+
+from pipelines.lib.normalize import Quarantined, normalize_offer
+from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
+from tests.conftest import file_response
+from tests.spiders.crawl import run_crawl
+
+PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"
+spider = GcpSpider(crawl_id="test")
+PAGE = file_response("gcp", "gpus_pricing.html")
+PAGE_OFFERS = list(spider.parse_page(PAGE))
+TRACKED = [o for o in PAGE_OFFERS if "T4" not in o["gpu_text"]]
+API_OUTPUT = [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
+              for x in spider.parse_skus(file_response("gcp", f))]
+API_OFFERS = [x for x in API_OUTPUT if not hasattr(x, "callback")]
+API_NEXT = [x for x in API_OUTPUT if hasattr(x, "callback")]
+
+
+def price(offers, gpu, region, kind):
+    offer = next(o for o in offers if gpu in o["gpu_text"] and o["region_text"] == region
+                 and o["offer_kind"] == kind)
+    return Decimal(offer["price_amount"]) if offer.get("price_amount") else offer["price_text"]
+
+
+async def _collect(agen):
+    return [r async for r in agen]
+
+
+def test_without_key_reads_the_public_page(monkeypatch):
+    monkeypatch.delenv("GCP_API_KEY", raising=False)
+    [request] = asyncio.run(_collect(GcpSpider(crawl_id="t").start()))
+    assert request.url == PAGE_URL and request.callback.__name__ == "parse_page"
+
+
+def test_with_key_calls_the_catalog_api_and_keeps_the_key_out_of_the_url(monkeypatch):
+    monkeypatch.setenv("GCP_API_KEY", "k-123")
+    [request] = asyncio.run(_collect(GcpSpider(crawl_id="t").start()))
+    assert request.url == API_URL and request.callback.__name__ == "parse_skus"
+    assert request.headers["X-Goog-Api-Key"] == b"k-123"
+    assert "k-123" not in request.url
+
+
+def test_first_page_offer_fields():
+    first = PAGE_OFFERS[0]
+    assert first["sku"] == first["gpu_text"] == "NVIDIA A100 40GB"
+    assert first["gpu_count"] == 1
+    assert first["region_text"] == "asia-northeast1"
+    assert first["offer_kind"] == "on_demand"
+    assert first["price_text"] == "$1.70586"
+    assert first["billing_period"] == "hour"
+    assert first["vendor_data"] == {"location": "Tokyo"}
+    assert first["url"] == PAGE_URL
+    assert first["observed_at"] == "2026-11-30T09:00:00Z"
+
+
+@pytest.mark.parametrize("gpu,region,kind,expected", [
+    ("A100 40GB", "us-central1", "on_demand", "$2.93391"),
+    ("A100 40GB", "us-central1", "spot", "$1.4341"),
+    ("A100 40GB", "me-west1", "on_demand", "$3.2273"),
+    ("A100 80GB", "us-east5", "on_demand", "$4.4242"),
+    ("H100 80GB", "us-central1", "on_demand", "$4.20076"),
+    ("H100 80GB", "europe-west4", "on_demand", "$12.73552"),
+    ("H100 80GB", "asia-south2", "spot", "$2.6909"),
+])
+def test_page_prices_are_the_reference_gpu_only_values(gpu, region, kind, expected):
+    assert price(PAGE_OFFERS, gpu, region, kind) == expected
+
+
+def test_spot_above_on_demand_anomaly_is_kept():
+    # Real catalog anomaly: A100 80GB spot costs more than on-demand in us-central1 and
+    # europe-west4. Normalization must not hide it.
+    rows = {o["offer_kind"]: normalize_offer(dict(o)) for o in TRACKED
+            if o["gpu_text"] == "NVIDIA A100 80GB" and o["region_text"] == "us-central1"}
+    assert rows["on_demand"]["price_amount"] == Decimal("1.8462")
+    assert rows["spot"]["price_amount"] == Decimal("1.964")
+    assert rows["spot"]["price_per_gpu_hour_usd"] > rows["on_demand"]["price_per_gpu_hour_usd"]
+
+
+def test_regions_per_model():
+    regions = {g: {o["region_text"] for o in TRACKED if o["gpu_text"] == g}
+               for g in ("NVIDIA A100 40GB", "NVIDIA A100 80GB", "NVIDIA H100 80GB")}
+    assert {g: len(r) for g, r in regions.items()} == {
+        "NVIDIA A100 40GB": 10, "NVIDIA A100 80GB": 5, "NVIDIA H100 80GB": 19}
+    assert regions["NVIDIA A100 80GB"] == {"us-central1", "us-east4", "us-east5", "europe-west4",
+                                           "asia-southeast1"}
+
+
+def test_not_available_spot_cell_is_skipped_and_untracked_card_quarantined():
+    t4 = [o for o in PAGE_OFFERS if o["gpu_text"] == "NVIDIA T4"]
+    assert sorted((o["region_text"], o["offer_kind"]) for o in t4) == [
+        ("asia-east2", "on_demand"), ("us-central1", "on_demand"), ("us-central1", "spot")]
+    for offer in t4:
+        with pytest.raises(Quarantined, match="untracked GPU model T4") as exc:
+            normalize_offer(dict(offer))
+        assert exc.value.stage == "card"
+
+
+def test_changed_page_layout_is_loud():
+    html = PAGE.text.replace("Spot price per GPU (USD per hour)", "Spot VM price")
+    changed = HtmlResponse(url=PAGE_URL, body=html.encode(), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"gcp: table headers \['Spot price per GPU"):
+        list(spider.parse_page(changed))
+    empty = HtmlResponse(url=PAGE_URL, body=b"<html><body>Moved</body></html>", encoding="utf-8")
+    with pytest.raises(ValueError, match="no GPU price tables"):
+        list(spider.parse_page(empty))
+
+
+@pytest.mark.parametrize("offer", TRACKED,
+                         ids=lambda o: f"{o['gpu_text']}-{o['region_text']}-{o['offer_kind']}")
+def test_page_offer_invariants(offer):
+    assert offer["price_text"].startswith("$")
+    assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
+    row = normalize_offer(dict(offer))
+    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
+    assert row["currency"] == "USD" and row["gpu_fraction"] == 1
+
+
+def test_page_offer_counts_and_uniqueness():
+    assert len(PAGE_OFFERS) == 71 and len(TRACKED) == 68
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in PAGE_OFFERS]
+    assert len(keys) == len(set(keys))
+
+
+# --- keyed path: Cloud Billing Catalog API ---
+
+def test_api_follows_next_page_token_and_stops_on_the_last_page():
+    assert [r.url for r in API_NEXT] == [f"{API_URL}?pageToken={PAGE2_TOKEN}"]
+    assert API_NEXT[0].callback.__name__ == "parse_skus"
+
+
+def test_api_offer_fields():
+    first = API_OFFERS[0]
+    assert first["sku"] == "039F-D0DA-4055"
+    assert first["gpu_text"] == "Nvidia Tesla A100 GPU running in Americas"
+    assert first["region_text"] == "us-central1"
+    assert first["offer_kind"] == "on_demand"
+    assert first["price_amount"] == "2.93391"   # units "2" + nanos 933910000
+    assert first["currency"] == "USD" and first["billing_period"] == "hour"
+    assert first["vendor_data"]["usageType"] == "OnDemand"
+
+
+def test_api_skips_commitments_other_gpus_mega_and_cpu_skus():
+    descriptions = {o["vendor_data"]["description"] for o in API_OFFERS}
+    assert not any(w in d for d in descriptions for w in ("Commitment", "T4", "Mega", "Core"))
+    assert {o["vendor_data"]["usageType"] for o in API_OFFERS} == {"OnDemand", "Preemptible"}
+
+
+def test_api_price_without_units_field():
+    # proto3 JSON omits zero fields: a price below 1 USD has no "units".
+    body = {"skus": [{"skuId": "X", "description": "Nvidia Tesla A100 GPU running in Iowa",
+                      "category": {"resourceFamily": "Compute", "resourceGroup": "GPU",
+                                   "usageType": "Preemptible"},
+                      "serviceRegions": ["us-central1"],
+                      "pricingInfo": [{"pricingExpression": {"usageUnit": "h", "tieredRates": [
+                          {"unitPrice": {"currencyCode": "USD", "nanos": 964000000}}]}}]}]}
+    response = TextResponse(url=API_URL, body=json.dumps(body).encode(),
+                            headers={"Content-Type": "application/json"})
+    [offer] = spider.parse_skus(response)
+    assert offer["price_amount"] == "0.964" and offer["offer_kind"] == "spot"
+
+
+def test_api_and_page_agree_on_prices():
+    for gpu_api, gpu_page in (("Tesla A100", "A100 40GB"), ("A100 80GB", "A100 80GB"),
+                              ("H100 80GB", "H100 80GB")):
+        for kind in ("on_demand", "spot"):
+            assert f"${price(API_OFFERS, gpu_api, 'us-central1', kind)}" == \
+                price(PAGE_OFFERS, gpu_page, "us-central1", kind)
+
+
+@pytest.mark.parametrize("offer", API_OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}")
+def test_api_offer_invariants(offer):
+    row = normalize_offer(dict(offer))
+    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
+    preemptible = offer["vendor_data"]["usageType"] == "Preemptible"
+    assert offer["offer_kind"] == ("spot" if preemptible else "on_demand")
+
+
+def test_api_offer_count_and_uniqueness():
+    assert len(API_OFFERS) == 14
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in API_OFFERS]
+    assert len(keys) == len(set(keys))
+
+
+def test_keyed_crawl_pages_the_api_and_never_records_the_key(replay_server, tmp_path, monkeypatch):
+    key = "AIzaTEST-never-log-me"
+    monkeypatch.setenv("GCP_API_KEY", key)
+    log = tmp_path / "scrapy.log"
+    offers, verdict = run_crawl("gcp", replay_server.url, tmp_path,
+                                "LOG_LEVEL=DEBUG", f"LOG_FILE={log}")
+    assert verdict["passed"], verdict["failures"]
+    assert len(offers) == 14
+    assert [f["url"] for f in verdict["fetches"] if "/skus" in f["url"]] == [
+        API_URL, f"{API_URL}?pageToken={PAGE2_TOKEN}"]
+    assert "cloudbilling" in log.read_text()
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".gz"]
+    assert written and not any(key in p.read_text(errors="replace") for p in written)
