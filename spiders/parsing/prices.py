@@ -72,8 +72,9 @@ _SELF = _alt(_SELF_MARKED)
 _CUR = _alt(currency_tokens())
 _NUM = r"(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)"
 _ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?\s*(?P<cur>{_CUR})?")
+# "/ 1 hour" (Google's pricing pages) reads as "/hour": a count of one before the unit.
 _TAIL_RE = re.compile(
-    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_SEP}?\s*)?(?P<p>{_PERIOD})"
+    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
     rf"|(?:{_SEP}\s*{_UNIT}\s*)?(?P<s>{_SELF}))")
 _UNKNOWN_PER_RE = re.compile(rf"\s*起?\s*(?:/|每|per(?![a-z]))\s*(?!{_UNIT}\s*(?:$|[\s,;)]))(\S+)")
 _PERIOD_ONLY_RE = re.compile(

@@ -20,6 +20,7 @@ PRICES = [
     ("￥8000/卡/月", None, None, ParsedPrice(D("8000"), "CNY", "month")),
     ("￥６２.００／时", None, None, ParsedPrice(D("62.00"), "CNY", "hour")),   # full-width
     ("$2.49/hr", None, None, ParsedPrice(D("2.49"), "USD", "hour")),
+    ("$2.93391 / 1 hour", None, None, ParsedPrice(D("2.93391"), "USD", "hour")),  # Google's pages
     ("0.35 USD per hour", None, None, ParsedPrice(D("0.35"), "USD", "hour")),
     ("48.00 元/小时起", None, None, ParsedPrice(D("48"), "CNY", "hour", is_starting_price=True)),
     ("48元起/小时", None, None, ParsedPrice(D("48"), "CNY", "hour", is_starting_price=True)),
@@ -122,6 +123,7 @@ NOT_PRICES = [
     ("原价¥2 现价¥3", "original price below"),
     ("原价¥3.2", "only an original"),
     ("¥2/fortnight", "unrecognized billing period"),
+    ("$2 / 2 hours", "unrecognized billing period"),  # a count other than one is refused
     ("300円/時間", "unrecognized billing period"),   # Japanese 時間, not a silent default
     ("每小时 ¥200/月", "conflicting periods"),
     ("¥0.01/分钟", "per minute"),
