@@ -2,7 +2,7 @@
 
 import dagster as dg
 
-from pipelines.defs.ingest import raw_assets
+from pipelines.defs.ingest import raw_offers
 from pipelines.defs.models import model_assets
 from pipelines.defs.normalize import observation_batch, observations
 from pipelines.defs.quality import (
@@ -26,7 +26,7 @@ scrape_hourly_schedule = dg.ScheduleDefinition(
 )
 
 defs = dg.Definitions(
-    assets=[*raw_assets, observation_batch, observations, *model_assets, *feed_assets],
+    assets=[raw_offers, observation_batch, observations, *model_assets, *feed_assets],
     asset_checks=[observation_batch_meets_expectations, observation_batch_sources_consistent,
                   sources_are_fresh],
     jobs=[gpuprices_job],

@@ -48,11 +48,14 @@ class CrawlerResource(dg.ConfigurableResource):
     snapshot_dir: str = str(SNAPSHOT_DIR)
     timeout_seconds: int = 600
 
+    def items_path(self, source: str, crawl_id: str) -> Path:
+        return Path(self.data_dir) / "raw" / "items" / source / f"{crawl_id}.jsonl"
+
     def crawl(self, source: str, crawl_id: str, log: dg.DagsterLogManager | None = None) -> CrawlResult:
         if self.mode not in MODES:
             raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         root = Path(self.data_dir)
-        items_path = root / "raw" / "items" / source / f"{crawl_id}.jsonl"
+        items_path = self.items_path(source, crawl_id)
         missing_key = spider_class(source).missing_key()
         if missing_key:
             return CrawlResult(source, crawl_id, False, 0, [missing_key], items_path, skipped=True)

@@ -2,6 +2,8 @@
 
 
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import dagster as dg
@@ -37,30 +39,58 @@ def _record_crawl(con, result: CrawlResult, run_id: str, mode: str) -> None:
         con.unregister("new_items")
 
 
-def build_raw_asset(source: str) -> dg.AssetsDefinition:
-    spider = spider_class(source)
-    key = dg.AssetKey(["raw", source])
+def _crawl_safely(crawler: CrawlerResource, source: str, crawl_id: str, log) -> CrawlResult:
+    try:
+        return crawler.crawl(source, crawl_id, log)
+    except Exception as exc:  # a crawler bug in one source must not take the others down
+        return CrawlResult(source, crawl_id, False, 0, [f"crawler error: {type(exc).__name__}: {exc}"],
+                           crawler.items_path(source, crawl_id))
 
-    @dg.asset(
-        key=key,
-        group_name="raw",
-        kinds={"scrapy", "duckdb"},
-        description=f"Raw offers crawled from {spider.vendor} ({source}), one row per offer in "
-                    "raw.offers; the crawl's monitor verdict in raw.crawls.",
-        check_specs=[dg.AssetCheckSpec(CRAWL_CHECK, asset=key,
-                                       description="The crawl finished, returned enough offers "
-                                                   "with every required field, and hit no errors.")],
-        tags={"source": source},
+
+def _check_result(source: str, result: CrawlResult) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(
+        asset_key=dg.AssetKey(["raw", source]), check_name=CRAWL_CHECK, passed=result.passed,
+        # a skipped source (no API key) is a warning, a failed crawl an error
+        severity=dg.AssetCheckSeverity.WARN if result.skipped else dg.AssetCheckSeverity.ERROR,
+        description="; ".join(result.failures) or "crawl passed its monitors",
+        metadata={"offers": result.offers, "failures": json.dumps(result.failures)},
     )
-    def raw_source(context: dg.AssetExecutionContext, crawler: CrawlerResource,
-                   duckdb: DuckDBResource):
-        crawl_id = f"{source}-{datetime.now(UTC):%Y%m%dT%H%M%S}-{context.run_id[:8]}"
-        context.log.info(f"crawling {source} ({crawler.mode})")
-        result = crawler.crawl(source, crawl_id, context.log)
-        with duckdb.get_connection() as con:
-            ensure_schema(con)
-            with transaction(con):
-                _record_crawl(con, result, context.run_id, crawler.mode)
+
+
+SOURCES = source_names()
+CRAWL_CONCURRENCY = int(os.environ.get("GPUPRICES_CRAWL_CONCURRENCY", "4"))
+
+
+@dg.multi_asset(
+    specs=[dg.AssetSpec(["raw", s], group_name="raw", kinds={"scrapy", "duckdb"},
+                        tags={"source": s},
+                        description=f"Raw offers crawled from {spider_class(s).vendor} ({s}), one "
+                                    "row per offer in raw.offers; the crawl's verdict in raw.crawls.")
+           for s in SOURCES],
+    check_specs=[dg.AssetCheckSpec(CRAWL_CHECK, asset=["raw", s],
+                                   description="The crawl finished, returned enough offers with "
+                                               "every required field, and hit no errors.")
+                 for s in SOURCES],
+    can_subset=True,
+    name="raw_offers",
+)
+def raw_offers(context: dg.AssetExecutionContext, crawler: CrawlerResource, duckdb: DuckDBResource):
+    """Crawls every selected source, each in its own `scrapy crawl` subprocess, a few at a time:
+    one source failing (or crashing) is recorded as failed and the others still land."""
+    sources = [key.path[1] for key in context.selected_asset_keys]
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    context.log.info(f"crawling {len(sources)} sources ({crawler.mode}), {CRAWL_CONCURRENCY} at a time")
+    with ThreadPoolExecutor(max_workers=CRAWL_CONCURRENCY) as pool:
+        futures = {s: pool.submit(_crawl_safely, crawler, s, f"{s}-{stamp}-{context.run_id[:8]}",
+                                  context.log) for s in sources}
+        results = {s: f.result() for s, f in futures.items()}
+    with duckdb.get_connection() as con:
+        ensure_schema(con)
+        for source in sources:
+            with transaction(con):  # one transaction per source: a bad load loses only its own
+                _record_crawl(con, results[source], context.run_id, crawler.mode)
+    for source in sources:
+        result = results[source]
         if result.passed:
             context.log.info(f"{source}: {result.offers} offers loaded")
         elif result.skipped:
@@ -69,20 +99,12 @@ def build_raw_asset(source: str) -> dg.AssetsDefinition:
             # Loud, but the other sources go on: nothing of this crawl is loaded, and earlier
             # observations of this source stay as they are.
             context.log.error(f"{source}: crawl failed, nothing loaded: {'; '.join(result.failures)}")
-        return dg.MaterializeResult(
-            metadata={"crawl_id": crawl_id, "offers": result.offers, "status": result.status,
+        yield dg.MaterializeResult(
+            asset_key=["raw", source],
+            metadata={"crawl_id": result.crawl_id, "offers": result.offers, "status": result.status,
                       "failures": dg.MetadataValue.json(result.failures)},
-            check_results=[dg.AssetCheckResult(
-                check_name=CRAWL_CHECK, passed=result.passed,
-                # a skipped source (no API key) is a warning, a failed crawl an error
-                severity=dg.AssetCheckSeverity.WARN if result.skipped else dg.AssetCheckSeverity.ERROR,
-                description="; ".join(result.failures) or "crawl passed its monitors",
-                metadata={"offers": result.offers, "failures": json.dumps(result.failures)},
-            )],
+            check_results=[_check_result(source, result)],
         )
 
-    return raw_source
 
-
-raw_assets = [build_raw_asset(source) for source in source_names()]
-RAW_KEYS = [a.key for a in raw_assets]
+RAW_KEYS = [dg.AssetKey(["raw", s]) for s in SOURCES]

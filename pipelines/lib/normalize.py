@@ -2,7 +2,8 @@
 
 One price unit compares everything: price_per_gpu_hour_* is the price of one whole-GPU
 equivalent for one hour, i.e. the listed price turned hourly (HOURS_PER_PERIOD: a month is 730 h)
-divided by gpu_count x gpu_fraction. The listed amount and period stay on the row.
+divided by gpu_count x gpu_fraction (by gpu_fraction alone when the price is written per card,
+"￥8000/卡/月"). The listed amount and period stay on the row.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class _Listed:
     amount: Decimal
     currency: str
     period: str
+    per_card: bool = False   # the listed price is for one card ("￥8000/卡/月"), not the machine
 
 
 def _listed_price(item: dict) -> _Listed:
@@ -68,7 +70,9 @@ def _listed_price(item: dict) -> _Listed:
             parsed = parse_price(item.get("price_text") or "", default_period=period)
         except PriceParseError as exc:
             raise Quarantined("price", str(exc)) from exc
-        amount, currency, period = parsed.amount, parsed.currency, parsed.period or period
+        if period not in HOURS_PER_PERIOD and parsed.period is None:
+            raise Quarantined("price", f"unknown billing period {period!r}")
+        return _Listed(parsed.amount, parsed.currency, parsed.period or period, parsed.per_card)
     if period not in HOURS_PER_PERIOD:
         raise Quarantined("price", f"unknown billing period {period!r}")
     return _Listed(amount, currency, period)
@@ -108,7 +112,8 @@ def normalize_offer(item: dict) -> dict:
 
     observed_at = datetime.fromisoformat(item["observed_at"].replace("Z", "+00:00")).astimezone(UTC)
     hourly = per_hour(listed.amount, listed.period)
-    per_gpu_hour = hourly / (gpu_count * gpu.gpu_fraction)
+    cards_priced = 1 if listed.per_card else gpu_count
+    per_gpu_hour = hourly / (cards_priced * gpu.gpu_fraction)
     try:
         to_cny, to_usd = (fx_rate(listed.currency, ccy, observed_at.date()) for ccy in ("CNY", "USD"))
     except FxRateError as exc:

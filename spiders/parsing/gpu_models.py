@@ -52,7 +52,8 @@ _SLICE_DEFAULT_CARD = {"A100": 80, "H100": 80, "H800": 80, "RTX4090": 24, "RTX40
 # MIG carves memory into 8 slices; allowed memory slices per compute profile "Ng".
 _MIG_MEM_EIGHTHS = {1: (1, 2), 2: (2,), 3: (4,), 4: (4,), 7: (8,)}
 _MIG_RE = re.compile(r"(?<![0-9])([1-7])\s*G\s*\.\s*([0-9]+)\s*GB?(?![A-Z])")
-_FRACTION_RE = re.compile(r"(?<![0-9.])([1-8])\s*/\s*([1-8])(?![0-9])")
+# Any n/m is read, so that an unsupported one ("1/20") is refused instead of silently ignored.
+_FRACTION_RE = re.compile(r"(?<![0-9.])([1-9][0-9]?)\s*/\s*([1-9][0-9]?)(?![0-9])")
 _CN_FRACTIONS = {"半卡": (1, 2), "二分之一": (1, 2), "四分之一": (1, 4), "八分之一": (1, 8)}
 _MEM_RE = re.compile(r"(?<![0-9.])([0-9]+(?:\.[0-9]+)?)\s*G(?:B|IB)?(?![A-Z])")
 _SLICE_MARK = r"切分|切片|分片|SLICE|VGPU"

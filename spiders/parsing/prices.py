@@ -34,6 +34,7 @@ class ParsedPrice:
     list_amount: Decimal | None = None  # struck-through/original price (原价), if shown
     amount_max: Decimal | None = None   # upper end of a range ("20-30元/小时")
     is_starting_price: bool = False     # "起" / "from $2"
+    per_card: bool = False              # "￥8000/卡/月", "$2.79 / GPU / hr", "¥8/卡时": one card's price
 
 
 def _alt(words) -> str:
@@ -67,6 +68,7 @@ _PERIOD_OF.update(_SELF_MARKED)
 
 _SEP = r"(?:/|每|一|按|per(?![a-z])|an?(?![a-z]))"
 _UNIT = r"(?:卡|张|台|个|实例|gpus?(?![a-z])|cards?(?![a-z])|instances?(?![a-z]))"
+_CARD_UNIT_RE = re.compile(r"卡|张|(?<![a-z])(?:gpus?|cards?)(?![a-z])")  # per card, not per machine
 _PERIOD = _alt(set(_PERIOD_OF) - set(_SELF_MARKED))
 _SELF = _alt(_SELF_MARKED)
 _CUR = _alt(currency_tokens())
@@ -250,4 +252,5 @@ def parse_price(text: str, default_currency: str | None = None,
         amount=amount, currency=_currency(s, text, default_currency, "CNY" if chinese else None),
         period=periods.pop() if periods else default_period,
         list_amount=list_amount, amount_max=amount_max,
-        is_starting_price=bool(_STARTING_RE.search(s)))
+        is_starting_price=bool(_STARTING_RE.search(s)),
+        per_card=any(_CARD_UNIT_RE.search(t.group()) for _, _, t in atoms if t))

@@ -98,7 +98,7 @@ REJECTED = [
     ("A100 or H100", "several GPU models"), ("A100 80GB", "hint"),   # hint 40 contradicts 80
     ("A100 20G", "not a A100 memory size"), ("4090D 48G", "not a RTX4090D memory size"),
     ("A100 MIG 1g.10gb", "several A100 sizes"), ("A100 80GB 3g.20gb", "does not fit"),
-    ("RTX 4090 MIG 1g.10gb", "without MIG"), ("A100 1/3", "unsupported slice fraction"),
+    ("RTX 4090 MIG 1g.10gb", "without MIG"), ("A100 1/3", "unsupported slice fraction"), ("A100 80GB 1/20", "unsupported slice fraction"),
     ("A100 80G 1/4 40G切分", "is not 1/4"), ("A100 40GB 40G切分", "not smaller"),
     ("A100 40GB 80GB", "several card memory sizes"), ("H100 SXM PCIe", "several variants"),
 ]

@@ -17,10 +17,11 @@ PRICES = [
     ("¥1.98/小时", None, None, ParsedPrice(D("1.98"), "CNY", "hour")),
     ("1.98元/时", None, None, ParsedPrice(D("1.98"), "CNY", "hour")),
     ("1,299元/月", None, None, ParsedPrice(D("1299"), "CNY", "month")),
-    ("￥8000/卡/月", None, None, ParsedPrice(D("8000"), "CNY", "month")),
+    ("￥8000/卡/月", None, None, ParsedPrice(D("8000"), "CNY", "month", per_card=True)),
     ("￥６２.００／时", None, None, ParsedPrice(D("62.00"), "CNY", "hour")),   # full-width
     ("$2.49/hr", None, None, ParsedPrice(D("2.49"), "USD", "hour")),
     ("$2.93391 / 1 hour", None, None, ParsedPrice(D("2.93391"), "USD", "hour")),  # Google's pages
+    ("$2.79 / GPU / hr", None, None, ParsedPrice(D("2.79"), "USD", "hour", per_card=True)),
     ("0.35 USD per hour", None, None, ParsedPrice(D("0.35"), "USD", "hour")),
     ("48.00 元/小时起", None, None, ParsedPrice(D("48"), "CNY", "hour", is_starting_price=True)),
     ("48元起/小时", None, None, ParsedPrice(D("48"), "CNY", "hour", is_starting_price=True)),
@@ -54,7 +55,7 @@ PRICES = [
     ("0,35 €/h", None, None, ParsedPrice(D("0.35"), "EUR", "hour")),
     ("1.234,50 € / month", None, None, ParsedPrice(D("1234.50"), "EUR", "month")),
     ("HK$3.1/小时", None, None, ParsedPrice(D("3.1"), "HKD", "hour")),
-    ("US$1.25 per GPU per hour", None, None, ParsedPrice(D("1.25"), "USD", "hour")),
+    ("US$1.25 per GPU per hour", None, None, ParsedPrice(D("1.25"), "USD", "hour", per_card=True)),
     ("$0.125/hr", None, None, ParsedPrice(D("0.125"), "USD", "hour")),   # not 125
     ("$2 an hour", None, None, ParsedPrice(D("2"), "USD", "hour")),
     ("$1,299.00 monthly", None, None, ParsedPrice(D("1299"), "USD", "month")),
@@ -68,7 +69,7 @@ PRICES = [
     ("按月计费：1299元", None, None, ParsedPrice(D("1299"), "CNY", "month")),
     ("Price per hour: $2.49", None, None, ParsedPrice(D("2.49"), "USD", "hour")),
     ("限时特惠 ¥200/月", None, None, ParsedPrice(D("200"), "CNY", "month")),   # 限时 is no period
-    ("¥2.1/卡时", None, None, ParsedPrice(D("2.1"), "CNY", "hour")),
+    ("¥2.1/卡时", None, None, ParsedPrice(D("2.1"), "CNY", "hour", per_card=True)),
     ("¥2.1/时 售罄", None, None, ParsedPrice(D("2.1"), "CNY", "hour")),   # availability is separate
     ("2.72", "CNY", "hour", ParsedPrice(D("2.72"), "CNY", "hour")),
     ("每小时 2.72", None, None, ParsedPrice(D("2.72"), "CNY", "hour")),   # Chinese unit -> CNY

@@ -27,6 +27,10 @@ def offer(**fields) -> dict:
     (dict(gpu_text="RTX 4090 24GB", price_text="¥45.00/日"), "RTX4090-24GB", 1, "day", "1.875"),
     (dict(gpu_text="H800 80GB", price_text="3.5万元/年"), "H800-80GB", 1, "year",
      str((Decimal(35000) / 8760).quantize(Decimal("0.000001")))),
+    # written per card: an 8-card server's row priced "/卡/月" is not divided by 8 again
+    (dict(gpu_text="A100 80G SXM4 整机", gpu_count="8", price_text="￥8000/卡/月"), "A100-80GB", 1,
+     "month", str((Decimal(8000) / 730).quantize(Decimal("0.000001")))),
+    (dict(gpu_text="RTX 4090", gpu_count="4", price_text="¥2.10/卡时"), "RTX4090-24GB", 1, "hour", "2.1"),
 ])
 def test_cny_listings(fields, gpu_model, fraction, period, per_gpu_hour_cny):
     row = normalize_offer(offer(**fields))

@@ -1,0 +1,142 @@
+"""Lambda: the public price page (default, no key) and the keyed instance-types API."""
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from pipelines.lib.normalize import normalize_offer
+from spiders.vendors.lambda_cloud import API_URL, PAGE_URL, LambdaCloudSpider
+from tests.conftest import file_response
+
+spider = LambdaCloudSpider(crawl_id="test")
+PAGE = file_response("lambda_cloud", "gpu_cloud.html")
+PAGE_OFFERS = list(spider.parse(PAGE))
+PAGE_BY_SKU = {o["sku"]: o for o in PAGE_OFFERS}
+API = file_response("lambda_cloud", "instance_types.json")
+API_OFFERS = list(spider.parse_api(API))
+API_BY_KEY = {(o["sku"], o["region_text"]): o for o in API_OFFERS}
+
+
+def _start_requests(monkeypatch, key):
+    if key is None:
+        monkeypatch.delenv("LAMBDA_API_KEY", raising=False)
+    else:
+        monkeypatch.setenv("LAMBDA_API_KEY", key)
+
+    async def collect():
+        return [r async for r in LambdaCloudSpider(crawl_id="t").start()]
+    return asyncio.run(collect())
+
+
+def test_without_a_key_the_spider_reads_the_page(monkeypatch):
+    [request] = _start_requests(monkeypatch, None)
+    assert request.url == PAGE_URL and "Authorization" not in request.headers
+
+
+def test_with_a_key_the_spider_calls_the_api(monkeypatch):
+    [request] = _start_requests(monkeypatch, "secret-test-key")
+    assert request.url == API_URL
+    assert request.headers["Authorization"] == b"Bearer secret-test-key"
+    assert request.callback.__name__ == "parse_api"
+
+
+# --- page path -------------------------------------------------------------------------------
+
+def test_page_yields_every_tracked_row_and_skips_the_others():
+    assert len(PAGE_OFFERS) == 11
+    assert not any(t in sku for sku in PAGE_BY_SKU for t in ("B200", "GH200", "A10 "))
+
+
+def test_per_gpu_price_becomes_the_instance_price():
+    o = PAGE_BY_SKU["8x A100 (80 GB SXM4)"]
+    assert o["price_text"] == "$2.79 / GPU / hr"
+    assert (o["price_amount"], o["gpu_count"], o["gpu_text"]) == ("22.32", 8, "A100 (80 GB SXM4)")
+    row = normalize_offer(o)
+    assert row["price_per_gpu_hour_usd"] == Decimal("2.790000")
+    assert (row["gpu_model"], row["gpu_variant"]) == ("A100-80GB", "SXM")
+
+
+@pytest.mark.parametrize("sku, amount", [
+    ("1x A100 (40 GB PCIe)", "1.99"), ("1x A100 (40 GB SXM4)", "1.99"),
+    ("2x A100 (40 GB PCIe)", "3.98"), ("4x A100 (40 GB PCIe)", "7.96"),
+    ("8x A100 (40 GB SXM4)", "15.92"), ("8x A100 (80 GB SXM4)", "22.32"),
+    ("1x H100 (80 GB PCIe)", "3.29"), ("1x H100 (80 GB SXM5)", "4.29"),
+    ("2x H100 (80 GB SXM5)", "8.38"), ("4x H100 (80 GB SXM5)", "16.36"),
+    ("8x H100 (80 GB SXM5)", "31.92"),
+])
+def test_page_instance_prices_match_the_catalog(sku, amount):
+    assert PAGE_BY_SKU[sku]["price_amount"] == amount
+
+
+def test_page_offers_carry_the_country_only_region():
+    row = normalize_offer(PAGE_BY_SKU["1x H100 (80 GB PCIe)"])
+    assert (row["region_code"], row["country"], row["province_or_state"]) == ("us", "US", None)
+    assert PAGE_BY_SKU["1x H100 (80 GB PCIe)"]["available"] is None  # the page does not say
+
+
+def test_changed_page_layout_fails_loudly():
+    changed = PAGE.replace(body=PAGE.body.replace(b"<th>Price</th>", b"<th>Cost</th>"))
+    with pytest.raises(ValueError, match=r"lambda_cloud: table headers \['Price'\] not found"):
+        list(spider.parse(changed))
+
+
+# --- keyed API path --------------------------------------------------------------------------
+
+def test_api_one_offer_per_region_with_capacity():
+    # 1x A100: 1 region, 1x H100 PCIe: 2, 1x H100 SXM: 1, 8x A100 80GB: none -> 1, 8x H100: 3
+    assert len(API_OFFERS) == 8
+    assert {r for s, r in API_BY_KEY if s == "gpu_8x_h100_sxm5"} == {
+        "us-east-1", "europe-central-1", "asia-northeast-1"}
+    assert not any(o["sku"] == "gpu_1x_a10" for o in API_OFFERS)
+
+
+def test_api_offer_fields():
+    o = API_BY_KEY["gpu_1x_h100_sxm5", "us-south-1"]
+    assert (o["gpu_text"], o["gpu_count"], o["price_amount"]) == ("H100 (80 GB SXM5)", 1, "4.29")
+    assert (o["price_text"], o["currency"]) == ("429 cents/hour", "USD")
+    assert o["billing_period"] == "hour"
+    assert o["available"] is True and o["url"] == API_URL
+
+
+def test_api_type_without_capacity_keeps_its_price_unavailable():
+    o = API_BY_KEY["gpu_8x_a100_80gb_sxm4", "us"]
+    assert (o["price_amount"], o["gpu_count"], o["available"]) == ("22.32", 8, False)
+
+
+def test_api_regions_resolve():
+    rows = {r: normalize_offer(API_BY_KEY["gpu_8x_h100_sxm5", r])
+            for r in ("us-east-1", "europe-central-1", "asia-northeast-1")}
+    assert {r: (x["country"], x["province_or_state"]) for r, x in rows.items()} == {
+        "us-east-1": ("US", "Virginia"), "europe-central-1": ("DE", None),
+        "asia-northeast-1": ("JP", "Tokyo")}
+    assert rows["us-east-1"]["price_per_gpu_hour_usd"] == Decimal("3.990000")
+
+
+def test_page_and_api_agree_on_prices():
+    for sku, region in API_BY_KEY:
+        api = API_BY_KEY[sku, region]
+        page = PAGE_BY_SKU[api["vendor_data"]["description"]]
+        assert Decimal(page["price_amount"]) == Decimal(api["price_amount"])
+
+
+def test_api_error_body_fails_loudly():
+    broken = API.replace(body=b'{"error": {"code": "global/invalid-api-key"}}')
+    with pytest.raises(ValueError, match="lambda_cloud: no 'data' object"):
+        list(spider.parse_api(broken))
+
+
+@pytest.mark.parametrize("offer", PAGE_OFFERS + API_OFFERS,
+                         ids=lambda o: f"{o['sku']}-{o['region_text']}")
+def test_offer_invariants(offer):
+    assert Decimal(offer["price_amount"]) > 0
+    assert offer["offer_kind"] == "on_demand" and offer["vendor"] == "Lambda"
+    assert offer["gpu_count"] in (1, 2, 4, 8)
+    row = normalize_offer(offer)
+    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB") and row["gpu_fraction"] == 1
+
+
+def test_offers_are_unique():
+    for offers in (PAGE_OFFERS, API_OFFERS):
+        keys = [(o["sku"], o["region_text"]) for o in offers]
+        assert len(keys) == len(set(keys))
