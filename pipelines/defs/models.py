@@ -5,7 +5,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.lib.db import ensure_schema, transaction
-from pipelines.lib.sql_models import SqlModel, load_models
+from pipelines.lib.sql_models import SqlModel, load_models, run_model
 from pipelines.paths import SQL_DIR
 
 # Tables the Python assets build, by the name SQL uses for them.
@@ -31,10 +31,10 @@ def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
         with duckdb.get_connection() as con:
             ensure_schema(con)
             with transaction(con):
-                con.execute(f"create schema if not exists {model.layer}")
-                con.execute(model.create_statement())
+                how = run_model(con, model)
             rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
-        return dg.MaterializeResult(metadata={"row_count": rows})
+        context.log.info(f"{model.table}: {how}, {rows} rows")
+        return dg.MaterializeResult(metadata={"row_count": rows, "build": how})
 
     return sql_model
 

@@ -3,7 +3,10 @@
 Dependencies come from the SQL itself (parsed with sqlglot, DuckDB dialect): a model reads
 `observations` or another model by its qualified name, and no list is kept by hand. A file that
 does not parse, or reads a table nobody builds, fails at load time naming the file and the line.
-The first comment of a file is its description; a line `-- materialized: view` makes it a view.
+The first comment of a file is its description; a line `-- materialized: view` makes it a view,
+and `-- incremental: <date column>` makes it a table rebuilt only from the earliest day that has
+newly loaded observations (delete those days, insert them again): the result equals a full rebuild
+as long as each output row depends only on observations of its own day.
 """
 
 from __future__ import annotations
@@ -31,14 +34,26 @@ class SqlModel:
     description: str
     materialized: str           # "table" | "view"
     reads: tuple[str, ...]      # qualified names of the tables it reads: "observations", "marts.x"
+    incremental_by: str | None = None   # the date column an incremental model is rebuilt by
 
     @property
     def table(self) -> str:
         return f"{self.layer}.{self.name}"
 
+    @property
+    def select(self) -> str:
+        return self.sql.rstrip().rstrip(";")
+
     def create_statement(self) -> str:
         kind = "view" if self.materialized == "view" else "table"
-        return f"create or replace {kind} {self.table} as\n{self.sql.rstrip().rstrip(';')}"
+        return f"create or replace {kind} {self.table} as\n{self.select}"
+
+    def incremental_statements(self, since: str) -> list[str]:
+        """Rebuild the days from `since` (an ISO date) on; earlier days stay as they are."""
+        column = self.incremental_by
+        return [f"delete from {self.table} where {column} >= date '{since}'",
+                f"insert into {self.table} by name\nselect * from (\n{self.select}\n) "
+                f"where {column} >= date '{since}'"]
 
 
 def _description(sql: str, path: Path) -> str:
@@ -67,8 +82,10 @@ def parse_model(path: Path, root: Path) -> SqlModel:
         name = f"{table.db}.{table.name}" if table.db and table.db != "main" else table.name
         reads.append((name, table.this.meta.get("line", "?")))
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
+    inc = re.search(r"^--\s*incremental:\s*(\w+)", sql, re.M)
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
-                     mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})))
+                     mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
+                     inc.group(1) if inc else None)
     object.__setattr__(model, "_lines", dict(reads))
     return model
 
@@ -107,3 +124,48 @@ def topological_order(models: list[SqlModel]) -> list[SqlModel]:
     for table in sorted(by_table):
         visit(table, [])
     return ordered
+
+
+# Bookkeeping for incremental models: when each was last built.
+MODEL_STATE_SQL = """
+    create table if not exists raw.model_state (model varchar primary key, built_at timestamptz not null)
+"""
+
+
+def rebuild_from(con, model: SqlModel) -> str | None:
+    """For an incremental model that exists: the earliest day with observations loaded since its
+    last build (None: nothing new). Observations are loaded by crawl; a crawl's normalized_at says
+    when its rows joined `observations`."""
+    built = con.execute("select built_at from raw.model_state where model = ?", [model.table]).fetchone()
+    if built is None:
+        return None
+    since = con.execute("""
+        select min(observed_hour)::date from observations
+        where crawl_id in (select crawl_id from raw.crawls where normalized_at >= ?)""",
+                        [built[0]]).fetchone()[0]
+    return since.isoformat() if since else None
+
+
+def run_model(con, model: SqlModel, full: bool = False) -> str:
+    """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>", "up to date")."""
+    con.execute(f"create schema if not exists {model.layer}")
+    con.execute(MODEL_STATE_SQL)
+    if model.materialized == "view":
+        con.execute(model.create_statement())
+        return "view"
+    started = con.execute("select now()").fetchone()[0]
+    exists = con.execute("select count(*) from information_schema.tables where table_schema = ? "
+                         "and table_name = ?", [model.layer, model.name]).fetchone()[0]
+    state = con.execute("select count(*) from raw.model_state where model = ?", [model.table]).fetchone()[0]
+    if model.incremental_by and exists and state and not full:
+        since = rebuild_from(con, model)
+        how = "up to date"
+        if since:
+            for statement in model.incremental_statements(since):
+                con.execute(statement)
+            how = f"incremental from {since}"
+    else:
+        con.execute(model.create_statement())
+        how = "full"
+    con.execute("insert or replace into raw.model_state values (?, ?)", [model.table, started])
+    return how

@@ -1,0 +1,34 @@
+/* One row per offer per UTC day: its closing and lowest price per GPU-hour, the instance's closing
+   hourly price, whether it was available, and how often it was seen. The daily series signals use. */
+-- incremental: observed_date
+select
+    offer_id,
+    observed_date,
+    any_value(observed_month) as observed_month,
+    any_value(source) as source,
+    any_value(vendor) as vendor,
+    any_value(vendor_kind) as vendor_kind,
+    any_value(region_code) as region_code,
+    any_value(country) as country,
+    any_value(province_or_state) as province_or_state,
+    any_value(city) as city,
+    any_value(is_tier1_city) as is_tier1_city,
+    any_value(region_group) as region_group,
+    any_value(sku) as sku,
+    any_value(gpu_model) as gpu_model,
+    any_value(gpu_family) as gpu_family,
+    any_value(gpu_variant) as gpu_variant,
+    any_value(gpu_count) as gpu_count,
+    any_value(gpu_fraction) as gpu_fraction,
+    any_value(vram_gb) as vram_gb,
+    any_value(offer_kind) as offer_kind,
+    any_value(billing_period) as billing_period,
+    arg_max(price_per_gpu_hour_cny, observed_at) as close_price_cny_per_gpu_hour,  -- last of the day
+    min(price_per_gpu_hour_cny) as low_price_cny_per_gpu_hour,
+    arg_max(instance_price_cny_per_hour, observed_at) as close_instance_price_cny_per_hour,
+    arg_max(price_amount, observed_at) as close_price_amount,                       -- as listed
+    any_value(currency) as currency,
+    bool_or(coalesce(available, true)) as available,        -- unknown stock counts as listed
+    count(*) as observations
+from staging.stg_observations
+group by offer_id, observed_date
