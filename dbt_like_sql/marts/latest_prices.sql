@@ -1,4 +1,5 @@
 /* The latest observation of every offer: one row per offer_id, with when it was first and last seen. */
+-- alias: latest_prices
 select
     o.offer_id,
     o.source,

@@ -4,7 +4,8 @@ Dependencies come from the SQL itself (parsed with sqlglot, DuckDB dialect): a m
 `observations` or another model by its qualified name, and no list is kept by hand. A file that
 does not parse, or reads a table nobody builds, fails at load time naming the file and the line.
 The first comment of a file is its description; a line `-- materialized: view` makes it a view,
-and `-- incremental: <date column>` makes it a table rebuilt only from the earliest day that has
+`-- alias: <name>` also publishes it as the view `main.<name>` (so `select * from market_claims`
+works in the DuckDB shell), and `-- incremental: <date column>` makes it a table rebuilt only from the earliest day that has
 newly loaded observations (delete those days, insert them again): the result equals a full rebuild
 as long as each output row depends only on observations of its own day.
 """
@@ -35,6 +36,7 @@ class SqlModel:
     materialized: str           # "table" | "view"
     reads: tuple[str, ...]      # qualified names of the tables it reads: "observations", "marts.x"
     incremental_by: str | None = None   # the date column an incremental model is rebuilt by
+    alias: str | None = None            # also published as the view main.<alias>
 
     @property
     def table(self) -> str:
@@ -83,9 +85,10 @@ def parse_model(path: Path, root: Path) -> SqlModel:
         reads.append((name, table.this.meta.get("line", "?")))
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
     inc = re.search(r"^--\s*incremental:\s*(\w+)", sql, re.M)
+    alias = re.search(r"^--\s*alias:\s*(\w+)", sql, re.M)
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
                      mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
-                     inc.group(1) if inc else None)
+                     inc.group(1) if inc else None, alias.group(1) if alias else None)
     object.__setattr__(model, "_lines", dict(reads))
     return model
 
@@ -152,6 +155,8 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     con.execute(MODEL_STATE_SQL)
     if model.materialized == "view":
         con.execute(model.create_statement())
+        if model.alias:
+            con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
         return "view"
     started = con.execute("select now()").fetchone()[0]
     exists = con.execute("select count(*) from information_schema.tables where table_schema = ? "
@@ -168,4 +173,6 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
         con.execute(model.create_statement())
         how = "full"
     con.execute("insert or replace into raw.model_state values (?, ?)", [model.table, started])
+    if model.alias:
+        con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
     return how

@@ -66,3 +66,14 @@ def test_every_project_model_runs_in_duckdb():
         con.execute(f"create schema if not exists {model.layer}")
         con.execute(model.create_statement())
         assert con.execute(f"select count(*) from {model.table}").fetchone()[0] == 0
+
+
+def test_alias_publishes_a_top_level_view(tmp_path):
+    _write(tmp_path, "marts/m.sql", "/* m */\n-- alias: m_alias\nselect count(*) as n from observations")
+    con = duckdb.connect()
+    ensure_schema(con)
+    from pipelines.lib.sql_models import run_model
+
+    [model] = load_models(tmp_path, EXTERNAL)
+    run_model(con, model)
+    assert con.execute("select n from m_alias").fetchall() == [(0,)]
