@@ -10,7 +10,7 @@ from pipelines.defs.quality import (
     observation_batch_sources_consistent,
     sources_are_fresh,
 )
-from pipelines.defs.serve import feed_assets
+from pipelines.defs.serve import feed_assets, published_prices_db
 from pipelines.resources import crawler_from_env, duckdb_from_env
 
 gpuprices_job = dg.define_asset_job(
@@ -26,7 +26,8 @@ scrape_hourly_schedule = dg.ScheduleDefinition(
 )
 
 defs = dg.Definitions(
-    assets=[raw_offers, observation_batch, observations, *model_assets, *feed_assets],
+    assets=[raw_offers, observation_batch, observations, *model_assets, *feed_assets,
+            published_prices_db],
     asset_checks=[observation_batch_meets_expectations, observation_batch_sources_consistent,
                   sources_are_fresh],
     jobs=[gpuprices_job],

@@ -13,4 +13,10 @@ def data_dir() -> Path:
 
 
 def db_path() -> Path:
+    """The published database readers open (`duckdb data/prices.db`); replaced whole after a run."""
     return data_dir() / "prices.db"
+
+
+def work_db_path() -> Path:
+    """The database the pipeline writes. Readers never open it, so they never block a run."""
+    return data_dir() / ".work" / "prices.db"

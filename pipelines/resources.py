@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, db_path
+from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, work_db_path
 from spiders.registry import spider_class
 from spiders.replay import ReplayServer, load_raw_archive
 
@@ -106,4 +106,6 @@ DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0"}
 
 
 def duckdb_from_env() -> DuckDBResource:
-    return DuckDBResource(database=str(db_path()), connection_config=DUCKDB_CONFIG)
+    path = work_db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return DuckDBResource(database=str(path), connection_config=DUCKDB_CONFIG)

@@ -1,13 +1,18 @@
-"""CSV feeds for other tools, published atomically (write, then rename)."""
+"""CSV feeds for other tools and the database readers query, each published atomically (write a
+temporary file, then rename it over the old one): a reader never sees half a file, and a reader
+holding `data/prices.db` open never blocks the pipeline, which writes `data/.work/prices.db`.
+"""
 
 
 import os
+import shutil
 from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.paths import data_dir
+from pipelines.defs.models import model_assets
+from pipelines.paths import data_dir, db_path
 
 FEEDS = {"latest_prices": "marts.latest_prices"}
 
@@ -37,3 +42,27 @@ def build_feed_asset(feed: str, table: str) -> dg.AssetsDefinition:
 
 
 feed_assets = [build_feed_asset(f, t) for f, t in FEEDS.items()]
+
+
+def publish_database(duckdb: DuckDBResource, target: Path) -> int:
+    """Checkpoint the working database and publish a copy of it as `target` by rename."""
+    with duckdb.get_connection() as con:
+        con.execute("checkpoint")   # everything in the main file, nothing left in the WAL
+    work = Path(duckdb.database)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    shutil.copyfile(work, tmp)
+    with open(tmp, "rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, target)  # readers holding the old file keep reading it, undisturbed
+    return target.stat().st_size
+
+
+@dg.asset(key=["serve", "prices_db"],
+          deps=[a.key for a in (*model_assets, *feed_assets)],
+          group_name="feeds", kinds={"duckdb"},
+          description="data/prices.db: a consistent copy of the working database, published by "
+                      "rename after every successful run, for `duckdb data/prices.db` and other "
+                      "readers. A run whose checks failed does not replace it.")
+def published_prices_db(duckdb: DuckDBResource) -> dg.MaterializeResult:
+    size = publish_database(duckdb, db_path())
+    return dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": size})

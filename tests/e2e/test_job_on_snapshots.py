@@ -126,12 +126,31 @@ def test_raw_archive_holds_every_body(first_run):
     assert len(list((data_dir / "raw" / "objects").glob("*/*.gz"))) >= 5  # 3 Azure pages, IDC, AutoDL x2
 
 
-def test_second_run_adds_no_rows(first_run):
+HOLDER = """
+import sys, duckdb
+con = duckdb.connect(sys.argv[1])          # read-write, the DuckDB shell's default: the worst case
+print(con.execute("select count(*) from observations").fetchone()[0], flush=True)
+sys.stdin.readline()                       # hold the file open until the test says so
+print(con.execute("select count(*) from observations").fetchone()[0], flush=True)
+"""
+
+
+def test_second_run_adds_no_rows_while_a_reader_holds_the_database(first_run):
     data_dir, _ = first_run
     before = query(data_dir, "select count(*) from observations")[0][0]
     quarantined = query(data_dir, "select count(*) from quarantine")[0][0]
-    proc = gpuprices(data_dir, "run")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    reader = subprocess.Popen([sys.executable, "-c", HOLDER, str(data_dir / "prices.db")],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert int(reader.stdout.readline()) == before
+        proc = gpuprices(data_dir, "run")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        reader.stdin.write("go\n")
+        reader.stdin.flush()
+        assert int(reader.stdout.readline()) == before   # its snapshot stayed whole and readable
+    finally:
+        reader.stdin.close()
+        reader.wait(timeout=30)
     assert query(data_dir, "select count(*) from observations")[0][0] == before
     # quarantine rows are kept per crawl: the second run's crawls add their own
     assert query(data_dir, "select count(*) from quarantine")[0][0] == 2 * quarantined
