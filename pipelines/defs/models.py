@@ -39,4 +39,5 @@ def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
     return sql_model
 
 
-model_assets = [build_model_asset(m) for m in load_models(SQL_DIR, set(EXTERNAL_TABLES))]
+SQL_MODELS = load_models(SQL_DIR, set(EXTERNAL_TABLES))
+model_assets = [build_model_asset(m) for m in SQL_MODELS]

@@ -1,4 +1,4 @@
-"""CSV feeds for other tools and the database readers query, each published atomically (write a
+"""Feeds (CSV and Parquet) for other tools and the database readers query, each published atomically (write a
 temporary file, then rename it over the old one): a reader never sees half a file, and a reader
 holding `data/prices.db` open never blocks the pipeline, which writes `data/.work/prices.db`.
 """
@@ -11,37 +11,59 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.models import model_assets
+from pipelines.defs.models import SQL_MODELS, model_assets
 from pipelines.paths import data_dir, db_path
 
-FEEDS = {"latest_prices": "marts.latest_prices"}
+# Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
+FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"]
+BOM = "\ufeff".encode()
 
 
-def publish_csv(con, table: str, target: Path) -> int:
-    """COPY `table` to `target` via a temporary file and a rename: readers never see half a file."""
+def _atomic(target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    return target.with_name(f".{target.name}.{os.getpid()}.tmp")
+
+
+def publish_feed(con, table: str, out_dir: Path, bom: bool = False) -> dict:
+    """Write `table` as CSV (UTF-8, header, ISO 8601 UTC timestamps; a BOM for spreadsheet users
+    on request) and Parquet, each to a temporary file renamed into place: readers never see half a
+    file. Returns {"rows": n, "csv": path, "parquet": path}."""
+    name = table.split(".")[-1]
+    csv_path, parquet_path = out_dir / f"{name}.csv", out_dir / f"{name}.parquet"
     con.execute("set TimeZone = 'UTC'")  # timestamps are written as ISO 8601 UTC: 2026-11-30T09:00:00Z
+    tmp = _atomic(csv_path)
     con.execute(f"copy (select * from {table}) to '{tmp}' "
                 "(header, delimiter ',', timestampformat '%Y-%m-%dT%H:%M:%SZ')")
-    os.replace(tmp, target)
-    return con.execute(f"select count(*) from {table}").fetchone()[0]
+    if bom:
+        tmp.write_bytes(BOM + tmp.read_bytes())
+    os.replace(tmp, csv_path)
+    tmp = _atomic(parquet_path)
+    con.execute(f"copy (select * from {table}) to '{tmp}' (format parquet)")
+    os.replace(tmp, parquet_path)
+    rows = con.execute(f"select count(*) from {table}").fetchone()[0]
+    return {"rows": rows, "csv": csv_path, "parquet": parquet_path}
 
 
-def build_feed_asset(feed: str, table: str) -> dg.AssetsDefinition:
-    @dg.asset(key=["feeds", f"{feed}_csv"], deps=[dg.AssetKey(table.split("."))],
-              group_name="feeds", kinds={"csv"},
-              description=f"data/feeds/{feed}.csv: {table}, UTF-8, header row, ISO timestamps.")
+def feed_bom() -> bool:
+    return os.environ.get("GPUPRICES_FEED_BOM", "").lower() in ("1", "true", "yes")
+
+
+def build_feed_asset(table: str) -> dg.AssetsDefinition:
+    name = table.split(".")[-1]
+
+    @dg.asset(key=["feeds", name], deps=[dg.AssetKey(table.split("."))],
+              group_name="feeds", kinds={"csv", "parquet"},
+              description=f"data/feeds/{name}.csv and .parquet: {table} (UTF-8, header row, "
+                          "ISO 8601 UTC timestamps; GPUPRICES_FEED_BOM=1 adds a BOM).")
     def feed_asset(duckdb: DuckDBResource) -> dg.MaterializeResult:
-        target = data_dir() / "feeds" / f"{feed}.csv"
         with duckdb.get_connection() as con:
-            rows = publish_csv(con, table, target)
-        return dg.MaterializeResult(metadata={"path": str(target), "row_count": rows})
+            written = publish_feed(con, table, data_dir() / "feeds", feed_bom())
+        return dg.MaterializeResult(metadata={"path": str(written["csv"]), "row_count": written["rows"]})
 
     return feed_asset
 
 
-feed_assets = [build_feed_asset(f, t) for f, t in FEEDS.items()]
+feed_assets = [build_feed_asset(t) for t in FEED_TABLES]
 
 
 def publish_database(duckdb: DuckDBResource, target: Path) -> int:

@@ -54,7 +54,7 @@ def test_dagster_dev_shows_graph_job_and_schedule(tmp_path):
             time.sleep(1)
         assert data, "dagster dev did not answer within 120 s"
         assets = {"/".join(a["assetKey"]["path"]) for a in data["assetNodes"]}
-        assert {"raw/azure", "observations", "marts/latest_prices", "feeds/latest_prices_csv"} <= assets
+        assert {"raw/azure", "observations", "marts/latest_prices", "feeds/latest_prices"} <= assets
         [repo] = data["repositoriesOrError"]["nodes"]
         assert "gpuprices_job" in {j["name"] for j in repo["jobs"]}
         assert {"name": "scrape_hourly_schedule", "cronSchedule": "0 * * * *"} in repo["schedules"]

@@ -21,14 +21,14 @@ def test_asset_graph_edges():
     assert parents("observation_batch") == {f"raw/{s}" for s in source_names()}
     assert parents("observations") == {"observation_batch"}
     assert parents("marts/latest_prices") == {"observations"}
-    assert parents("feeds/latest_prices_csv") == {"marts/latest_prices"}
+    assert parents("feeds/latest_prices") == {"marts/latest_prices"}
 
 
 def test_groups_are_layers():
     graph = _graph()
     group = lambda key: graph.get(dg.AssetKey.from_user_string(key)).group_name
     assert [group(k) for k in ("raw/azure", "observations", "marts/latest_prices",
-                               "feeds/latest_prices_csv")] == ["raw", "normalized", "marts", "feeds"]
+                               "feeds/latest_prices")] == ["raw", "normalized", "marts", "feeds"]
 
 
 def test_job_and_hourly_schedule():
@@ -43,3 +43,12 @@ def test_quality_check_is_blocking():
                if c.name == "observation_batch_meets_expectations"]
     spec = defs.resolve_asset_graph().get_check_spec(check)
     assert spec.blocking
+
+
+def test_every_mart_has_a_feed_and_the_published_database_comes_last():
+    graph = _graph()
+    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    marts = {k.split("/", 1)[1] for k in keys if k.startswith("marts/")}
+    assert {f"feeds/{m}" for m in marts} <= keys
+    published = graph.get(dg.AssetKey(["serve", "prices_db"]))
+    assert {p.to_user_string() for p in published.parent_keys} >= {f"feeds/{m}" for m in marts}

@@ -65,7 +65,11 @@ def test_every_project_model_runs_in_duckdb():
     for model in load_models(SQL_DIR, EXTERNAL):  # in dependency order
         con.execute(f"create schema if not exists {model.layer}")
         con.execute(model.create_statement())
-        assert con.execute(f"select count(*) from {model.table}").fetchone()[0] == 0
+        if model.table == "marts.market_claims":   # every claim is listed, with nothing to measure
+            verdicts = {v for (v,) in con.execute(f"select verdict from {model.table}").fetchall()}
+            assert verdicts == {"not enough data"}
+        else:
+            assert con.execute(f"select count(*) from {model.table}").fetchone()[0] == 0
 
 
 def test_alias_publishes_a_top_level_view(tmp_path):
