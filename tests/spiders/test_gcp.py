@@ -16,7 +16,7 @@ from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
 from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl
 
-PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"
+PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"  # a page token from the snapshot: not a secret
 spider = GcpSpider(crawl_id="test")
 PAGE = file_response("gcp", "gpus_pricing.html")
 PAGE_OFFERS = list(spider.parse_page(PAGE))
