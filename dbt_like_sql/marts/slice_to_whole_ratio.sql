@@ -1,0 +1,57 @@
+/* Slice-to-whole ratio: one row per MIG/vGPU slice offer per day, its hourly price against the
+   cheapest whole single card of the same model at the same source, vendor, region, offer kind and
+   billing period that day. Slices without such a whole card that day have no row. */
+with slices as (
+    select *
+    from intermediate.int_offer_daily
+    where gpu_fraction < 1
+),
+
+whole_cards as (
+    select
+        observed_date,
+        source,
+        vendor,
+        region_code,
+        gpu_model,
+        offer_kind,
+        billing_period,
+        min(close_instance_price_cny_per_hour) as whole_price_cny_per_hour
+    from intermediate.int_offer_daily
+    where gpu_fraction = 1 and gpu_count = 1
+    group by observed_date, source, vendor, region_code, gpu_model, offer_kind, billing_period
+)
+
+select
+    s.observed_date as day,
+    s.source,
+    s.vendor,
+    s.region_code,
+    s.region_group,
+    s.gpu_model,
+    s.offer_kind,
+    s.billing_period,
+    s.offer_id as slice_offer_id,
+    s.sku as slice_sku,
+    s.gpu_fraction,                                     -- the slice's share of the card: 0.25 = 1/4
+    s.vram_gb as slice_vram_gb,
+    s.close_instance_price_cny_per_hour::decimal(18, 6)
+        as slice_price_cny_per_hour,                    -- the slice instance's own hourly price
+    w.whole_price_cny_per_hour::decimal(18, 6)
+        as whole_price_cny_per_hour,                    -- lowest whole single card, same day
+    (s.close_instance_price_cny_per_hour
+     / nullif(w.whole_price_cny_per_hour, 0))::double
+        as slice_to_whole_ratio,                        -- slice price / whole-card price
+    (s.close_instance_price_cny_per_hour
+     / nullif(w.whole_price_cny_per_hour, 0) / s.gpu_fraction)::double
+        as per_gpu_premium                              -- ratio / fraction: 1.0 = pro-rata
+from slices as s
+inner join whole_cards as w
+    on s.observed_date = w.observed_date
+    and s.source = w.source
+    and s.vendor = w.vendor
+    and s.region_code = w.region_code
+    and s.gpu_model = w.gpu_model
+    and s.offer_kind = w.offer_kind
+    and s.billing_period = w.billing_period
+order by day, s.gpu_model, s.source, s.region_code, s.gpu_fraction, s.offer_id

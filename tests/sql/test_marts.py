@@ -1,0 +1,584 @@
+"""The signal marts of dbt_like_sql/marts/, unit-tested on small hand-made observations.
+
+Each test fills an in-memory DuckDB's `observations` with a few rows, builds every model of the
+project unchanged and in dependency order (staging, intermediate, marts), and checks a mart's
+exact output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+
+import duckdb
+import pytest
+
+from pipelines.lib.db import ensure_schema
+from pipelines.lib.sql_models import load_models, run_model
+from pipelines.paths import SQL_DIR
+
+EXTERNAL = {"observations", "quarantine"}
+HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+SIGNAL_MARTS = ("slice_to_whole_ratio", "regional_discount", "month_end_dip", "spot_discount",
+                "monthly_vs_hourly_saving", "multi_gpu_discount", "cheapest_offers",
+                "market_claims")
+CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly",
+             "slice_share_of_whole", "quarter_a100_share_of_whole", "half_a100_hourly",
+             "a100_80gb_monthly", "server_8gpu_monthly", "server_8gpu_share_of_single",
+             "jiangsu_a100_80gb_hourly", "jiangsu_h800_hourly", "monthly_package_saving",
+             "inner_mongolia_guizhou_discount", "spot_share_of_regular", "month_end_dips"]
+DAY = datetime(2026, 11, 30, 9, tzinfo=timezone.utc)
+
+# Regions as normalization writes them: (region_code, country, province_or_state, city, tier-1).
+BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
+           "city": "Beijing", "is_tier1_city": True}
+SHANGHAI = {"region_code": "上海", "country": "CN", "province_or_state": "Shanghai",
+            "city": "Shanghai", "is_tier1_city": True}
+ULANQAB = {"region_code": "乌兰察布", "country": "CN", "province_or_state": "Inner Mongolia",
+           "city": "Ulanqab", "is_tier1_city": False}
+GUIAN = {"region_code": "贵安", "country": "CN", "province_or_state": "Guizhou",
+         "city": "Gui'an", "is_tier1_city": False}
+NANJING = {"region_code": "南京", "country": "CN", "province_or_state": "Jiangsu",
+           "city": "Nanjing", "is_tier1_city": False}
+
+
+def us(state: str, code: str) -> dict:
+    return {"region_code": code, "country": "US", "province_or_state": state, "city": None,
+            "is_tier1_city": False}
+
+
+FRANKFURT = {"region_code": "fra", "country": "DE", "province_or_state": "Hesse",
+             "city": "Frankfurt", "is_tier1_city": False}
+
+
+def obs(price: float | str, **overrides) -> dict:
+    """One observation: `price` is the amount as listed (CNY per billing_period for the whole
+    instance); every other NOT NULL column gets a default, `overrides` set any column."""
+    row = {
+        "observed_at": DAY,
+        "source": "idc_test",
+        "vendor": "Test IDC",
+        "vendor_kind": "idc",
+        **BEIJING,
+        "gpu_model": "A100-80GB",
+        "gpu_variant": "SXM",
+        "gpu_count": 1,
+        "gpu_fraction": Decimal("1"),
+        "offer_kind": "on_demand",
+        "billing_period": "hour",
+        "currency": "CNY",
+        "available": True,
+        "crawl_id": "crawl-1",
+    }
+    row.update(overrides)
+    row["gpu_fraction"] = Decimal(str(row["gpu_fraction"]))
+    row.setdefault("vram_gb", Decimal("80") * row["gpu_fraction"])
+    row.setdefault("sku", f"{row['gpu_model']} {row['gpu_count']}x{row['gpu_fraction']:g} "
+                          f"{row['offer_kind']} {row['billing_period']}")
+    row["price_amount"] = Decimal(str(price))
+    per_gpu_hour = (row["price_amount"] / HOURS[row["billing_period"]]
+                    / (row["gpu_count"] * row["gpu_fraction"]))
+    row.setdefault("price_per_gpu_hour_cny", round(per_gpu_hour, 6))
+    row.setdefault("price_per_gpu_hour_usd", round(row["price_per_gpu_hour_cny"] / 7, 6))
+    row.setdefault("fx_rate_date", row["observed_at"].date())
+    row.setdefault("observed_hour", row["observed_at"].replace(minute=0, second=0, microsecond=0))
+    key = "|".join(str(row[k]) for k in ("source", "vendor", "region_code", "sku", "gpu_model",
+                                           "gpu_count", "gpu_fraction", "offer_kind",
+                                           "billing_period"))
+    row.setdefault("offer_id", hashlib.sha256(key.encode()).hexdigest()[:16])
+    row.setdefault("url", f"https://example.test/{row['source']}")
+    row.setdefault("raw_ref", f"raw/{row['offer_id']}")
+    return row
+
+
+def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyConnection:
+    """Insert the observations, then build every model in dependency order."""
+    if rows:
+        columns = list(rows[0])
+        con.executemany(
+            f"insert into observations ({', '.join(columns)}) "
+            f"values ({', '.join('?' for _ in columns)})",
+            [[row[c] for c in columns] for row in rows])
+    for model in load_models(SQL_DIR, EXTERNAL):
+        run_model(con, model)
+    return con
+
+
+def records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
+    cursor = con.execute(sql)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+@pytest.fixture
+def con() -> duckdb.DuckDBPyConnection:
+    connection = duckdb.connect()
+    ensure_schema(connection)
+    yield connection
+    connection.close()
+
+
+def approx(value, rel: float = 1e-6):
+    return pytest.approx(value, rel=rel, abs=1e-9)
+
+
+# -- every mart --------------------------------------------------------------------------------
+
+def test_every_mart_builds_on_empty_observations(con):
+    build(con, [])
+    for mart in SIGNAL_MARTS[:-1]:
+        assert con.execute(f"select count(*) from marts.{mart}").fetchone()[0] == 0, mart
+    claims = records(con, "select claim_id, verdict, evidence_rows from marts.market_claims")
+    assert [c["claim_id"] for c in claims] == CLAIM_IDS
+    assert {c["verdict"] for c in claims} == {"not enough data"}
+    assert {c["evidence_rows"] for c in claims} == {0}
+
+
+def test_marts_have_the_contract_columns(con):
+    build(con, [])
+    expected = {
+        "slice_to_whole_ratio": "day source vendor region_code region_group gpu_model offer_kind "
+        "billing_period slice_offer_id slice_sku gpu_fraction slice_vram_gb "
+        "slice_price_cny_per_hour whole_price_cny_per_hour slice_to_whole_ratio per_gpu_premium",
+        "regional_discount": "day gpu_model offer_kind billing_period country region_group offers "
+        "vendors median_price_cny_per_gpu_hour reference reference_price_cny_per_gpu_hour "
+        "discount_pct",
+        "month_end_dip": "month source vendor gpu_model region_code region_group offer_kind "
+        "baseline_price_cny_per_gpu_hour month_end_price_cny_per_gpu_hour dip_pct "
+        "baseline_available_offers month_end_available_offers availability_change_pct dipped "
+        "months_observed months_dipped strength_pct confidence dip_signal",
+        "spot_discount": "day source vendor region_code region_group gpu_model gpu_fraction "
+        "on_demand_price_cny_per_gpu_hour spot_price_cny_per_gpu_hour spot_to_on_demand_ratio "
+        "spot_discount_pct",
+        "monthly_vs_hourly_saving": "day source vendor region_code region_group gpu_model "
+        "gpu_fraction gpu_count offer_kind hourly_price_cny_per_gpu_hour "
+        "monthly_price_cny_per_gpu_hour saving_pct",
+        "multi_gpu_discount": "day source vendor region_code region_group gpu_model offer_kind "
+        "billing_period server_gpu_count server_price_cny_per_gpu_hour "
+        "single_price_cny_per_gpu_hour server_to_single_ratio discount_pct",
+        "cheapest_offers": "gpu_model offer_kind billing_period country region_group rank vendor "
+        "source sku region_code gpu_fraction gpu_count price_per_gpu_hour_cny price_amount "
+        "currency last_seen_at url",
+        "market_claims": "claim_id claim measure measured_value expected_low expected_high "
+        "evidence_rows verdict",
+    }
+    for mart, columns in expected.items():
+        cursor = con.execute(f"select * from marts.{mart} limit 0")
+        assert [d[0] for d in cursor.description] == columns.split(), mart
+
+
+# -- slice_to_whole_ratio ----------------------------------------------------------------------
+
+def test_slice_ratio_against_the_whole_card(con):
+    build(con, [obs(62), obs("24.50", gpu_fraction=0.25, sku="MIG 2g.20gb")])
+    [row] = records(con, "select * from marts.slice_to_whole_ratio")
+    assert row["day"] == date(2026, 11, 30)
+    assert row["slice_sku"] == "MIG 2g.20gb"
+    assert row["gpu_fraction"] == Decimal("0.25")
+    assert row["slice_vram_gb"] == Decimal("20")
+    assert row["region_group"] == "Beijing"
+    assert row["slice_price_cny_per_hour"] == Decimal("24.50")
+    assert row["whole_price_cny_per_hour"] == Decimal("62")
+    assert row["slice_to_whole_ratio"] == approx(24.5 / 62)            # 0.395161...
+    assert row["per_gpu_premium"] == approx(24.5 / 62 / 0.25)          # 1.580645...
+    assert round(row["slice_to_whole_ratio"], 6) == 0.395161
+    assert round(row["per_gpu_premium"], 5) == 1.58065
+
+
+def test_slice_ratio_uses_the_lowest_whole_single_card(con):
+    build(con, [obs(62), obs(70, sku="A100 80G premium"),
+                obs(400, gpu_count=8),                     # a server is not a whole single card
+                obs("24.50", gpu_fraction=0.25, sku="MIG 2g.20gb"),
+                obs("36", gpu_fraction=0.5, sku="MIG 3g.40gb")])
+    rows = records(con, "select slice_sku, whole_price_cny_per_hour, slice_to_whole_ratio "
+                        "from marts.slice_to_whole_ratio order by slice_sku")
+    assert [(r["slice_sku"], r["whole_price_cny_per_hour"]) for r in rows] == [
+        ("MIG 2g.20gb", Decimal("62")), ("MIG 3g.40gb", Decimal("62"))]
+    assert rows[1]["slice_to_whole_ratio"] == approx(36 / 62)
+
+
+def test_slice_without_a_whole_card_there_has_no_row(con):
+    build(con, [obs("24.50", gpu_fraction=0.25, sku="MIG 2g.20gb"),
+                obs(62, **SHANGHAI),                                # another region
+                obs(62, vendor="Other IDC", source="idc_other"),    # another vendor
+                obs(62, offer_kind="spot"),                         # another kind
+                obs(62 * 730, billing_period="month"),              # another billing period
+                obs(62, observed_at=DAY - timedelta(days=1))])      # another day
+    assert con.execute("select count(*) from marts.slice_to_whole_ratio").fetchone()[0] == 0
+
+
+# -- regional_discount -------------------------------------------------------------------------
+
+def test_regional_discount_against_tier1_cities(con):
+    build(con, [obs(60, vendor="BJ one", source="bj_one"),
+                obs(64, vendor="BJ two", source="bj_two"),
+                obs("46.5", vendor="NM IDC", source="nm_idc", **ULANQAB),
+                obs(10, gpu_fraction=0.25, vendor="NM IDC", source="nm_idc", **ULANQAB)])
+    rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
+    assert set(rows) == {"Beijing", "Inner Mongolia"}
+    beijing, mongolia = rows["Beijing"], rows["Inner Mongolia"]
+    assert (beijing["offers"], beijing["vendors"]) == (2, 2)
+    assert beijing["median_price_cny_per_gpu_hour"] == Decimal("62")
+    assert beijing["reference"] == "CN tier-1 cities"
+    assert beijing["reference_price_cny_per_gpu_hour"] == Decimal("62")
+    assert beijing["discount_pct"] == approx(0.0)
+    assert (mongolia["offers"], mongolia["vendors"]) == (1, 1)   # the slice is not a whole card
+    assert mongolia["median_price_cny_per_gpu_hour"] == Decimal("46.5")
+    assert mongolia["reference_price_cny_per_gpu_hour"] == Decimal("62")
+    assert mongolia["discount_pct"] == approx(25.0)
+    assert mongolia["country"] == "CN" and mongolia["day"] == date(2026, 11, 30)
+
+
+def test_a_replicated_price_does_not_outweigh_other_vendors(con):
+    replicated = [obs(10, vendor="Copycat", source="copycat", **us(f"State {i}", f"us-{i}"))
+                  for i in range(10)]
+    build(con, [*replicated,
+                obs(30, vendor="Cloud B", source="cloud_b", **us("Virginia", "us-east-1")),
+                obs(32, vendor="Cloud C", source="cloud_c", **us("Oregon", "us-west-2")),
+                obs(34, vendor="Cloud C", source="cloud_c", **us("Ohio", "us-east-2")),
+                obs(24, vendor="Cloud B", source="cloud_b", **FRANKFURT)])
+    rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
+    usa, germany = rows["US"], rows["DE"]
+    assert (usa["offers"], usa["vendors"]) == (13, 3)
+    # per vendor first: Copycat 10, Cloud B 30, Cloud C 33 -> 30 (the median over offers is 10)
+    assert usa["median_price_cny_per_gpu_hour"] == Decimal("30")
+    assert usa["reference"] == "US" and usa["reference_price_cny_per_gpu_hour"] == Decimal("30")
+    assert germany["reference"] == "US"
+    assert germany["reference_price_cny_per_gpu_hour"] == Decimal("30")
+    assert germany["discount_pct"] == approx(20.0)
+
+
+def test_replicated_offers_inside_one_region_count_once(con):
+    build(con, [obs(60, vendor="BJ one", source="bj_one"),
+                obs(64, vendor="BJ two", source="bj_two"),
+                *[obs(20, vendor="NM cheap", source="nm_cheap", sku=f"box {i}", **ULANQAB)
+                  for i in range(5)],
+                obs(50, vendor="NM one", source="nm_one", **ULANQAB),
+                obs(52, vendor="NM two", source="nm_two", **ULANQAB)])
+    [row] = records(con, "select * from marts.regional_discount "
+                         "where region_group = 'Inner Mongolia'")
+    assert (row["offers"], row["vendors"]) == (7, 3)
+    assert row["median_price_cny_per_gpu_hour"] == Decimal("50")     # not 20
+    assert row["discount_pct"] == approx(100 * (62 - 50) / 62)
+
+
+def test_regional_discount_without_a_reference_that_day(con):
+    build(con, [obs("46.5", **ULANQAB), obs(62, observed_at=DAY - timedelta(days=1)),
+                obs(62, offer_kind="spot")])
+    [row] = records(con, "select * from marts.regional_discount where region_group = "
+                         "'Inner Mongolia'")
+    assert row["reference"] == "CN tier-1 cities"
+    assert row["reference_price_cny_per_gpu_hour"] is None and row["discount_pct"] is None
+
+
+# -- month_end_dip -----------------------------------------------------------------------------
+
+def daily_series(first: date, last: date, price_on, available_on=lambda d: True,
+                 **overrides) -> list[dict]:
+    """One observation a day from `first` to `last` (inclusive), priced by `price_on(day)`."""
+    rows, day = [], first
+    while day <= last:
+        at = datetime(day.year, day.month, day.day, 9, tzinfo=timezone.utc)
+        rows.append(obs(price_on(day), observed_at=at, available=available_on(day), **overrides))
+        day += timedelta(days=1)
+    return rows
+
+
+def is_month_end(day: date) -> bool:
+    return (day + timedelta(days=5)).month != day.month
+
+
+def month_end_rows(con) -> list[dict]:
+    return records(con, "select * from marts.month_end_dip order by month")
+
+
+def test_month_end_dip_in_two_months_is_a_signal(con):
+    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30),
+                            lambda d: 45 if is_month_end(d) else 50))
+    rows = month_end_rows(con)
+    assert [r["month"] for r in rows] == [date(2026, 10, 1), date(2026, 11, 1)]
+    for row in rows:
+        assert row["baseline_price_cny_per_gpu_hour"] == Decimal("50")
+        assert row["month_end_price_cny_per_gpu_hour"] == Decimal("45")
+        assert row["dip_pct"] == approx(10.0)
+        assert row["baseline_available_offers"] == 1 and row["month_end_available_offers"] == 1
+        assert row["availability_change_pct"] == approx(0.0)
+        assert row["dipped"] is True
+        assert (row["months_observed"], row["months_dipped"]) == (2, 2)
+        assert row["strength_pct"] == approx(10.0)
+        assert row["confidence"] == approx(1.0)
+        assert row["dip_signal"] is True
+        assert row["region_group"] == "Beijing"
+
+
+def test_month_end_windows_are_days_8_to_22_and_the_last_5_days(con):
+    # a drop outside both windows (days 1-7 and 23-25 of November) changes nothing
+    def price(d: date) -> int:
+        if is_month_end(d):
+            return 45
+        return 30 if d.day < 8 or d.day > 22 else 50
+    build(con, daily_series(date(2026, 11, 1), date(2026, 11, 30), price))
+    [row] = month_end_rows(con)
+    assert row["baseline_price_cny_per_gpu_hour"] == Decimal("50")
+    assert row["month_end_price_cny_per_gpu_hour"] == Decimal("45")
+
+
+def test_a_flat_series_has_no_dip(con):
+    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50))
+    rows = month_end_rows(con)
+    assert len(rows) == 2
+    for row in rows:
+        assert row["dip_pct"] == approx(0.0)
+        assert row["dipped"] is False
+        assert (row["months_observed"], row["months_dipped"]) == (2, 0)
+        assert row["confidence"] == approx(0.0) and row["strength_pct"] == approx(0.0)
+        assert row["dip_signal"] is False
+
+
+def test_one_complete_month_is_no_signal(con):
+    build(con, daily_series(date(2026, 11, 1), date(2026, 12, 10),
+                            lambda d: 45 if is_month_end(d) else 50))
+    november, december = month_end_rows(con)
+    assert november["dipped"] is True and november["dip_pct"] == approx(10.0)
+    assert december["month_end_price_cny_per_gpu_hour"] is None
+    assert december["baseline_price_cny_per_gpu_hour"] == Decimal("50")   # days 8-10
+    assert december["dipped"] is None                                    # month not complete
+    for row in (november, december):
+        assert row["months_observed"] == 1
+        assert row["confidence"] == approx(1.0)
+        assert row["dip_signal"] is False
+
+
+def test_more_available_offers_at_month_end_is_a_dip(con):
+    steady = daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50, sku="steady")
+    released = daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50, sku="released",
+                            available_on=is_month_end)
+    build(con, steady + released)
+    rows = month_end_rows(con)
+    assert len(rows) == 2                         # both offers fall in one group
+    for row in rows:
+        assert row["dip_pct"] == approx(0.0)
+        assert row["baseline_available_offers"] == 1 and row["month_end_available_offers"] == 2
+        assert row["availability_change_pct"] == approx(100.0)
+        assert row["dipped"] is True
+        assert row["months_dipped"] == 2 and row["confidence"] == approx(1.0)
+        assert row["dip_signal"] is False         # strength 0 % < 3 %
+
+
+def test_month_end_dip_is_hourly_only_and_per_group(con):
+    build(con, [*daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 50 * 730,
+                              billing_period="month"),
+                *daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 50),
+                *daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 20,
+                              gpu_model="RTX4090-24GB")])
+    rows = records(con, "select gpu_model, baseline_price_cny_per_gpu_hour as p "
+                        "from marts.month_end_dip order by gpu_model")
+    assert rows == [{"gpu_model": "A100-80GB", "p": Decimal("50")},
+                    {"gpu_model": "RTX4090-24GB", "p": Decimal("20")}]
+
+
+# -- spot_discount -----------------------------------------------------------------------------
+
+def test_spot_discount_uses_the_lowest_prices(con):
+    build(con, [obs(10), obs(12, sku="big box"), obs(3, offer_kind="spot"),
+                obs(4, offer_kind="spot", sku="big box"),
+                obs(2, offer_kind="spot", billing_period="month"),        # not hourly
+                obs(1, gpu_fraction=0.5, offer_kind="spot", sku="half")])  # no on-demand half
+    [row] = records(con, "select * from marts.spot_discount")
+    assert row["gpu_fraction"] == Decimal("1")
+    assert row["on_demand_price_cny_per_gpu_hour"] == Decimal("10")
+    assert row["spot_price_cny_per_gpu_hour"] == Decimal("3")
+    assert row["spot_to_on_demand_ratio"] == approx(0.3)
+    assert row["spot_discount_pct"] == approx(70.0)
+
+
+def test_spot_dearer_than_on_demand_stays_with_a_negative_discount(con):
+    build(con, [obs(10, source="gcp", vendor="GCP", **us("Iowa", "us-central1")),
+                obs(11, source="gcp", vendor="GCP", offer_kind="spot",
+                    **us("Iowa", "us-central1"))])
+    [row] = records(con, "select * from marts.spot_discount")
+    assert row["spot_to_on_demand_ratio"] == approx(1.1)
+    assert row["spot_discount_pct"] == approx(-10.0)
+    assert row["region_group"] == "US"
+
+
+# -- monthly_vs_hourly_saving ------------------------------------------------------------------
+
+def test_monthly_package_saving(con):
+    build(con, [obs("2.38", gpu_model="RTX4090-24GB", vram_gb=24),
+                obs(1299, gpu_model="RTX4090-24GB", vram_gb=24, billing_period="month"),
+                obs(1400, gpu_model="RTX4090-24GB", vram_gb=24, billing_period="month",
+                    sku="other package"),
+                obs(50, billing_period="day", gpu_model="RTX4090-24GB", vram_gb=24),
+                obs(62)])                                        # hourly only: no row
+    [row] = records(con, "select * from marts.monthly_vs_hourly_saving")
+    assert (row["gpu_model"], row["gpu_count"], row["offer_kind"]) == ("RTX4090-24GB", 1,
+                                                                       "on_demand")
+    assert row["hourly_price_cny_per_gpu_hour"] == Decimal("2.38")
+    assert float(row["monthly_price_cny_per_gpu_hour"]) == approx(1299 / 730, rel=1e-6)
+    assert row["saving_pct"] == approx(100 * (2.38 - 1299 / 730) / 2.38, rel=1e-5)
+    assert round(row["saving_pct"], 1) == 25.2
+
+
+def test_monthly_saving_compares_like_with_like(con):
+    build(con, [obs(62), obs(8 * 60 * 730, gpu_count=8, billing_period="month"),
+                obs(10 * 730, gpu_fraction=0.25, billing_period="month")])
+    assert con.execute("select count(*) from marts.monthly_vs_hourly_saving").fetchone()[0] == 0
+
+
+# -- multi_gpu_discount ------------------------------------------------------------------------
+
+def test_multi_gpu_server_against_a_single_card(con):
+    build(con, [obs(62), obs(66, sku="single premium"), obs(8 * 52.5, gpu_count=8),
+                obs(8 * 60, gpu_count=8, sku="server premium"), obs(4 * 62, gpu_count=4),
+                obs(8 * 40, gpu_count=8, **SHANGHAI)])           # no single card there
+    rows = records(con, "select * from marts.multi_gpu_discount order by server_gpu_count")
+    assert [r["server_gpu_count"] for r in rows] == [4, 8]
+    four, eight = rows
+    assert eight["server_price_cny_per_gpu_hour"] == Decimal("52.5")
+    assert eight["single_price_cny_per_gpu_hour"] == Decimal("62")
+    assert eight["server_to_single_ratio"] == approx(52.5 / 62)     # 0.8468
+    assert round(eight["server_to_single_ratio"], 4) == 0.8468
+    assert eight["discount_pct"] == approx(100 * (1 - 52.5 / 62))
+    assert four["server_to_single_ratio"] == approx(1.0) and four["discount_pct"] == approx(0)
+
+
+# -- cheapest_offers ---------------------------------------------------------------------------
+
+def test_cheapest_offers_keeps_three_in_order(con):
+    build(con, [obs(30, vendor="V30", source="s30"),
+                obs(10, vendor="B ten", source="sb"),
+                obs(20, vendor="V20", source="s20"),
+                obs(10, vendor="A ten", source="sa"),
+                obs(40, vendor="V40", source="s40"),
+                # the latest price counts: 5 yesterday, 50 today
+                obs(5, vendor="Was cheap", source="sw", observed_at=DAY - timedelta(days=1)),
+                obs(50, vendor="Was cheap", source="sw"),
+                obs(45, vendor="Shanghai", source="ss", **SHANGHAI)])
+    rows = records(con, "select * from marts.cheapest_offers order by region_group, rank")
+    beijing = [r for r in rows if r["region_group"] == "Beijing"]
+    assert [(r["rank"], r["vendor"], r["price_per_gpu_hour_cny"]) for r in beijing] == [
+        (1, "A ten", Decimal("10")), (2, "B ten", Decimal("10")), (3, "V20", Decimal("20"))]
+    assert beijing[0]["source"] == "sa" and beijing[0]["country"] == "CN"
+    assert beijing[0]["last_seen_at"] == DAY and beijing[0]["price_amount"] == Decimal("10")
+    assert [(r["region_group"], r["rank"], r["vendor"]) for r in rows
+            if r["region_group"] != "Beijing"] == [("Shanghai", 1, "Shanghai")]
+
+
+def test_cheapest_offers_rank_per_kind_and_billing_period(con):
+    build(con, [obs(62), obs(20, offer_kind="spot"), obs(9000, billing_period="month"),
+                obs(30, **us("Virginia", "us-east-1"), source="aws", vendor="AWS")])
+    rows = records(con, "select offer_kind, billing_period, region_group, rank "
+                        "from marts.cheapest_offers order by all")
+    assert rows == [
+        {"offer_kind": "on_demand", "billing_period": "hour", "region_group": "Beijing",
+         "rank": 1},
+        {"offer_kind": "on_demand", "billing_period": "hour", "region_group": "US", "rank": 1},
+        {"offer_kind": "on_demand", "billing_period": "month", "region_group": "Beijing",
+         "rank": 1},
+        {"offer_kind": "spot", "billing_period": "hour", "region_group": "Beijing", "rank": 1}]
+
+
+# -- market_claims -----------------------------------------------------------------------------
+
+def claims(con) -> dict[str, dict]:
+    rows = records(con, "select * from marts.market_claims")
+    assert [r["claim_id"] for r in rows] == CLAIM_IDS        # every claim exactly once
+    return {r["claim_id"]: r for r in rows}
+
+
+def test_market_claims_hold_fail_or_lack_data(con):
+    build(con, [obs(62),                                                     # Beijing whole
+                obs("24.50", gpu_fraction=0.25, sku="MIG 2g.20gb"),          # 20 GB slice
+                obs(8 * 52.5, gpu_count=8),                                  # 8-GPU server
+                obs("7.5", **NANJING)])                                      # Jiangsu whole
+    result = claims(con)
+    verdicts = {k: v["verdict"] for k, v in result.items()}
+    assert verdicts == {
+        "a100_80gb_beijing_hourly": "holds",
+        "slice_20gb_hourly": "holds",
+        "slice_40gb_hourly": "not enough data",
+        "slice_share_of_whole": "holds",
+        "quarter_a100_share_of_whole": "holds",
+        "half_a100_hourly": "not enough data",
+        "a100_80gb_monthly": "not enough data",
+        "server_8gpu_monthly": "not enough data",
+        "server_8gpu_share_of_single": "holds",
+        "jiangsu_a100_80gb_hourly": "does not hold",
+        "jiangsu_h800_hourly": "not enough data",
+        "monthly_package_saving": "not enough data",
+        "inner_mongolia_guizhou_discount": "not enough data",
+        "spot_share_of_regular": "not enough data",
+        "month_end_dips": "not enough data",
+    }
+    assert result["a100_80gb_beijing_hourly"]["measured_value"] == approx(62.0)
+    assert result["a100_80gb_beijing_hourly"]["evidence_rows"] == 1
+    assert (result["a100_80gb_beijing_hourly"]["expected_low"],
+            result["a100_80gb_beijing_hourly"]["expected_high"]) == (50.0, 80.0)
+    assert result["slice_20gb_hourly"]["measured_value"] == approx(24.5)
+    assert result["slice_share_of_whole"]["measured_value"] == approx(39.5161, rel=1e-5)
+    assert result["quarter_a100_share_of_whole"]["expected_low"] == approx(100 / 3)
+    assert result["server_8gpu_share_of_single"]["measured_value"] == approx(84.6774, rel=1e-5)
+    assert result["jiangsu_a100_80gb_hourly"]["measured_value"] == approx(7.5)
+    assert result["jiangsu_h800_hourly"]["measured_value"] is None
+    for row in result.values():
+        assert row["claim"] and row["measure"]
+
+
+def test_market_claims_on_monthly_spot_and_regional_data(con):
+    build(con, [obs(62), obs(12.4, offer_kind="spot"),
+                obs(36, gpu_fraction=0.5, sku="MIG 3g.40gb"),                 # 40 GB, 1/2 slice
+                obs(9350, billing_period="month"),                            # 12.81 / GPU-h
+                obs(9550, billing_period="month", sku="other package"),
+                obs(70000, gpu_count=8, billing_period="month"),
+                obs("46.5", vendor="NM IDC", source="nm_idc", **ULANQAB),      # 25 % cheaper
+                obs("43.4", vendor="GZ IDC", source="gz_idc", **GUIAN),        # 30 % cheaper
+                obs(50, gpu_model="H800-80GB", **NANJING)])
+    result = claims(con)
+    expected = {
+        "slice_40gb_hourly": (36.0, "holds"),
+        "half_a100_hourly": (36.0, "does not hold"),
+        "a100_80gb_monthly": (9450.0, "holds"),
+        "server_8gpu_monthly": (70000.0, "holds"),
+        "jiangsu_h800_hourly": (50.0, "holds"),
+        "monthly_package_saving": (100 * (62 - 9350 / 730) / 62, "holds"),
+        "inner_mongolia_guizhou_discount": (27.5, "holds"),
+        "spot_share_of_regular": (20.0, "holds"),
+    }
+    for claim_id, (value, verdict) in expected.items():
+        assert result[claim_id]["measured_value"] == approx(value, rel=1e-5), claim_id
+        assert result[claim_id]["verdict"] == verdict, claim_id
+    assert result["monthly_package_saving"]["expected_high"] is None      # open-ended
+    assert result["a100_80gb_monthly"]["evidence_rows"] == 2
+    assert result["inner_mongolia_guizhou_discount"]["evidence_rows"] == 2
+
+
+def test_market_claims_use_the_latest_day(con):
+    build(con, [obs(30, observed_at=DAY - timedelta(days=1)), obs(62)])
+    result = claims(con)
+    assert result["a100_80gb_beijing_hourly"]["measured_value"] == approx(62.0)
+    assert result["a100_80gb_beijing_hourly"]["evidence_rows"] == 1
+
+
+def test_month_end_dip_claim_holds_when_a_group_signals(con):
+    build(con, [*daily_series(date(2026, 10, 1), date(2026, 11, 30),
+                              lambda d: 45 if is_month_end(d) else 50),
+                *daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 20,
+                              gpu_model="RTX4090-24GB")])
+    row = claims(con)["month_end_dips"]
+    assert (row["measured_value"], row["evidence_rows"], row["verdict"]) == (50.0, 2, "holds")
+
+
+def test_month_end_dip_claim_fails_when_no_group_signals(con):
+    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50))
+    row = claims(con)["month_end_dips"]
+    assert (row["measured_value"], row["evidence_rows"], row["verdict"]) == (0.0, 1,
+                                                                           "does not hold")
+
+
+def test_month_end_dip_claim_needs_two_complete_months(con):
+    build(con, daily_series(date(2026, 11, 1), date(2026, 11, 30),
+                            lambda d: 45 if is_month_end(d) else 50))
+    row = claims(con)["month_end_dips"]
+    assert (row["evidence_rows"], row["verdict"]) == (0, "not enough data")
