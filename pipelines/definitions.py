@@ -2,6 +2,13 @@
 
 import dagster as dg
 
+from pipelines.defs.alerts import price_alerts
+from pipelines.defs.automation import (
+    failed_source_alert_sensor,
+    gpuprices_job,
+    run_failure_alert_sensor,
+    scrape_hourly_schedule,
+)
 from pipelines.defs.ingest import raw_offers
 from pipelines.defs.models import model_assets
 from pipelines.defs.normalize import observation_batch, observations
@@ -13,24 +20,13 @@ from pipelines.defs.quality import (
 from pipelines.defs.serve import feed_assets, published_prices_db
 from pipelines.resources import crawler_from_env, duckdb_from_env
 
-gpuprices_job = dg.define_asset_job(
-    "gpuprices_job",
-    selection=dg.AssetSelection.all(),
-    description="Crawl every source, normalize, validate, rebuild the SQL models and the feeds.",
-    executor_def=dg.in_process_executor,  # a handful of steps: process-per-step costs ~2 s each
-)
-
-scrape_hourly_schedule = dg.ScheduleDefinition(
-    name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule="0 * * * *", execution_timezone="UTC",
-    default_status=dg.DefaultScheduleStatus.STOPPED,
-)
-
 defs = dg.Definitions(
     assets=[raw_offers, observation_batch, observations, *model_assets, *feed_assets,
-            published_prices_db],
+            published_prices_db, price_alerts],
     asset_checks=[observation_batch_meets_expectations, observation_batch_sources_consistent,
                   sources_are_fresh],
     jobs=[gpuprices_job],
     schedules=[scrape_hourly_schedule],
+    sensors=[run_failure_alert_sensor, failed_source_alert_sensor],
     resources={"crawler": crawler_from_env(), "duckdb": duckdb_from_env()},
 )

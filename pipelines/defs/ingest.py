@@ -73,6 +73,9 @@ CRAWL_CONCURRENCY = int(os.environ.get("GPUPRICES_CRAWL_CONCURRENCY", "4"))
                  for s in SOURCES],
     can_subset=True,
     name="raw_offers",
+    # A failed crawl is recorded, not raised; this retries what breaks the step itself (a locked
+    # database, a full disk), twice, after 30 s and 90 s.
+    retry_policy=dg.RetryPolicy(max_retries=2, delay=30, backoff=dg.Backoff.EXPONENTIAL),
 )
 def raw_offers(context: dg.AssetExecutionContext, crawler: CrawlerResource, duckdb: DuckDBResource):
     """Crawls every selected source, each in its own `scrapy crawl` subprocess, a few at a time:

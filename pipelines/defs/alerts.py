@@ -1,0 +1,74 @@
+"""Price alerts as a Dagster asset: detect into alerts.outbox, then deliver through Apprise.
+
+Register `price_alerts` with the other assets; `notify_run_failure` (re-exported here) is for a
+run-failure sensor. The rules are in pipelines/alerts.toml (or GPUPRICES_ALERTS_CONFIG), the
+notification URLs in GPUPRICES_NOTIFY_URLS / GPUPRICES_NOTIFY_CONFIG; see docs/alerts.md.
+"""
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.alerts import (
+    AlertConfigError,
+    NotifyConfigError,
+    deliver_pending,
+    detect_alerts,
+    load_channels,
+    load_rules,
+    notify_run_failure,
+)
+
+__all__ = ["price_alerts", "notify_run_failure"]
+
+ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "month_end_dip"]),
+                dg.AssetKey(["intermediate", "int_price_changes"]),
+                dg.AssetKey(["intermediate", "int_offer_daily"])]
+
+
+@dg.asset(
+    key=["alerts", "price_alerts"],
+    deps=ALERT_INPUTS,
+    group_name="alerts",
+    kinds={"duckdb", "python"},
+    description="Price-drop, new-low, month-end-dip and watch-list alerts: new ones are added to "
+                "alerts.outbox in the working database (each at most once, by a stable key), then "
+                "every unsent alert is delivered through Apprise to GPUPRICES_NOTIFY_URLS. A "
+                "delivery failure does not fail the run: the alert stays 'failed' and is retried "
+                "next run. See docs/alerts.md.",
+)
+def price_alerts(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+    try:
+        rules = load_rules()
+    except AlertConfigError as exc:   # names the file and the key; nothing written yet
+        raise dg.Failure(description=str(exc)) from exc
+    with duckdb.get_connection() as con:
+        # The resource closes the connection only when the block succeeds; a failed step must
+        # not keep holding the database file.
+        try:
+            detection = detect_alerts(con, rules)
+            try:
+                channels = load_channels()
+            except NotifyConfigError as exc:
+                # The new alerts are safe in the outbox and go out on the first run with good
+                # URLs; the message holds the URL's position and scheme, never its secrets.
+                raise dg.Failure(description=f"{exc}; {detection.detected} new alerts wait in "
+                                             "alerts.outbox",
+                                 metadata={"detected": detection.detected}) from exc
+            delivery = deliver_pending(con, channels, rules.delivery, logger=context.log)
+        finally:
+            con.close()
+    per_rule = {rule: len(keys) for rule, keys in detection.new_keys.items()
+                if rule != "run_failure"}   # run failures come from the sensor, not detection
+    context.log.info(f"alerts: {detection.detected} new ({per_rule}) from "
+                     f"{detection.new_observations} new observations; {delivery.note}")
+    return dg.MaterializeResult(metadata={
+        "detected": detection.detected,
+        "delivered": delivery.delivered,
+        "failed": delivery.failed,
+        "pending": delivery.pending,
+        "detected_by_rule": dg.MetadataValue.json(per_rule),
+        "new_observations": detection.new_observations,
+        "rules_file": rules.source,
+        "channels": dg.MetadataValue.json(delivery.channels),
+        "delivery": delivery.note,
+    })

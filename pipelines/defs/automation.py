@@ -1,0 +1,52 @@
+"""Jobs, schedules and sensors: the hourly crawl-to-alerts run, and telling people when a run or a
+source fails (through the same Apprise channels as price alerts)."""
+
+import dagster as dg
+
+from pipelines.defs.alerts import notify_run_failure
+from pipelines.defs.ingest import CRAWL_CHECK
+
+gpuprices_job = dg.define_asset_job(
+    "gpuprices_job",
+    selection=dg.AssetSelection.all(),
+    description="Crawl every source, normalize, validate, rebuild the SQL models, feeds and the "
+                "published database, detect and deliver alerts, and write the report.",
+    executor_def=dg.in_process_executor,  # a handful of steps: process-per-step costs ~2 s each
+)
+
+scrape_hourly_schedule = dg.ScheduleDefinition(
+    name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule="0 * * * *",
+    execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,
+)
+
+
+def failed_sources(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str]]:
+    """(source, reason) for every crawl that failed its monitors in a run."""
+    records = instance.get_records_for_run(
+        run_id=run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION).records
+    failed = []
+    for record in records:
+        evaluation = record.event_log_entry.dagster_event.event_specific_data
+        if (evaluation.check_name == CRAWL_CHECK and not evaluation.passed
+                and evaluation.severity == dg.AssetCheckSeverity.ERROR):
+            failed.append((evaluation.asset_key.path[-1], evaluation.description or ""))
+    return sorted(failed)
+
+
+@dg.run_failure_sensor(monitored_jobs=[gpuprices_job], default_status=dg.DefaultSensorStatus.RUNNING,
+                       description="A failed run is reported through the alert channels.")
+def run_failure_alert_sensor(context: dg.RunFailureSensorContext) -> None:
+    run = context.dagster_run
+    notify_run_failure(f"gpuprices run failed: {run.job_name}",
+                       f"run {run.run_id}: {context.failure_event.message}")
+
+
+@dg.run_status_sensor(run_status=dg.DagsterRunStatus.SUCCESS, monitored_jobs=[gpuprices_job],
+                      default_status=dg.DefaultSensorStatus.RUNNING,
+                      description="A run that succeeded with some sources failed reports those "
+                                  "sources and why, through the alert channels.")
+def failed_source_alert_sensor(context: dg.RunStatusSensorContext) -> None:
+    failed = failed_sources(context.instance, context.dagster_run.run_id)
+    if failed:
+        body = "\n".join(f"{source}: {reason}" for source, reason in failed)
+        notify_run_failure(f"gpuprices: {len(failed)} source(s) failed to crawl", body)
