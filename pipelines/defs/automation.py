@@ -14,6 +14,17 @@ gpuprices_job = dg.define_asset_job(
     executor_def=dg.in_process_executor,  # a handful of steps: process-per-step costs ~2 s each
 )
 
+report_job = dg.define_asset_job(
+    "report_job", selection=dg.AssetSelection.assets(["report", "price_report"]),
+    description="Write the price-history report from the current data.",
+    executor_def=dg.in_process_executor,
+)
+
+report_daily_schedule = dg.ScheduleDefinition(
+    name="report_daily_schedule", job=report_job, cron_schedule="30 6 * * *",
+    execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,
+)
+
 scrape_hourly_schedule = dg.ScheduleDefinition(
     name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule="0 * * * *",
     execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,

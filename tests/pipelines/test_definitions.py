@@ -52,3 +52,12 @@ def test_every_mart_has_a_feed_and_the_published_database_comes_last():
     assert {f"feeds/{m}" for m in marts} <= keys
     published = graph.get(dg.AssetKey(["serve", "prices_db"]))
     assert {p.to_user_string() for p in published.parent_keys} >= {f"feeds/{m}" for m in marts}
+
+
+def test_daily_report_schedule_and_sensors():
+    schedule = defs.resolve_schedule_def("report_daily_schedule")
+    assert schedule.cron_schedule == "30 6 * * *" and schedule.job_name == "report_job"
+    sensor_names = {s.name for s in defs.sensors}
+    assert {"run_failure_alert_sensor", "failed_source_alert_sensor"} <= sensor_names
+    keys = {k.to_user_string() for k in _graph().get_all_asset_keys()}
+    assert {"alerts/price_alerts", "report/price_report"} <= keys

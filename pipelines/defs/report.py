@@ -1,0 +1,36 @@
+"""The price-history report, data/report/index.html: one self-contained page (plotly.js inlined,
+so it opens offline), rebuilt from the working database after the marts and published by rename.
+"""
+
+from pathlib import Path
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.report import REPORT_TABLES, build_report
+from pipelines.paths import data_dir
+
+
+def report_path() -> Path:
+    return data_dir() / "report" / "index.html"
+
+
+def _asset_key(table: str) -> dg.AssetKey:
+    """`observations` -> observations; `marts.cheapest_offers` -> marts/cheapest_offers."""
+    return dg.AssetKey(table.split("."))
+
+
+@dg.asset(key=["report", "price_report"], deps=[_asset_key(t) for t in REPORT_TABLES],
+          group_name="report", kinds={"html", "plotly"},
+          description="data/report/index.html: price history per card family, the cheapest "
+                      "offers, the signals and the market-claims scorecard, as one offline HTML "
+                      "page. Written to a temporary file, then renamed.")
+def price_report(duckdb: DuckDBResource) -> dg.MaterializeResult:
+    with duckdb.get_connection() as con:
+        result = build_report(con, report_path())
+    return dg.MaterializeResult(metadata={
+        "path": dg.MetadataValue.path(str(result.path)), "bytes": result.bytes,
+        "charts": result.charts, "tables": result.tables})
+
+
+report_assets = [price_report]
