@@ -6,7 +6,7 @@ create table if not exists raw.crawls (
     crawl_id varchar primary key,
     run_id varchar,
     source varchar not null,
-    mode varchar not null,                 -- 'replay' | 'live'
+    mode varchar not null,                 -- 'replay' | 'raw' | 'live' | 'simulated'
     started_at timestamptz,
     finished_at timestamptz,
     passed boolean not null,

@@ -143,7 +143,7 @@ def rebuild_from(con, model: SqlModel) -> str | None:
     if built is None:
         return None
     since = con.execute("""
-        select min(observed_hour)::date from observations
+        select min(timezone('UTC', observed_hour))::date from observations
         where crawl_id in (select crawl_id from raw.crawls where normalized_at >= ?)""",
                         [built[0]]).fetchone()[0]
     return since.isoformat() if since else None
@@ -151,6 +151,7 @@ def rebuild_from(con, model: SqlModel) -> str | None:
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>", "up to date")."""
+    con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(MODEL_STATE_SQL)
     if model.materialized == "view":
