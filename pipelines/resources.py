@@ -12,6 +12,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.lib.db import DUCKDB_CONFIG
 from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, work_db_path
 from spiders.registry import spider_class
 from spiders.replay import ReplayServer, load_raw_archive
@@ -98,11 +99,6 @@ class CrawlerResource(dg.ConfigurableResource):
 def crawler_from_env() -> CrawlerResource:
     return CrawlerResource(mode=os.environ.get("GPUPRICES_MODE", "replay"), data_dir=str(data_dir()),
                            snapshot_dir=os.environ.get("GPUPRICES_SNAPSHOT_DIR", str(SNAPSHOT_DIR)))
-
-
-# The newest DuckDB CLI on PyPI is 1.5.x: files are created in a storage format it can read, so
-# `duckdb data/prices.db` works next to the 2.0 Python library.
-DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0"}
 
 
 def duckdb_from_env() -> DuckDBResource:

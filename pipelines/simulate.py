@@ -33,12 +33,9 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from pipelines.lib.db import ensure_schema, transaction
+from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema, transaction
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
-# = pipelines.resources.DUCKDB_CONFIG (the DuckDB CLI 1.5 can open the file), without importing
-# Dagster for it.
-DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0"}
 TIER1_PROVINCES = ("Beijing", "Shanghai", "Guangdong")   # provinces holding a tier-1 city
 DEFAULT_DB_NAME = "simulated.db"
 CHUNK_ROWS = 500_000          # rows built and inserted at a time

@@ -28,7 +28,13 @@ select
     arg_max(instance_price_cny_per_hour, observed_at) as close_instance_price_cny_per_hour,
     arg_max(price_amount, observed_at) as close_price_amount,                       -- as listed
     any_value(currency) as currency,
+    arg_max(price_per_gpu_hour_usd, observed_at) as close_price_usd_per_gpu_hour,
+    arg_max(fx_rate_date, observed_at) as close_fx_rate_date,
+    arg_max_null(available, observed_at) as close_available, -- stock at the last look (null kept)
     bool_or(coalesce(available, true)) as available,        -- unknown stock counts as listed
+    min(observed_at) as first_observed_at,
+    max(observed_at) as last_observed_at,
+    arg_max(url, observed_at) as url,
     count(*) as observations
 from staging.stg_observations
 group by offer_id, observed_date

@@ -6,7 +6,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import os
+
 import duckdb
+
+# Every connection to the pipeline's databases uses this configuration (DuckDB refuses a second,
+# different one to the same file within a process). The newest DuckDB CLI on PyPI is 1.5.x, so
+# files are created in the v1.5 storage format it can open; a memory ceiling makes DuckDB spill
+# big sorts and joins to disk instead of growing without bound (a year of hourly history needs
+# ~9 GB otherwise); GPUPRICES_DUCKDB_MEMORY overrides it.
+DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0",
+                 "memory_limit": os.environ.get("GPUPRICES_DUCKDB_MEMORY", "3GB")}
 
 SCHEMA_SQL = (Path(__file__).parent / "schema.sql").read_text(encoding="utf-8")
 

@@ -167,8 +167,13 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
         since = rebuild_from(con, model)
         how = "up to date"
         if since:
-            for statement in model.incremental_statements(since):
-                con.execute(statement)
+            # models may read it to limit their own scans (getvariable('since'))
+            con.execute(f"set variable since = date '{since}'")
+            try:
+                for statement in model.incremental_statements(since):
+                    con.execute(statement)
+            finally:
+                con.execute("reset variable since")
             how = f"incremental from {since}"
     else:
         con.execute(model.create_statement())

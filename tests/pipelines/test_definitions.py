@@ -20,7 +20,8 @@ def test_asset_graph_edges():
     parents = lambda key: {p.to_user_string() for p in graph.get(dg.AssetKey.from_user_string(key)).parent_keys}
     assert parents("observation_batch") == {f"raw/{s}" for s in source_names()}
     assert parents("observations") == {"observation_batch"}
-    assert parents("marts/latest_prices") == {"observations"}
+    assert parents("marts/latest_prices") == {"intermediate/int_offer_daily"}
+    assert parents("staging/stg_observations") == {"observations"}
     assert parents("feeds/latest_prices") == {"marts/latest_prices"}
 
 

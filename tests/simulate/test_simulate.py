@@ -165,7 +165,7 @@ def test_schema_equals_a_fresh_prices_db(sims, offers, tmp_path):
 
 def test_the_file_opens_in_the_storage_format_the_pipeline_uses():
     import pipelines.resources
-    assert DUCKDB_CONFIG == pipelines.resources.DUCKDB_CONFIG
+    assert DUCKDB_CONFIG is pipelines.resources.DUCKDB_CONFIG
 
 
 def test_price_amount_matches_per_gpu_hour(sims, offers):

@@ -22,7 +22,8 @@ def _write(root: Path, rel: str, sql: str) -> Path:
 def test_project_models_load_and_read_known_tables():
     models = {m.table: m for m in load_models(SQL_DIR, EXTERNAL)}
     assert "marts.latest_prices" in models
-    assert models["marts.latest_prices"].reads == ("observations",)
+    assert models["marts.latest_prices"].reads == ("intermediate.int_offer_daily",)
+    assert models["staging.stg_observations"].reads == ("observations",)
 
 
 def test_dependencies_are_inferred_and_ctes_ignored(tmp_path):
