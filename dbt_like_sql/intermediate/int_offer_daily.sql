@@ -37,4 +37,8 @@ select
     arg_max(url, observed_at) as url,
     count(*) as observations
 from staging.stg_observations
+-- An incremental build reads only the rebuilt days: observed_hour is stored, so DuckDB skips the
+-- older row groups by their min/max (getvariable('since') is unset in a full build).
+where observed_hour >= coalesce(getvariable('since')::timestamptz,
+                                timestamptz '0001-01-01 00:00:00+00')
 group by offer_id, observed_date

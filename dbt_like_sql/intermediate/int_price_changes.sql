@@ -21,7 +21,9 @@ with since as (
         offer_id, source, vendor, gpu_model, gpu_fraction, region_code, region_group, offer_kind,
         billing_period, sku, observed_at, observed_date, price_per_gpu_hour_cny, available
     from staging.stg_observations
-    where observed_date >= (select day from since)
+    -- observed_hour is stored: older row groups are skipped by their min/max
+    where observed_hour >= coalesce(getvariable('since')::timestamptz,
+                                    timestamptz '0001-01-01 00:00:00+00')
 ), sequenced as (
     select
         r.*,
