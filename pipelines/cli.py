@@ -1,19 +1,50 @@
-"""`gpuprices`: run the pipeline once and see what happened.
+"""`gpuprices`: run the pipeline, and read what it published.
 
-Exit codes: 0 every source landed; 1 the run failed (a step errored, a blocking check failed, or
-every source failed: nothing new was published); 2 usage error; 4 some sources failed, the
-others landed.
+Commands: `run` (one run of the job, with a live view of its steps and a summary), `sources`,
+`reject`, `prices` (the latest price of every offer), `signals` (the latest day of each signal
+mart and the market-claims scorecard), `claims` (just the scorecard), `export` (every mart to
+CSV/Parquet files) and `ui` (the Dagster UI). The reading commands open the published database
+`data/prices.db` read-only, never the pipeline's working copy, so they never block a run.
+
+Exit codes, the same for every command, for scripts:
+  0  ok
+  1  failed: the run failed (a step errored, a blocking check failed, or every source failed:
+     nothing new was published past it); `ui`: dagster dev failed; the reading commands: the
+     database could not be opened (another process holds it open for writing)
+  2  usage error: an unknown option or value (an unknown card, region, vendor, kind ...); the
+     message lists the known values
+  3  no data: there is no published database yet (run `make run` first), or the query matched no
+     rows (like grep's 1: scripts can tell "nothing" from "broken"; csv/json output is still
+     well-formed: a header row, `[]`)
+  4  partial: `run` landed some sources and others failed
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import os
+import re
 import shutil
+import signal
+import socket
+import subprocess
 import sys
+import tempfile
+import threading
+import time
+import unicodedata
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import click
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -21,7 +52,13 @@ from rich.table import Table
 from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
 
 console = Console(stderr=False, highlight=False)
-EXIT_OK, EXIT_RUN_FAILED, EXIT_PARTIAL = 0, 1, 4
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_NO_DATA, EXIT_PARTIAL = 0, 1, 2, 3, 4
+
+
+class NoData(click.ClickException):
+    """Nothing to show: no published database yet, or no rows matched (exit code 3)."""
+
+    exit_code = EXIT_NO_DATA
 
 
 def _dagster_home() -> Path:
@@ -33,11 +70,72 @@ def _dagster_home() -> Path:
     return home
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _norm(text: str) -> str:
+    """Compare spellings loosely: full-width folded (NFKC), case-folded, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+class AliasChoice(click.Choice):
+    """A choice among canonical values that also takes other spellings, Chinese ones included:
+    `--period 月` is `--period month`. Help and error messages list the canonical values."""
+
+    def __init__(self, aliases: dict[str, Sequence[str]]) -> None:
+        super().__init__(list(aliases), case_sensitive=False)
+        self.aliases = {_norm(alias): value for value, spellings in aliases.items()
+                        for alias in (value, *spellings)}
+        self.spellings = aliases
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            value = self.aliases.get(_norm(value), value)
+        return super().convert(value, param, ctx)
+
+    def get_invalid_choice_message(self, value, ctx) -> str:
+        other = "; ".join(f"{canonical}: {', '.join(spellings)}"
+                          for canonical, spellings in self.spellings.items() if spellings)
+        message = super().get_invalid_choice_message(value, ctx)
+        return f"{message} (other spellings: {other})" if other else message
+
+
+KINDS = AliasChoice({"on_demand": ("on-demand", "ondemand", "按需", "按量", "按量付费", "按需付费"),
+                     "spot": ("preemptible", "竞价", "竞价实例", "抢占式", "抢占式实例", "可抢占"),
+                     "reserved": ("预留", "预留实例")})
+PERIODS = AliasChoice({"hour": ("h", "hr", "hourly", "时", "小时", "按时", "按小时"),
+                       "day": ("d", "daily", "天", "日", "按天", "按日"),
+                       "week": ("w", "weekly", "周", "按周"),
+                       "month": ("mo", "monthly", "月", "包月", "按月"),
+                       "year": ("y", "yr", "yearly", "annual", "年", "包年", "按年")})
+SORTS = AliasChoice({"price": ("价格", "cheapest"), "vendor": ("厂商", "供应商", "vendors")})
+FORMATS = AliasChoice({"table": ("表格",), "csv": (), "json": ()})
+EXPORT_FORMATS = AliasChoice({"csv": (), "parquet": (), "both": ("all", "全部")})
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Where prices.db, raw/ and feeds/ live (default: ./data, or GPUPRICES_DATA_DIR).")
 def main(data_dir: Path | None) -> None:
-    """gpuprices: an honest, queryable history of GPU rental prices."""
+    """gpuprices: an honest, queryable history of GPU rental prices.
+
+    \b
+    Start with `gpuprices run` (or `make run`), then:
+      gpuprices prices --card A100-80GB --region 北京      the latest prices
+      gpuprices prices --region 内蒙古 --kind spot --format json
+      gpuprices signals --card a100                       signals and the claims scorecard
+      gpuprices claims                                    just the scorecard
+      gpuprices export --bom                              every mart to CSV/Parquet
+      gpuprices ui                                        the Dagster UI on 127.0.0.1:3000
+
+    Options take English or Chinese values (--region 北京 or Beijing, --period 月 or month).
+
+    \b
+    Exit codes:
+      0  ok
+      1  failed: the run failed (a step errored, a blocking check failed, or every source
+         failed), dagster dev failed, or the database is held open for writing
+      2  usage error: unknown option or value (the message lists the known values)
+      3  no data: no published database yet (run `make run` first), or no rows matched
+      4  partial: some sources failed, the others landed
+    """
     if data_dir:
         os.environ["GPUPRICES_DATA_DIR"] = str(data_dir.resolve())
 
@@ -49,7 +147,12 @@ def main(data_dir: Path | None) -> None:
 @click.option("--source", "sources", multiple=True, metavar="S",
               help="Only this source (repeatable); see `gpuprices sources`.")
 def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
-    """Run the main job once: crawl, normalize, check, build models and feeds; print a summary."""
+    """Run the main job once: crawl, normalize, check, build models and feeds; print a summary.
+
+    \b
+    Exit codes: 0 every source landed; 4 some sources failed, the others landed;
+    1 the run failed (nothing new was published past the failed step); 2 usage error.
+    """
     if live and from_raw:
         raise click.UsageError("--live and --from-raw exclude each other")
     mode = "live" if live else "raw" if from_raw else "replay"
@@ -74,13 +177,118 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     origin = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0.0.1)",
               "replay": "bundled snapshots (replay on 127.0.0.1)"}[mode]
     console.print(f"[bold]gpuprices run[/] over {origin}; data in {data_dir()}")
-    with console.status("crawling, normalizing and checking ..."):
+    instance = dg.DagsterInstance.get()
+    run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
+    with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
         result = job.execute_in_process(
-            instance=dg.DagsterInstance.get(), asset_selection=selection, raise_on_error=False,
+            instance=instance, asset_selection=selection, raise_on_error=False, run_id=run_id,
             # failed steps are summarized below; Dagster's own log keeps the full traces
             run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
         )
     sys.exit(print_summary(result))
+
+
+class StepProgress:
+    """A live view of an in-process run: a spinner naming the running step, a bar over the run's
+    steps and, while the crawl step runs, how many sources have finished.
+
+    It listens to the run's events through `DagsterInstance.add_event_listener`: the in-process
+    executor calls it from the run's own thread for every event the run stores. Display is a
+    nicety: any error in it is swallowed, and the run goes on whatever the terminal is.
+    """
+
+    def __init__(self, instance, run_id: str, sources: int, data_dir: Path) -> None:
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                                   TextColumn, TimeElapsedColumn)
+
+        self.instance, self.run_id, self.sources = instance, run_id, sources
+        # each crawl writes its monitor verdict here when it ends; crawl ids end in the run id's
+        # first 8 characters (pipelines/defs/ingest.py)
+        self.verdicts = data_dir / "raw" / "crawls"
+        self.running: dict[str, float] = {}
+        self.finished = 0
+        # Dagster captures each step's stdout into its compute logs by redirecting file
+        # descriptor 1 while the step runs; the display writes to a duplicate of the terminal's
+        # descriptor, which the redirection does not touch.
+        self._terminal = None
+        display = console
+        if console.is_terminal:
+            self._terminal = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
+            display = Console(file=self._terminal, force_terminal=True, width=console.width,
+                              highlight=False)
+        self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                                 MofNCompleteColumn(), TimeElapsedColumn(), console=display,
+                                 transient=True)
+        self.task = self.progress.add_task("starting the run", total=None)
+        self._stop = threading.Event()
+        self._poller = threading.Thread(target=self._poll, daemon=True, name="gpuprices-progress")
+
+    def __enter__(self) -> StepProgress:
+        if self._terminal is None:  # piped or captured: the summary alone, as before
+            return self
+        try:
+            self.instance.add_event_listener(self.run_id, self)
+        except Exception:  # an instance without listeners: the spinner alone still runs
+            pass
+        self.progress.start()
+        self._poller.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._poller.is_alive():
+            self._poller.join(timeout=5)
+        self.progress.stop()
+        if self._terminal is not None:
+            self._terminal.close()
+
+    def __call__(self, entry) -> None:
+        try:
+            self._on_event(entry)
+        except Exception:
+            pass
+
+    def _on_event(self, entry) -> None:
+        event = entry.dagster_event
+        if event is None:
+            return
+        kind = event.event_type_value
+        if kind == "PIPELINE_START":
+            run = self.instance.get_run_by_id(self.run_id)
+            plan = self.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
+            self.progress.update(self.task, total=len(plan.steps))
+        elif kind == "STEP_START":
+            self.running[event.step_key] = entry.timestamp
+        elif kind in ("STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED"):
+            started = self.running.pop(event.step_key, entry.timestamp)
+            self.finished += 1
+            self.progress.update(self.task, completed=self.finished)
+            if self._terminal is not None:  # a log of finished steps above the bar
+                mark = {"STEP_SUCCESS": "[green]✓[/]", "STEP_FAILURE": "[red]✗[/]",
+                        "STEP_SKIPPED": "[yellow]-[/]"}[kind]
+                self.progress.console.print(f"  {mark} {_step_name(event.step_key)} "
+                                            f"[dim]{entry.timestamp - started:.1f} s[/]")
+        self._describe()
+
+    def _describe(self) -> None:
+        steps = [_step_name(key) for key in self.running]
+        if "raw_offers" in self.running:
+            done = len(list(self.verdicts.glob(f"*/*-{self.run_id[:8]}.json")))
+            steps[steps.index("raw_offers")] = f"raw_offers: crawled {done}/{self.sources} sources"
+        text = ", ".join(steps) if steps else ("…" if self.finished else "starting the run")
+        self.progress.update(self.task, description=escape(text))
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.5):
+            try:
+                self._describe()
+            except Exception:
+                pass
+
+
+def _step_name(step_key: str) -> str:
+    """Dagster step keys join an asset key's parts with "__": marts__latest_prices."""
+    return step_key.replace("__", "/")
 
 
 def print_summary(result) -> int:
@@ -244,6 +452,753 @@ def sources() -> None:
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("last_run", "never run")))
     console.print(table)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the published database: prices, signals, claims, export
+# ---------------------------------------------------------------------------------------------
+
+@contextmanager
+def published_db(*tables: str) -> Iterator:
+    """A read-only connection to the published `data/prices.db` (never the working database, so
+    a reader never blocks a run). No database, or one without `tables` yet: exit 3."""
+    import duckdb
+
+    from pipelines.paths import db_path
+
+    path = db_path()
+    if not path.exists():
+        raise NoData(f"no published database at {path} yet: run `make run` first "
+                     "(or `gpuprices run`)")
+    try:
+        con = duckdb.connect(str(path), read_only=True)
+    except duckdb.IOException as exc:  # a session holds it for writing (`duckdb` without -readonly)
+        raise click.ClickException(
+            f"cannot open {path}: {str(exc).splitlines()[0]}. Close that session, or open the "
+            "database with `duckdb -readonly` (`make sql` does), then retry") from None
+    try:
+        con.execute("set TimeZone = 'UTC'")
+        present = {f"{s}.{t}" for s, t in con.execute(
+            "select table_schema, table_name from information_schema.tables").fetchall()}
+        missing = [t for t in tables if t not in present]
+        if missing:
+            raise NoData(f"{path} has no {', '.join(missing)} yet: run `make run` first "
+                         "(or `gpuprices run`)")
+        yield con
+    finally:
+        con.close()
+
+
+def _records(con, sql: str, params: Sequence = ()) -> list[dict]:
+    cursor = con.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+
+@dataclass
+class Filter:
+    """A user's --card/--region/--vendor read against the data: SQL predicates over
+    marts.latest_prices, and a note of how each value was read (shown under the table)."""
+
+    where: list[str] = field(default_factory=list)
+    params: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, sql: str, params: Sequence, note: str | None = None) -> None:
+        self.where.append(sql)
+        self.params.extend(params)
+        if note:
+            self.notes.append(note)
+
+    @property
+    def sql(self) -> str:
+        return " and ".join(self.where) or "true"
+
+
+def _in(column: str, values: Sequence) -> str:
+    return f"{column} in ({', '.join('?' for _ in values)})"
+
+
+_FAMILY_TOKENS = re.compile(r"nvidia|geforce|tesla|rtx|[ah]\s*[18]00|4090\s*d|4090", re.I)
+_MEMORY = re.compile(r"(?<![\d.])\d+(?:\.\d+)?\s*(?:gib|gb|g)(?![a-z.])", re.I)
+
+
+def card_filter(text: str, found: Filter) -> list[str]:
+    """--card: a canonical model (`A100-80GB`), any vendor spelling `parse_gpu` reads (`a100-80g`,
+    `RTX 4090D`, `H100 NVL`), or a family alone (`A100`, `4090`: every model of the family).
+    A slice (`A100 1/4`, `A100 80G MIG 2g.20gb`) also filters the fraction. Returns the models."""
+    from spiders.parsing.gpu_models import (CANONICAL_MODELS, GpuParseError, gpu_family,
+                                            parse_gpu)
+
+    known = ", ".join(CANONICAL_MODELS)
+    exact = {m.casefold().replace("-", ""): m for m in CANONICAL_MODELS}
+    key = re.sub(r"[\s_-]+", "", _norm(text))
+    if key in exact:
+        models, fraction = [exact[key]], None
+    else:
+        try:
+            spec = parse_gpu(text)
+        except GpuParseError as exc:
+            raise click.BadParameter(f"{exc}. Known cards: {known}, or a family: A100, H100, "
+                                     "H800, 4090, 4090D", param_hint="--card") from None
+        family = gpu_family(spec.gpu_model)
+        rest = _FAMILY_TOKENS.sub(" ", unicodedata.normalize("NFKC", text))
+        # "A100" alone names the family; memory ("a100 80g") or a variant that fixes the memory
+        # ("H100 NVL" = 94 GB) names one model. parse_gpu would read "A100" as the 40 GB card.
+        if _MEMORY.search(rest) or spec.gpu_model != parse_gpu(family).gpu_model:
+            models = [spec.gpu_model]
+        else:
+            models = [m for m in CANONICAL_MODELS if gpu_family(m) == family]
+        fraction = spec.gpu_fraction if spec.gpu_fraction < 1 else None
+    note = f"card {text} → {', '.join(models)}"
+    if fraction is not None:
+        note += f" (slice {_fraction(fraction)})"
+    found.add(_in("gpu_model", models), models, note)
+    if fraction is not None:
+        found.add("gpu_fraction = ?", [fraction])
+    return models
+
+
+def region_filter(con, text: str, found: Filter) -> None:
+    """--region: a province or state (北京, Beijing, 内蒙古, Inner Mongolia, Virginia), a city
+    (乌兰察布, Ulanqab), a country code (CN, US) or a vendor's region code (eastus, cn-beijing,
+    内蒙B区). A place matches every vendor's offers there; a code matches that code only."""
+    from spiders.parsing.regions import RegionParseError, province_aliases, resolve_region
+
+    places = con.execute("""select distinct region_code, country, province_or_state, city
+                            from marts.latest_prices""").fetchall()
+    key = _norm(text)
+    aliases = {_norm(alias): name for alias, name in province_aliases().items()}
+    provinces = {_norm(p): p for _, _, p, _ in places if p}
+    cities = {_norm(c): c for *_, c in places if c}
+    countries = {_norm(c): c for _, c, _, _ in places}
+    codes: dict[str, list[str]] = {}
+    for code, *_ in places:
+        codes.setdefault(_norm(code), []).append(code)
+
+    def place(column: str, value: str, what: str) -> None:
+        found.add(f"{column} = ?", [value], f"region {text} → {what} {value}")
+
+    if key in aliases or key in provinces:
+        return place("province_or_state", aliases.get(key) or provinces[key], "province/state")
+    if key in cities:
+        return place("city", cities[key], "city")
+    if key in countries:
+        return place("country", countries[key], "country")
+    try:
+        region = resolve_region(text)
+    except RegionParseError:
+        region = None
+    # A Chinese city name ("乌兰察布") is a place, though an IDC may also use it as its code.
+    if region and region.city and re.fullmatch(r"[\u4e00-\u9fff]+", text.strip()) \
+            and not text.strip().endswith("区"):
+        return place("city", region.city, "city")
+    if key in codes:
+        return found.add(_in("region_code", codes[key]), codes[key],
+                         f"region {text} → region code {', '.join(codes[key])}")
+    if region:  # other spellings of a place: 江苏省, 华北2（北京）, "Texas, US"
+        if region.city:
+            return place("city", region.city, "city")
+        if region.province_or_state:
+            return place("province_or_state", region.province_or_state, "province/state")
+        return place("country", region.country, "country")
+    chinese = {}
+    for alias, name in province_aliases().items():
+        if re.fullmatch(r"[\u4e00-\u9fff]+", alias):
+            chinese.setdefault(name, alias)
+    listed = ", ".join(f"{p} ({chinese[p]})" if p in chinese else p
+                       for p in sorted(set(provinces.values())))
+    raise click.BadParameter(
+        f"unknown region {text!r}. Known provinces/states: {listed}; countries: "
+        f"{', '.join(sorted(set(countries.values())))}; or one of {len(codes)} vendor region "
+        "codes such as eastus, cn-beijing, 内蒙B区 (`gpuprices prices --format csv` lists them)",
+        param_hint="--region")
+
+
+def vendor_filter(con, text: str, found: Filter) -> None:
+    """--vendor: part of a vendor's name or of a source name (`azure`, `阿里云`, `idc_`)."""
+    pairs = con.execute("select distinct vendor, source from marts.latest_prices order by 1, 2"
+                        ).fetchall()
+    key = _norm(text)
+    if not any(key in _norm(v) or key in _norm(s) for v, s in pairs):
+        known = _CONTROL.sub("?", ", ".join(f"{v} ({s})" for v, s in pairs))
+        raise click.BadParameter(f"no vendor or source matches {text!r}. Known: {known}",
+                                 param_hint="--vendor")
+    found.add("(strpos(lower(vendor), ?) > 0 or strpos(lower(source), ?) > 0)", [key, key],
+              f"vendor {text}")
+
+
+def signal_scope(con, found: Filter) -> tuple[list[str], list[str], list[str]]:
+    """The models, region codes and region groups (province in China, country elsewhere, as in
+    staging.stg_observations) of the offers the filter matches: how the signal marts, which have
+    no province or city column, are filtered."""
+    rows = con.execute(f"""
+        select distinct gpu_model, region_code,
+               case when country = 'CN' then coalesce(province_or_state, 'CN') else country end
+        from marts.latest_prices where {found.sql}""", found.params).fetchall()
+    return (sorted({r[0] for r in rows}), sorted({r[1] for r in rows}),
+            sorted({r[2] for r in rows}))
+
+
+# C0/C1 control characters and bidi overrides: scraped text must not drive the terminal.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _text(value, limit: int = 300) -> str:
+    """Text from the data, for a rich table: control characters shown as "?" (a vendor's
+    ESC [2J is displayed, never executed), [markup] escaped, cut to `limit` characters."""
+    text = _CONTROL.sub("?", str(value))
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return escape(text)
+
+
+def _fraction(value) -> str:
+    if value is None:
+        return ""
+    share = Fraction(Decimal(value)).limit_denominator(64)
+    if share.denominator == 1:
+        return str(share.numerator)
+    return f"{share.numerator}/{share.denominator}"
+
+
+def _amount(value) -> str:
+    """A listed amount as a person writes it: 62.00, 3.673, 11,800.00, 0.0035."""
+    value = Decimal(value)
+    text = f"{value:,.6f}".rstrip("0")
+    whole, _, decimals = text.partition(".")
+    return f"{whole}.{decimals.ljust(2, '0')}"
+
+
+def _utc(value: datetime) -> str:
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _plain(value, exact: bool = False):
+    """A value for JSON (exact=False: decimals as numbers) or CSV (exact=True: as written)."""
+    if isinstance(value, Decimal):
+        return str(value) if exact else float(value)
+    if isinstance(value, bool) and exact:
+        return "true" if value else "false"   # as DuckDB writes the feeds
+    if isinstance(value, datetime):
+        return _utc(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value
+
+
+def write_rows(rows: list[dict], columns: list[str], fmt: str) -> None:
+    """csv or json to stdout, every column, for scripts (columns and timestamps as in the feeds)."""
+    if fmt == "json":
+        click.echo(json.dumps([{c: _plain(r[c]) for c in columns} for r in rows],
+                              ensure_ascii=False, indent=2))
+        return
+    out = click.get_text_stream("stdout")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row[c] is None else _plain(row[c], exact=True) for c in columns])
+    out.flush()
+
+
+CARD_HELP = "Card: A100-80GB, a100-80g, A100 (the family: 40 and 80 GB), 4090, 4090D, H100 NVL ..."
+REGION_HELP = ("Province/state, city, country or vendor region code: 北京 or Beijing, 内蒙古 or "
+               "'Inner Mongolia', 乌兰察布, US, eastus, cn-beijing ...")
+
+
+@main.command()
+@click.option("--card", metavar="CARD", help=CARD_HELP)
+@click.option("--region", metavar="REGION", help=REGION_HELP)
+@click.option("--kind", type=KINDS, help="Offer kind (also 按需, 竞价/抢占式, 预留).")
+@click.option("--period", type=PERIODS,
+              help="Billing period the price is listed for (also 时/小时, 天, 周, 月/包月, 年/包年).")
+@click.option("--vendor", metavar="S", help="Part of a vendor or source name: azure, 阿里云, idc_.")
+@click.option("--max-price", type=click.FloatRange(min=0, min_open=True), metavar="CNY",
+              help="At most this many CNY per GPU-hour.")
+@click.option("--limit", type=click.IntRange(min=0), metavar="N",
+              help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")
+@click.option("--sort", type=SORTS, default="price", show_default=True,
+              help="Cheapest first (per GPU-hour, CNY), or by vendor.")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="A table for people; csv or json (every column of marts.latest_prices).")
+def prices(card: str | None, region: str | None, kind: str | None, period: str | None,
+           vendor: str | None, max_price: float | None, limit: int | None, sort: str,
+           fmt: str) -> None:
+    """The latest price of every offer (marts.latest_prices), filtered and sorted.
+
+    \b
+    Examples:
+      gpuprices prices --card A100-80GB --region 北京 --period hour
+      gpuprices prices --card 4090 --kind spot --max-price 5
+      gpuprices prices --region 'Inner Mongolia' --period 月 --format csv > im.csv
+      gpuprices prices --card a100 --format json | jq '.[0]'
+
+    Exit codes: 0 rows shown; 2 unknown card/region/vendor/value; 3 no database yet or no rows
+    matched.
+    """
+    with published_db("marts.latest_prices") as con:
+        found = Filter()
+        if card:
+            card_filter(card, found)
+        if region:
+            region_filter(con, region, found)
+        if vendor:
+            vendor_filter(con, vendor, found)
+        if kind:
+            found.add("offer_kind = ?", [kind])
+        if period:
+            found.add("billing_period = ?", [period])
+        if max_price is not None:
+            found.add("price_per_gpu_hour_cny <= ?", [max_price])
+        order = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
+                 "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}[sort]
+        cursor = con.execute(f"select * from marts.latest_prices where {found.sql} "
+                             f"order by {order}, offer_id", found.params)
+        columns = [d[0] for d in cursor.description]
+        rows = [dict(zip(columns, row)) for row in cursor.fetchall()]
+    shown = rows if limit == 0 else rows[:limit or (50 if fmt == "table" else None)]
+    if fmt != "table":
+        write_rows(shown, columns, fmt)
+    else:
+        _prices_table(shown, len(rows), sort, found)
+    if not rows:
+        raise NoData("no offers match " + (", ".join(found.notes) or "the filters")
+                     + "; try fewer filters, or `gpuprices prices` for everything")
+
+
+WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
+                "CNY/GPU-h", "USD/GPU-h", "available", "last seen (UTC)")
+# Below this width the eleven columns no longer fit: vendor, region and card share one cell.
+NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
+WIDE_TABLE = 160
+
+
+def _prices_table(rows: list[dict], total: int, sort: str, found: Filter) -> None:
+    if not rows:
+        return
+    order = "cheapest first" if sort == "price" else "by vendor"
+    title = f"latest prices: {total} offers, {order}"
+    if len(rows) < total:
+        title += f" (showing {len(rows)}; --limit 0 for all)"
+    notes = list(found.notes)
+    wide = console.width >= WIDE_TABLE
+    if not wide:
+        notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
+                     "USD/GPU-h and last seen")
+    columns = WIDE_COLUMNS if wide else NARROW_COLUMNS
+    table = Table(title=title, caption=_text(" · ".join(notes)) or None,
+                  caption_justify="left", box=box.SIMPLE_HEAD)
+    for column in columns:
+        numeric = column in ("fraction", "listed price", "CNY/GPU-h", "USD/GPU-h")
+        table.add_column(column, justify="right" if numeric else
+                         "center" if column == "available" else "left",
+                         style="bold" if column == "CNY/GPU-h" else None,
+                         min_width={"vendor": 14, "region": 16}.get(column),
+                         no_wrap=column not in ("vendor", "region", "offer"))
+    for r in rows:
+        where = r["province_or_state"] or r["country"]
+        if r["country"] not in ("CN", None) and r["province_or_state"]:
+            where = f"{r['province_or_state']}, {r['country']}"
+        region = r["region_code"] if _norm(r["region_code"]) == _norm(where) \
+            else f"{r['region_code']} ({where})"
+        card = r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
+        fraction = _fraction(r["gpu_fraction"])
+        cells = {
+            "vendor": _text(r["vendor"]), "region": _text(region), "card": card,
+            "offer": f"{_text(r['vendor'])}\n[dim]{_text(region)}[/]\n{card}"
+                     + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]"),
+            "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
+            "listed price": f"{_amount(r['price_amount'])} {r['currency']}/{r['billing_period']}",
+            "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
+            "USD/GPU-h": f"{r['price_per_gpu_hour_usd']:,.3f}",
+            "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
+                                                                          "[dim]?[/]"),
+            "last seen (UTC)": r["last_seen_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+        table.add_row(*(cells[c] for c in columns))
+    console.print(table)
+
+
+@dataclass(frozen=True)
+class SignalView:
+    """How `gpuprices signals` shows one mart: its latest day, a few columns, sorted."""
+
+    mart: str
+    title: str
+    columns: tuple[str, ...]
+    order: str
+    day: str = "day"
+
+
+SIGNAL_VIEWS = (
+    SignalView("slice_to_whole_ratio", "slice vs whole card (same vendor, region, kind, period)",
+               ("vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
+                "gpu_fraction", "slice_vram_gb", "slice_price_cny_per_hour",
+                "whole_price_cny_per_hour", "slice_to_whole_ratio", "per_gpu_premium"),
+               "gpu_model, slice_to_whole_ratio"),
+    SignalView("regional_discount", "regional discount against tier-1 cities (CN) or the US",
+               ("gpu_model", "offer_kind", "billing_period", "region_group", "offers", "vendors",
+                "median_price_cny_per_gpu_hour", "reference_price_cny_per_gpu_hour",
+                "discount_pct"),
+               "discount_pct desc nulls last"),
+    SignalView("spot_discount", "spot against on-demand",
+               ("vendor", "region_code", "gpu_model", "gpu_fraction",
+                "on_demand_price_cny_per_gpu_hour", "spot_price_cny_per_gpu_hour",
+                "spot_discount_pct"),
+               "spot_discount_pct desc"),
+    SignalView("monthly_vs_hourly_saving", "monthly package against paying hourly",
+               ("vendor", "region_code", "gpu_model", "gpu_fraction", "gpu_count", "offer_kind",
+                "hourly_price_cny_per_gpu_hour", "monthly_price_cny_per_gpu_hour", "saving_pct"),
+               "saving_pct desc"),
+    SignalView("multi_gpu_discount", "multi-GPU server against a single card",
+               ("vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
+                "server_gpu_count", "server_price_cny_per_gpu_hour",
+                "single_price_cny_per_gpu_hour", "server_to_single_ratio", "discount_pct"),
+               "discount_pct desc"),
+    SignalView("month_end_dip", "month-end dip against the mid-month baseline (hourly prices)",
+               ("vendor", "region_code", "gpu_model", "offer_kind", "dip_pct",
+                "availability_change_pct", "months_observed", "months_dipped", "strength_pct",
+                "confidence", "dip_signal"),
+               "dip_signal desc, strength_pct desc nulls last, dip_pct desc nulls last",
+               day="month"),
+)
+# Short headers for the terminal; the marts' own column names are in README.md.
+HEADERS = {"region_code": "region", "gpu_model": "card", "offer_kind": "kind",
+           "billing_period": "period", "gpu_fraction": "fraction", "slice_vram_gb": "slice GB",
+           "slice_price_cny_per_hour": "slice CNY/h", "whole_price_cny_per_hour": "whole CNY/h",
+           "slice_to_whole_ratio": "slice/whole", "per_gpu_premium": "premium/GPU",
+           "region_group": "region", "median_price_cny_per_gpu_hour": "median CNY/GPU-h",
+           "reference_price_cny_per_gpu_hour": "reference", "discount_pct": "discount %",
+           "on_demand_price_cny_per_gpu_hour": "on-demand CNY/GPU-h",
+           "spot_price_cny_per_gpu_hour": "spot CNY/GPU-h", "spot_discount_pct": "discount %",
+           "gpu_count": "GPUs", "hourly_price_cny_per_gpu_hour": "hourly CNY/GPU-h",
+           "monthly_price_cny_per_gpu_hour": "monthly CNY/GPU-h", "saving_pct": "saving %",
+           "server_gpu_count": "GPUs", "server_price_cny_per_gpu_hour": "server CNY/GPU-h",
+           "single_price_cny_per_gpu_hour": "single CNY/GPU-h",
+           "server_to_single_ratio": "server/single", "dip_pct": "dip %",
+           "availability_change_pct": "avail. change %", "months_observed": "months",
+           "months_dipped": "dipped", "strength_pct": "strength %", "confidence": "confidence",
+           "dip_signal": "signal"}
+
+
+def _cell(column: str, value) -> str:
+    if value is None:
+        return "[dim]–[/]"
+    if isinstance(value, bool):
+        colour = "green bold" if column == "dip_signal" and value else "dim"
+        return f"[{colour}]{'yes' if value else 'no'}[/]"
+    if column == "gpu_fraction":
+        return _fraction(value)
+    if column.endswith("_gb"):
+        return f"{float(value):g}"
+    if isinstance(value, (Decimal, float)):
+        digits = 2 if column.endswith(("_pct", "_hour", "_gpu_hour")) else 3
+        return f"{float(value):,.{digits}f}"
+    return _text(value)
+
+
+def _signal_table(con, view: SignalView, models: list[str] | None, codes: list[str] | None,
+                  groups: list[str] | None, limit: int) -> Table | None:
+    present = [c for (c,) in con.execute(
+        "select column_name from information_schema.columns where table_schema = 'marts' "
+        "and table_name = ? order by ordinal_position", [view.mart]).fetchall()]
+    if not present:
+        return None
+    columns = [c for c in view.columns if c in present]
+    where, params = [f"{view.day} = (select max({view.day}) from marts.{view.mart})"], []
+    if models is not None and "gpu_model" in present:
+        where.append(_in("gpu_model", models) if models else "false")
+        params += models
+    if codes is not None:   # region codes where the mart has them, else its region groups
+        column, values = ("region_code", codes) if "region_code" in present \
+            else ("region_group", groups)
+        where.append(_in(column, values) if values else "false")
+        params += values
+    rows = _records(con, f"select {view.day}, {', '.join(columns)} from marts.{view.mart} "
+                         f"where {' and '.join(where)} order by {view.order}", params)
+    if not rows:
+        return None
+    latest = rows[0][view.day]
+    title = f"{view.mart}: {view.title}, {latest:%Y-%m-%d}" if view.day == "day" \
+        else f"{view.mart}: {view.title}, month of {latest:%Y-%m}"
+    shown = rows if limit == 0 else rows[:limit]
+    if len(shown) < len(rows):
+        title += f" ({len(shown)} of {len(rows)}; --limit 0 for all)"
+    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
+    for column in columns:
+        numeric = column not in ("vendor", "region_code", "gpu_model", "offer_kind",
+                                 "billing_period", "region_group", "dip_signal")
+        table.add_column(HEADERS.get(column, column), justify="right" if numeric else "left")
+    for row in shown:
+        table.add_row(*(_cell(c, row[c]) for c in columns))
+    return table
+
+
+VERDICTS = {"holds": "[green bold]holds[/]", "does not hold": "[red bold]does not hold[/]",
+            "not enough data": "[yellow]not enough data[/]"}
+
+
+def _number(value) -> str:
+    if value is None:
+        return "–"
+    value = float(value)
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}"
+
+
+def claims_table(con) -> tuple[Table, list[dict]]:
+    """The marts.market_claims scorecard: each claim, what was measured, the verdict in colour."""
+    rows = _records(con, "select * from marts.market_claims")
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    table = Table(title="market claims (DESIGN.md §1) against the latest data", show_lines=True,
+                  title_justify="left", title_style="bold",
+                  caption=f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
+                          f"{counts['not enough data']} without enough data",
+                  caption_justify="left")
+    table.add_column("claim", ratio=3)
+    table.add_column("measured", justify="right")
+    table.add_column("expected", justify="right")
+    table.add_column("rows", justify="right")
+    table.add_column("verdict")
+    for r in rows:
+        low, high = r["expected_low"], r["expected_high"]
+        expected = f"≥ {_number(low)}" if high is None else f"{_number(low)}–{_number(high)}"
+        table.add_row(f"{_text(r['claim'])}\n[dim]{_text(r['measure'])}[/]",
+                      _number(r["measured_value"]), expected, str(r["evidence_rows"]),
+                      VERDICTS.get(r["verdict"], _text(r["verdict"])))
+    return table, rows
+
+
+@main.command()
+@click.option("--card", metavar="CARD", help=CARD_HELP)
+@click.option("--region", metavar="REGION", help=REGION_HELP)
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
+              help="Rows per signal table (0 = all).")
+def signals(card: str | None, region: str | None, limit: int) -> None:
+    """The signals on the latest day of each mart, then the market-claims scorecard.
+
+    Slice vs whole card, regional discount, spot discount, monthly vs hourly saving, multi-GPU
+    discount, month-end dip (latest month, with dip_signal). --card/--region narrow the signal
+    tables (regional_discount by province in China, by country elsewhere); the scorecard always
+    covers the whole market.
+
+    \b
+    Examples:
+      gpuprices signals
+      gpuprices signals --card A100-80GB --region 内蒙古
+
+    Exit codes: 0 shown; 2 unknown card/region; 3 no database yet, or no signal rows match.
+    """
+    with published_db("marts.latest_prices", "marts.market_claims") as con:
+        found, models, codes, groups = Filter(), None, None, None
+        if card:
+            card_filter(card, found)
+        if region:
+            region_filter(con, region, found)
+        if card or region:
+            in_scope, codes, groups = signal_scope(con, found)
+            models = in_scope if card else None
+            codes, groups = (codes, groups) if region else (None, None)
+        tables = [t for view in SIGNAL_VIEWS
+                  if (t := _signal_table(con, view, models, codes, groups, limit)) is not None]
+        scorecard, _ = claims_table(con)
+    if found.notes:
+        console.print("[dim]" + _text(" · ".join(found.notes)) + "[/]")
+    for table in tables:
+        console.print(table)
+    if not tables:
+        console.print("[yellow]no signal rows" + (" for " + _text(", ".join(found.notes))
+                                                  if found.notes else "") + "[/]")
+    console.print(scorecard)
+    if not tables:
+        raise NoData("no signal rows match " + (", ".join(found.notes) or "yet")
+                     + "; signals need comparable offers (a slice and its whole card, spot and "
+                       "on-demand, ...) on the same day")
+
+
+@main.command()
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="A table for people; csv or json (every column of marts.market_claims).")
+def claims(fmt: str) -> None:
+    """The market-claims scorecard: does each rule of thumb of DESIGN.md §1 hold in the data?
+
+    Each claim is measured on the latest day of the mart it reads (marts.market_claims);
+    verdicts: holds, does not hold, not enough data.
+
+    Exit codes: 0 shown; 3 no database yet, or no claims measured.
+    """
+    with published_db("marts.market_claims") as con:
+        table, rows = claims_table(con)
+        columns = [d[0] for d in con.execute("select * from marts.market_claims limit 0")
+                   .description]
+    if fmt == "table":
+        if rows:
+            console.print(table)
+    else:
+        write_rows(rows, columns, fmt)
+    if not rows:
+        raise NoData("marts.market_claims is empty: run `make run` first")
+
+
+@main.command()
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Directory to write to (default: <data dir>/export; created if missing).")
+@click.option("--bom", is_flag=True,
+              help="Start each CSV with a UTF-8 BOM, so Excel reads Chinese text right.")
+@click.option("--format", "fmt", type=EXPORT_FORMATS, default="both", show_default=True,
+              help="CSV, Parquet, or both.")
+def export(out: Path | None, bom: bool, fmt: str) -> None:
+    """Every mart of the published database to files: <mart>.csv and/or <mart>.parquet.
+
+    CSV: UTF-8, a header row, ISO 8601 UTC timestamps (the same as data/feeds/). Each file is
+    written to a temporary name and renamed into place, so a reader never sees half a file.
+
+    \b
+    Examples:
+      gpuprices export --bom --format csv --out ~/gpu-prices
+      gpuprices export --format parquet
+
+    Exit codes: 0 written; 3 no database yet.
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from pipelines.defs.serve import publish_feed
+    from pipelines.paths import data_dir
+
+    out = (out or data_dir() / "export").expanduser().resolve()
+    kinds = ("csv", "parquet") if fmt == "both" else (fmt,)
+    written: list[tuple[Path, int]] = []
+    with published_db() as con:
+        marts = [f"marts.{t}" for (t,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'marts' "
+            "order by table_name").fetchall()]
+        if not marts:
+            raise NoData("the published database has no marts yet: run `make run` first")
+        out.mkdir(parents=True, exist_ok=True)
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      console=console, transient=True) as progress:
+            task = progress.add_task("exporting", total=len(marts))
+            for table in marts:
+                progress.update(task, description=f"exporting {table}")
+                # publish_feed writes both formats; it writes into a scratch directory next to
+                # `out` and only the asked-for files are moved over, each by an atomic rename
+                with tempfile.TemporaryDirectory(dir=out, prefix=".export-") as scratch:
+                    result = publish_feed(con, table, Path(scratch), bom)
+                    for kind in kinds:
+                        target = out / result[kind].name
+                        os.replace(result[kind], target)
+                        written.append((target, result["rows"]))
+                progress.advance(task)
+    listing = Table(title=f"exported {len(marts)} marts to {out}", title_justify="left")
+    listing.add_column("file")
+    listing.add_column("rows", justify="right")
+    listing.add_column("size", justify="right")
+    for path, rows in written:
+        listing.add_row(escape(path.name), f"{rows:,}", f"{path.stat().st_size / 1024:,.1f} KiB")
+    console.print(listing)
+    if bom and "csv" in kinds:
+        console.print("[dim]CSV files start with a UTF-8 BOM (for Excel)[/]")
+
+
+# ---------------------------------------------------------------------------------------------
+# The Dagster UI
+# ---------------------------------------------------------------------------------------------
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
+def _reap_group(pgid: int, grace_seconds: float) -> None:
+    """dagster dev's code server outlives it by up to its 45 s heartbeat: give the process group
+    a few seconds to finish, then kill what is left, so that nothing holds the port or the files."""
+    deadline = time.monotonic() + grace_seconds
+    while True:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        if time.monotonic() >= deadline:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return
+        time.sleep(0.2)
+
+
+@main.command()
+@click.option("--port", type=click.IntRange(1, 65535), default=3000, show_default=True,
+              help="Port on 127.0.0.1.")
+def ui(port: int) -> None:
+    """The Dagster UI: `dagster dev` on http://127.0.0.1:PORT; Ctrl-C stops it.
+
+    DAGSTER_HOME is the project-local .dagster_home (created, with dagster.yaml, when missing),
+    so run history and schedules persist. Runs started from the UI replay the snapshots unless
+    GPUPRICES_MODE=live is set.
+
+    Exit codes: 0 stopped by Ctrl-C / SIGTERM; 1 dagster dev failed; 2 the port is taken.
+    """
+    if _port_in_use(port):
+        raise click.BadParameter(f"port {port} on 127.0.0.1 is in use; try --port {port + 1}",
+                                 param_hint="--port")
+    home = _dagster_home()
+    dagster = Path(sys.executable).with_name("dagster")
+    cmd = [str(dagster) if dagster.exists() else "dagster", "dev", "-m", "pipelines.definitions",
+           "-h", "127.0.0.1", "-p", str(port)]
+    console.print(f"Dagster UI on [bold]http://127.0.0.1:{port}[/] (DAGSTER_HOME={home}); "
+                  "Ctrl-C stops it")
+    stopping: list[int] = []
+    children: list[subprocess.Popen] = []
+
+    def forward(signum, _frame) -> None:
+        stopping.append(signum)
+        if children:
+            try:
+                # a second Ctrl-C does not wait for a graceful shutdown
+                os.killpg(children[0].pid, signal.SIGKILL if len(stopping) > 1 else signum)
+            except ProcessLookupError:
+                pass
+
+    # Installed before the child starts, so it begins with default handlers (a handler set here
+    # reverts to the default across exec; an *ignored* SIGINT, as in a background job, would be
+    # inherited and dagster dev could then not be stopped).
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        # Its own process group: a terminal's Ctrl-C reaches only us, and we pass it on once to
+        # dagster dev and the webserver, daemon and code server it starts, so they stop together.
+        children.append(subprocess.Popen(cmd, cwd=REPO_ROOT, env=os.environ.copy(),
+                                         process_group=0))
+        if stopping:  # a signal came while it was starting
+            os.killpg(children[0].pid, signal.SIGTERM)
+        code = children[0].wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for child in children:
+            if child.poll() is None:
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+            _reap_group(child.pid, grace_seconds=10 if stopping else 0)
+    if stopping:
+        console.print("Dagster UI stopped")
+        sys.exit(EXIT_OK)
+    if code != 0:
+        console.print(f"[red]dagster dev exited with code {code}[/]")
+        sys.exit(EXIT_RUN_FAILED)
+
+
+# Commands other modules provide, registered when they are there.
+try:
+    from pipelines.simulate import simulate_command
+except ModuleNotFoundError as exc:  # not written yet; any other import error is a real bug
+    if exc.name != "pipelines.simulate":
+        raise
+else:
+    main.add_command(simulate_command, "simulate")
 
 
 if __name__ == "__main__":
