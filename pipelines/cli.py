@@ -1200,6 +1200,10 @@ except ModuleNotFoundError as exc:  # not written yet; any other import error is
 else:
     main.add_command(simulate_command, "simulate")
 
+from pipelines.advise_cli import advise_command  # noqa: E402  (registered after the group exists)
+
+main.add_command(advise_command, "advise")
+
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from pipelines.defs.advisor import workload_advice
 from pipelines.defs.alerts import price_alerts
 from pipelines.defs.automation import (
     failed_source_alert_sensor,
@@ -25,7 +26,7 @@ from pipelines.resources import crawler_from_env, duckdb_from_env
 
 defs = dg.Definitions(
     assets=[raw_offers, observation_batch, observations, *model_assets, *feed_assets,
-            published_prices_db, price_alerts, price_report],
+            published_prices_db, price_alerts, price_report, workload_advice],
     asset_checks=[observation_batch_meets_expectations, observation_batch_sources_consistent,
                   sources_are_fresh],
     jobs=[gpuprices_job, report_job],

@@ -80,7 +80,8 @@ def publish_database(duckdb: DuckDBResource, target: Path) -> int:
 
 
 @dg.asset(key=["serve", "prices_db"],
-          deps=[a.key for a in (*model_assets, *feed_assets)],
+          deps=[*(a.key for a in (*model_assets, *feed_assets)),
+                dg.AssetKey(["advisor", "workload_advice"])],
           group_name="feeds", kinds={"duckdb"},
           description="data/prices.db: a consistent copy of the working database, published by "
                       "rename after every successful run, for `duckdb data/prices.db` and other "

@@ -1,0 +1,214 @@
+"""`gpuprices advise`: from a workload to the cheapest configuration of today's offers that fits it.
+
+Reads the published `data/prices.db` read-only (never the working database), like the other
+reading commands. The logic is pipelines/lib/advisor.py; the rules of thumb are docs/advisor.md.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from datetime import UTC, date, datetime
+from decimal import Decimal
+
+import click
+from rich import box
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from pipelines.lib.advisor import (KINDS, PRECISIONS, TASKS, Advice, AdvisorError, Option,
+                                   Workload, advice_records, advise, estimate_memory,
+                                   offers_from_db)
+
+EXIT_NO_DATA = 3
+
+
+def _workload(ctx: click.Context, **values) -> Workload:
+    """The options as a Workload; a value the advisor cannot read is a usage error (exit 2)."""
+    try:
+        workload = Workload.from_mapping({k: v for k, v in values.items() if v is not None})
+        estimate_memory(workload)
+    except AdvisorError as exc:
+        raise click.UsageError(str(exc), ctx) from None
+    return workload
+
+
+def _json_value(value):
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
+
+
+def _advice_json(advice: Advice, limit: int | None) -> dict:
+    records = advice_records(advice, limit)
+    strip = ("workload", "workload_spec", "params_b", "task", "precision", "hours_per_day",
+             "days", "gpu_hours", "interruptible", "region_filter", "estimate_gb", "assumptions")
+    options = [{k: _json_value(v) for k, v in r.items() if k not in strip} for r in records]
+    for option, record in zip(options, records):
+        option["why"] = record["why"].split("; ")
+    best = {o["kind"]: o["rank"] for o in options if o["best_of_kind"]}
+    w = advice.workload
+    return {
+        "workload": {"description": w.describe(), "params": w.params, "task": w.task,
+                     "precision": w.precision, "hours_per_day": w.hours_per_day,
+                     "days": w.days, "gpu_hours": w.gpu_hours,
+                     "interruptible": w.interruptible, "region": w.region,
+                     "region_read_as": advice.region_note},
+        "estimate": {"total_gb": round(advice.estimate.total_gb, 2),
+                     "weights_gb": round(advice.estimate.weights_gb, 2),
+                     "bytes_per_param": advice.estimate.bytes_per_param,
+                     "margin": advice.estimate.margin,
+                     "assumptions": list(advice.estimate.assumptions)},
+        "options": options,
+        "best_per_kind": best,                                   # kind -> rank in `options`
+        "excluded": dict(advice.excluded.most_common()),         # reason -> offers
+    }
+
+
+def _hours(option: Option) -> str:
+    """Hours run, over how many days of the usage pattern: "56 h in 14 d"."""
+    hours = option.wall_hours
+    text = f"{hours:,.1f} h" if hours < 100 else f"{hours:,.0f} h"
+    return f"{text} in {option.days_used} d"
+
+
+def _region(option: Option) -> str:
+    o = option.offer
+    where = o.region_group if o.country == "CN" else (
+        f"{o.province_or_state}, {o.country}" if o.province_or_state else o.country)
+    return o.region_code if o.region_code == where else f"{o.region_code} ({where})"
+
+
+def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
+    w, estimate = advice.workload, advice.estimate
+    console.print(f"[bold]Workload[/]: {escape(w.describe())}")
+    console.print(f"[bold]Memory estimate[/]: {estimate.total_gb:,.1f} GB")
+    for note in estimate.assumptions:
+        console.print(f"  · {escape(note)}")
+    if advice.region_note:
+        console.print(f"[bold]Region[/]: {escape(w.region or '')} → {escape(advice.region_note)}")
+    shown = advice.options if limit is None else advice.options[:limit]
+    title = f"{len(advice.options)} options, cheapest first"
+    if len(shown) < len(advice.options):
+        title += f" (showing {len(shown)}; --limit 0 for all)"
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    for column, justify in (("#", "right"), ("kind", "left"), ("configuration", "left"),
+                            ("vendor / region", "left"), ("billing", "left"),
+                            ("total CNY", "right"), ("USD", "right"), ("wall time", "right"),
+                            ("work A100-h", "right"), ("fits", "right")):
+        table.add_column(column, justify=justify, style="bold" if column == "total CNY" else None)
+    for rank, option in enumerate(shown, start=1):
+        usd = "-" if option.cost_usd is None else f"{option.cost_usd:,.0f}"
+        table.add_row(str(rank), option.kind, escape(option.config),
+                      f"{escape(option.offer.vendor)}\n[dim]{escape(_region(option))}[/]",
+                      option.offer.billing_period, f"{option.cost_cny:,.0f}", usd,
+                      _hours(option), f"{option.work_gpu_hours:,.0f}",
+                      f"{option.need_gb_per_card:,.1f}/{option.vram_gb_per_card:g} GB")
+    console.print(table)
+    console.print("[bold]Best per kind[/]")
+    for kind in KINDS:
+        option = advice.best_per_kind.get(kind)
+        if option is None:
+            reason = ("the workload cannot be interrupted (--interruptible allows spot)"
+                      if kind == "spot" and not w.interruptible else "no offer of this kind fits")
+            console.print(f"  [bold]{kind}[/]: none: {reason}")
+            continue
+        o = option.offer
+        rank = advice.options.index(option) + 1
+        seen = o.last_seen_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") \
+            if isinstance(o.last_seen_at, datetime) else "unknown"
+        console.print(f"  [bold]{kind}[/] (#{rank}): {escape(option.config)}, "
+                      f"{escape(o.vendor)} {escape(_region(option))}: "
+                      f"[bold]{option.cost_cny:,.0f} CNY[/]"
+                      + ("" if option.cost_usd is None else f" ({option.cost_usd:,.0f} USD)")
+                      + f", {_hours(option)}")
+        console.print(f"      offer: {o.price_amount:,.2f} {o.currency}/{o.billing_period}, "
+                      f"{escape(o.sku or '-')}, observed {seen}"
+                      + (f", {escape(o.url)}" if o.url else ""))
+        console.print(f"      why: {escape('; '.join(option.why))}")
+    if advice.excluded:
+        reasons = ", ".join(f"{reason} ({n})" for reason, n in advice.excluded.most_common())
+        console.print(f"[dim]Left out: {escape(reasons)}[/]")
+    if not w.gpu_hours:
+        console.print(f"[dim]Every option runs {w.hours_per_day:g} h/day × {w.days} days; a "
+                      "slower one does less work in that time (work A100-h). Give --gpu-hours "
+                      "to rank by the cost of finishing a given amount of work.[/]")
+
+
+@click.command("advise")
+@click.option("--params", required=True, metavar="N",
+              help="Model parameters: 13B, 7e9, 70B, 350M, 130亿.")
+@click.option("--task", required=True, metavar="TASK",
+              help=f"{' | '.join(TASKS)} (also full, sft, infer, 推理, 预训练, 全量微调).")
+@click.option("--precision", default="bf16", show_default=True, metavar="P",
+              help=f"{' | '.join(PRECISIONS)} (fp16 is read as bf16).")
+@click.option("--hours-per-day", required=True, type=click.FloatRange(0, 24, min_open=True),
+              metavar="H", help="Hours a day the GPUs are used.")
+@click.option("--days", required=True, type=click.IntRange(min=1), metavar="D",
+              help="Over how many days.")
+@click.option("--gpu-hours", type=click.FloatRange(0, min_open=True), metavar="N",
+              help="The work, in hours on one A100-80GB: wall time then follows each option's "
+                   "throughput (an option that cannot finish in --days is left out).")
+@click.option("--interruptible", is_flag=True,
+              help="The job checkpoints and can be interrupted: spot offers are allowed "
+                   "(+10 % time for restarts).")
+@click.option("--region", metavar="REGION",
+              help="Province/state (江苏 or Jiangsu, 内蒙古 or 'Inner Mongolia'), city, "
+                   "country code or vendor region code.")
+@click.option("--batch-size", type=click.IntRange(min=1), metavar="B",
+              help="Batch size hint for the activation / KV-cache margin (default 1).")
+@click.option("--seq-len", type=click.IntRange(min=1), metavar="L",
+              help="Sequence length hint (default 2048).")
+@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
+              help="Options shown (0 = all); the best of each kind is always shown.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"], case_sensitive=False),
+              default="table", show_default=True, help="A table for people, or JSON.")
+@click.pass_context
+def advise_command(ctx: click.Context, params: str, task: str, precision: str,
+                   hours_per_day: float, days: int, gpu_hours: float | None,
+                   interruptible: bool, region: str | None, batch_size: int | None,
+                   seq_len: int | None, limit: int, fmt: str) -> None:
+    """The cheapest configuration of today's offers that fits a workload.
+
+    Estimates the GPU memory the workload needs, tries every current offer as a slice, a whole
+    card, several cards or a multi-card server (spot only with --interruptible), bills each for
+    the usage pattern (hours per day × days) under the offer's hourly, daily or monthly price, and
+    ranks them by total cost, with the best option of each kind. Rules of thumb: docs/advisor.md.
+
+    \b
+    Examples:
+      gpuprices advise --params 13B --task lora --hours-per-day 4 --days 14
+      gpuprices advise --params 70B --task qlora --hours-per-day 8 --days 10 --interruptible
+      gpuprices advise --params 7B --task inference --hours-per-day 24 --days 30 --region 江苏
+      gpuprices advise --params 70B --task full-finetune --hours-per-day 24 --days 14 \\
+          --gpu-hours 3000 --format json
+
+    Exit codes: 0 options found; 2 a value the advisor cannot read (unknown task, region ...);
+    3 no published database yet (run `make run` first), or no offer fits.
+    """
+    from pipelines.cli import NoData, published_db   # at call time: cli registers this command
+
+    workload = _workload(ctx, params=params, task=task, precision=precision,
+                         hours_per_day=hours_per_day, days=days, gpu_hours=gpu_hours,
+                         interruptible=interruptible, region=region, batch_size=batch_size,
+                         seq_len=seq_len)
+    with published_db("marts.latest_prices") as con:
+        offers = offers_from_db(con)
+    try:
+        advice = advise(workload, offers)
+    except AdvisorError as exc:   # the only one left once the workload is valid: --region
+        raise click.BadParameter(str(exc), ctx, param_hint="--region") from None
+    shown = None if limit == 0 else limit
+    if fmt == "json":
+        click.echo(json.dumps(_advice_json(advice, shown), ensure_ascii=False, indent=2))
+    else:
+        _print_table(Console(highlight=False, file=sys.stdout), advice, shown)
+    if not advice.options:
+        reasons = ", ".join(f"{r} ({n})" for r, n in advice.excluded.most_common())
+        raise NoData(f"no current offer fits {workload.describe()} "
+                     f"(needs {advice.estimate.total_gb:,.1f} GB): {reasons or 'no offers'}")

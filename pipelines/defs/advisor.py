@@ -1,0 +1,104 @@
+"""The advisor's saved workloads, recomputed on every run: `advisor.workload_advice` holds, for
+each profile of workloads.yaml, the cheapest configurations of the current offers that fit it.
+
+The profiles come from `pipelines/workloads.yaml`, or the file GPUPRICES_WORKLOADS names. A bad
+profile (or an unreadable file) is logged as an error and listed in the materialization's
+metadata; the other profiles are still advised, so a typo in a profile never stops a run from
+publishing its prices.
+"""
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import dagster as dg
+from dagster_duckdb import DuckDBResource
+
+from pipelines.lib.advisor import (ADVICE_COLUMNS, AdvisorError, Workload, advice_records,
+                                   advise, offers_from_db, parse_profiles)
+from pipelines.lib.db import transaction
+
+DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
+ADVICE_TABLE = "advisor.workload_advice"
+ROWS_PER_WORKLOAD = 10   # the top options of each profile, plus the best of each kind beyond them
+
+
+def workloads_path() -> Path:
+    return Path(os.environ.get("GPUPRICES_WORKLOADS") or DEFAULT_WORKLOADS)
+
+
+def load_profiles(path: Path) -> tuple[list[Workload], list[str]]:
+    """The profiles of `path` and the errors of those that cannot be used."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        return [], [f"cannot read the workload profiles {path}: {exc.strerror or exc}"]
+    try:
+        return parse_profiles(text, str(path))
+    except AdvisorError as exc:
+        return [], [str(exc)]
+
+
+def write_advice(con, workloads: list[Workload], computed_at: datetime,
+                 rows_per_workload: int = ROWS_PER_WORKLOAD) -> dict[str, dict]:
+    """Advise every workload on the current offers and replace advisor.workload_advice in one
+    transaction. Returns, per workload: options found, rows written, the best cost or an error."""
+    offers = offers_from_db(con)
+    summary: dict[str, dict] = {}
+    records: list[dict] = []
+    for workload in workloads:
+        name = workload.name or workload.describe()
+        try:
+            advice = advise(workload, offers)
+        except AdvisorError as exc:
+            summary[name] = {"error": str(exc)}
+            continue
+        rows = advice_records(advice, rows_per_workload)
+        records += rows
+        best = advice.options[0] if advice.options else None
+        summary[name] = {"options": len(advice.options), "rows": len(rows),
+                         "best": f"{best.config}, {best.offer.vendor}, {best.cost_cny:,.0f} CNY"
+                                 if best else "no offer fits"}
+    columns = list(ADVICE_COLUMNS) + ["computed_at"]
+    ddl = ", ".join(f"{name} {kind}" for name, kind in ADVICE_COLUMNS.items())
+    with transaction(con):
+        con.execute("create schema if not exists advisor")
+        con.execute(f"create or replace table {ADVICE_TABLE} ({ddl}, computed_at timestamptz)")
+        if records:
+            con.executemany(
+                f"insert into {ADVICE_TABLE} ({', '.join(columns)}) "
+                f"values ({', '.join('?' for _ in columns)})",
+                [[row[c] for c in ADVICE_COLUMNS] + [computed_at] for row in records])
+    return summary
+
+
+@dg.asset(key=["advisor", "workload_advice"], deps=[dg.AssetKey(["marts", "latest_prices"])],
+          group_name="advisor", kinds={"duckdb"},
+          description="advisor.workload_advice: for every saved workload profile "
+                      "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "
+                      "configurations of the current offers that fit it (whole card, slice, "
+                      "multi-GPU, spot), with cost, wall time, the offer and why. "
+                      "See docs/advisor.md.")
+def workload_advice(context: dg.AssetExecutionContext,
+                    duckdb: DuckDBResource) -> dg.MaterializeResult:
+    path = workloads_path()
+    workloads, errors = load_profiles(path)
+    for error in errors:
+        context.log.error(error)
+    with duckdb.get_connection() as con:
+        summary = write_advice(con, workloads, datetime.now(UTC))
+        rows = con.execute(f"select count(*) from {ADVICE_TABLE}").fetchone()[0]
+    for name, facts in summary.items():
+        if "error" in facts:
+            context.log.error(f"workload {name}: {facts['error']}")
+            errors.append(f"workload {name}: {facts['error']}")
+        else:
+            context.log.info(f"workload {name}: {facts['options']} options; best: {facts['best']}")
+    return dg.MaterializeResult(metadata={
+        "workloads_file": str(path), "workloads": len(workloads), "row_count": rows,
+        "best": dg.MetadataValue.json({name: facts.get("best", facts.get("error"))
+                                       for name, facts in summary.items()}),
+        "invalid_profiles": dg.MetadataValue.json(errors)})
+
+
+advisor_assets = [workload_advice]

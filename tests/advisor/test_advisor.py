@@ -1,0 +1,498 @@
+"""The advisor (pipelines/lib/advisor.py), its asset and `gpuprices advise`, on fixed price tables.
+
+The worked examples of the issue: 4 h/day for 14 days on an exclusive A100 80 GB at 400 CNY/day
+is 5,600 CNY (daily billing); a 1/2 instance at 15 CNY/h is 840 CNY for the 56 hours (the issue's
+784 is 56 h × 14 CNY/h: no billing convention turns 15 CNY/h into 784), and it delivers only
+0.5 × 0.75 of an A100's work in those hours, which the advice states separately.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+from click.testing import CliRunner
+from dagster_duckdb import DuckDBResource
+
+from pipelines.advise_cli import advise_command
+from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles, workload_advice
+from pipelines.lib.advisor import (AdvisorError, Offer, Workload, advise, estimate_memory,
+                                   interconnect, model_parallel_efficiency, offers_from_db,
+                                   parse_params, parse_profiles, region_predicate)
+from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema
+from pipelines.lib.sql_models import load_models, run_model
+from pipelines.paths import SQL_DIR
+
+HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+SEEN = datetime(2026, 11, 30, 9, tzinfo=UTC)
+NANJING = {"region_code": "南京", "country": "CN", "province_or_state": "Jiangsu",
+           "city": "Nanjing", "is_tier1_city": False}
+BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
+           "city": "Beijing", "is_tier1_city": True}
+ULANQAB = {"region_code": "乌兰察布", "country": "CN", "province_or_state": "Inner Mongolia",
+           "city": "Ulanqab", "is_tier1_city": False}
+VRAM = {"A100-80GB": 80, "A100-40GB": 40, "H100-80GB": 80, "H800-80GB": 80, "RTX4090-24GB": 24}
+
+
+def row(price: float, period: str = "hour", **overrides) -> dict:
+    """One current offer as marts.latest_prices has it: `price` is the instance's listed price in
+    CNY per `period`; price_per_gpu_hour_cny is normalized as the pipeline does."""
+    r = {"source": "idc_test", "vendor": "Test IDC", **BEIJING, "gpu_model": "A100-80GB",
+         "gpu_variant": "SXM", "gpu_count": 1, "gpu_fraction": 1.0, "offer_kind": "on_demand",
+         "billing_period": period, "currency": "CNY", "available": True, "last_seen_at": SEEN}
+    r.update(overrides)
+    r.setdefault("vram_gb", VRAM[r["gpu_model"]] * r["gpu_fraction"])
+    r.setdefault("sku", f"{r['gpu_model']} {r['gpu_count']}x{r['gpu_fraction']:g} "
+                        f"{r['offer_kind']}")
+    r["price_amount"] = price
+    r["price_per_gpu_hour_cny"] = price / HOURS[period] / (r["gpu_count"] * r["gpu_fraction"])
+    r["price_per_gpu_hour_usd"] = r["price_per_gpu_hour_cny"] / 7.0
+    r.setdefault("url", f"https://example.test/{r['source']}")
+    key = "|".join(str(r[k]) for k in ("source", "region_code", "sku", "gpu_model", "gpu_count",
+                                        "gpu_fraction", "offer_kind", "billing_period"))
+    r.setdefault("offer_id", hashlib.sha256(key.encode()).hexdigest()[:16])
+    return r
+
+
+def offers(*rows: dict) -> list[Offer]:
+    return [Offer.from_row(r) for r in rows]
+
+
+def work(**spec) -> Workload:
+    base = {"params": "13B", "task": "lora", "hours_per_day": 4, "days": 14}
+    return Workload.from_mapping({**base, **spec})
+
+
+# -- 1. the memory estimate ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, value", [("13B", 13e9), ("13b", 13e9), ("7e9", 7e9),
+                                         ("70B", 70e9), ("350M", 350e6), ("130亿", 13e9),
+                                         ("1.5T", 1.5e12), (7_000_000_000, 7e9)])
+def test_parameter_counts_as_users_write_them(text, value):
+    assert parse_params(text) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text", ["13 parsecs", "", "B13", "0.1"])
+def test_a_parameter_count_that_is_not_one_is_refused(text):
+    with pytest.raises(AdvisorError):
+        parse_params(text)
+
+
+@pytest.mark.parametrize("task, precision, bytes_per_param", [
+    ("full-finetune", "bf16", 16.0),   # mixed-precision Adam
+    ("pretrain", "bf16", 16.0),
+    ("full-finetune", "fp32", 16.0),   # fp32 Adam: 4 + 4 + 8
+    ("inference", "bf16", 2.0),
+    ("inference", "fp32", 4.0),
+    ("inference", "int8", 1.0),
+    ("inference", "int4", 0.5),
+    ("lora", "bf16", 2.16),            # bf16 base + 1 % adapters × 16 B
+    ("qlora", "int4", 0.71),           # 4-bit base with constants 0.55 + adapters 0.16
+])
+def test_memory_rules_per_parameter(task, precision, bytes_per_param):
+    estimate = estimate_memory(work(params="7B", task=task, precision=precision))
+    assert estimate.bytes_per_param == pytest.approx(bytes_per_param)
+    assert estimate.weights_gb == pytest.approx(7 * bytes_per_param)
+    assert estimate.margin == pytest.approx(0.20)             # default hints: 2,048 tokens
+    assert estimate.total_gb == pytest.approx(7 * bytes_per_param * 1.2)
+
+
+def test_the_estimate_states_its_assumptions():
+    estimate = estimate_memory(work(params="13B", task="full-finetune"))
+    text = " ".join(estimate.assumptions)
+    assert estimate.total_gb == pytest.approx(13 * 16 * 1.2)
+    assert "16 B/param" in text and "+20%" in text and "Adam" in text
+
+
+def test_long_sequences_and_batches_raise_the_margin():
+    short = estimate_memory(work(task="inference", batch_size=1, seq_len=4096))
+    long = estimate_memory(work(task="inference", batch_size=8, seq_len=4096))  # 3 doublings
+    huge = estimate_memory(work(task="inference", batch_size=64, seq_len=32768))
+    assert short.margin == pytest.approx(0.20)
+    assert long.margin == pytest.approx(0.50)
+    assert huge.margin == pytest.approx(1.00)                 # capped
+    assert long.total_gb == pytest.approx(26 * 1.5)
+
+
+@pytest.mark.parametrize("task, precision", [("full-finetune", "int4"), ("pretrain", "int8"),
+                                             ("lora", "int4")])
+def test_a_task_and_precision_that_do_not_go_together_are_refused(task, precision):
+    with pytest.raises(AdvisorError, match="qlora"):
+        estimate_memory(work(task=task, precision=precision))
+
+
+def test_task_and_precision_spellings():
+    assert work(task="全量微调", precision="fp16").task == "full-finetune"
+    assert work(task="全量微调", precision="fp16").precision == "bf16"
+    assert work(task="推理").task == "inference"
+    with pytest.raises(AdvisorError, match="unknown task"):
+        work(task="distill")
+
+
+# -- 2./3. the worked examples of the issue ---------------------------------------------------
+
+def test_exclusive_a100_at_400_a_day_for_4_hours_a_day_over_14_days_is_5600():
+    advice = advise(work(), offers(row(400, "day")))
+    best = advice.options[0]
+    assert best.kind == "whole card"
+    assert best.offer.billing_period == "day"
+    assert best.billing.units == 14
+    assert best.cost_cny == pytest.approx(5600)
+    assert best.cost_usd == pytest.approx(800)                # the row's own FX: 7 CNY per USD
+    assert best.wall_hours == pytest.approx(56)
+    assert any("14 days × 400.00 CNY/day" in line for line in best.why)
+
+
+def test_half_a100_at_15_an_hour_is_840_for_56_hours_and_784_only_at_14_an_hour():
+    slice_15 = advise(work(), offers(row(15, "hour", gpu_fraction=0.5))).options[0]
+    slice_14 = advise(work(), offers(row(14, "hour", gpu_fraction=0.5))).options[0]
+    assert slice_15.kind == "slice"
+    assert slice_15.billing.units == pytest.approx(56)
+    assert slice_15.cost_cny == pytest.approx(840)
+    assert slice_14.cost_cny == pytest.approx(784)            # the issue's figure
+    # the efficiency loss, stated separately: half the card at 75 % → 0.375 of an A100's work
+    assert slice_15.throughput == pytest.approx(0.375)
+    assert slice_15.work_gpu_hours == pytest.approx(21)
+    assert slice_15.cny_per_work_hour == pytest.approx(40)
+    assert any("0.75 shared-bandwidth penalty" in line for line in slice_15.why)
+
+
+def test_the_cheapest_billing_of_a_rental_is_chosen_for_the_usage_pattern():
+    rental = dict(sku="A100 80G 整卡")
+    table = offers(row(110, "hour", **rental), row(400, "day", **rental),
+                   row(10_000, "month", **rental))
+    part_time = advise(work(), table)                         # 56 h over 14 days
+    assert len(part_time.options) == 1                        # one rental, its cheapest billing
+    assert part_time.options[0].offer.billing_period == "day"
+    assert part_time.options[0].cost_cny == pytest.approx(5600)      # hourly 6,160, monthly 10,000
+    assert part_time.options[0].alternatives == ("hour: 6,160 CNY", "month: 10,000 CNY")
+    light = advise(work(hours_per_day=1, days=14), table).options[0]
+    assert (light.offer.billing_period, light.cost_cny) == ("hour", pytest.approx(1540))
+    full_month = advise(work(hours_per_day=20, days=30), table).options[0]
+    assert full_month.offer.billing_period == "month"
+    assert full_month.cost_cny == pytest.approx(10_000)
+    two_months = advise(work(hours_per_day=20, days=31), table).options[0]
+    assert two_months.cost_cny == pytest.approx(12_400)       # 31 days beats 2 started months
+
+
+def test_the_choice_changes_when_the_model_no_longer_fits_the_slice():
+    table = offers(row(15, "hour", gpu_fraction=0.5),                    # 40 GB slice
+                   row(30, "hour", gpu_fraction=0.25, sku="quarter"),    # 20 GB slice
+                   row(45, "hour", sku="whole"))                         # 80 GB card
+    fits = advise(work(params="13B"), table)                  # 33.7 GB
+    assert fits.options[0].kind == "slice"
+    assert fits.options[0].offer.gpu_fraction == 0.5
+    assert fits.excluded["does not fit the slice"] == 1        # not the 20 GB quarter
+    too_big = advise(work(params="70B"), table)               # 181 GB: no slice, no single card
+    assert "slice" not in too_big.best_per_kind
+    assert "whole card" not in too_big.best_per_kind
+    best = too_big.options[0]
+    assert best.kind == "multi-GPU" and best.parallelism == "model-parallel"
+    assert best.cards == 4 and best.rentals == 4               # 181.4 / 80 → 3 → 4 (power of two)
+    assert best.cost_cny == pytest.approx(4 * 45 * 56)        # n × the single-card offer
+    assert best.need_gb_per_card == pytest.approx(70 * 2.16 * 1.2 / 4)
+
+
+def test_a_full_finetune_that_fits_no_card_goes_multi_gpu_and_a_server_offer_is_that_offer():
+    table = offers(row(45, "hour", sku="single"),
+                   row(280, "hour", gpu_count=8, sku="8-GPU server", region_code="北京8卡"))
+    one_card = advise(work(params="3B", task="full-finetune"), table)   # 57.6 GB: one card fits
+    assert one_card.options[0].kind == "whole card"
+    assert one_card.excluded[
+        "more cards than the workload needs (give --gpu-hours to weigh speed)"] == 1
+    server = advise(work(params="30B", task="full-finetune"), table)    # 576 GB: 8 × 80 GB
+    best = server.options[0]
+    assert best.kind == "multi-GPU" and best.cards == 8
+    assert best.offer.sku == "8-GPU server" and best.rentals == 1
+    assert best.cost_cny == pytest.approx(280 * 56)           # the server offer as listed
+    singles = next(o for o in server.options if o.offer.sku == "single")
+    assert singles.cards == 8 and singles.cost_cny == pytest.approx(8 * 45 * 56)
+    big = advise(work(params="70B", task="full-finetune"), table)       # 1,344 GB: 2 servers+
+    assert all(o.cards * o.vram_gb_per_card >= 1344 for o in big.options)
+    assert {o.cards for o in big.options} == {32}             # 16.8 cards → 32, or 4 servers
+
+
+def test_spot_only_when_the_workload_can_be_interrupted():
+    table = offers(row(20, "hour", sku="on demand"),
+                   row(8, "hour", offer_kind="spot", sku="spot"))
+    strict = advise(work(), table)
+    assert [o.offer.offer_kind for o in strict.options] == ["on_demand"]
+    assert strict.excluded["spot, and the workload cannot be interrupted"] == 1
+    relaxed = advise(work(interruptible=True), table)
+    assert relaxed.options[0].kind == "spot"
+    assert relaxed.options[0].cost_cny == pytest.approx(8 * 56)
+    assert relaxed.best_per_kind["whole card"].offer.sku == "on demand"
+    # with a given amount of work, restarts cost 10 % more time (and so more hours paid)
+    timed = advise(work(interruptible=True, gpu_hours=40), table)
+    spot = timed.best_per_kind["spot"]
+    assert spot.wall_hours == pytest.approx(44)
+    assert spot.cost_cny == pytest.approx(8 * 44)
+    assert timed.best_per_kind["whole card"].wall_hours == pytest.approx(40)
+
+
+def test_spot_that_is_not_the_cheapest_is_not_chosen():
+    table = offers(row(20, "hour", sku="on demand"), row(25, "hour", offer_kind="spot", sku="s"))
+    advice = advise(work(interruptible=True), table)
+    assert advice.options[0].kind == "whole card"
+    assert advice.best_per_kind["spot"].cost_cny == pytest.approx(25 * 56)
+
+
+def test_wall_time_follows_throughput_and_the_deadline_can_call_for_more_cards():
+    table = offers(row(10, "hour", sku="a100"),
+                   row(30, "hour", gpu_model="H100-80GB", sku="h100"))
+    advice = advise(work(gpu_hours=100), table)    # 100 A100-hours; 56 h available in 14 days
+    assert advice.excluded == {}
+    by_sku = {}
+    for option in advice.options:
+        by_sku.setdefault((option.offer.sku, option.cards), option)
+    assert ("a100", 1) not in by_sku                           # 100 h > 4 h/day × 14 days
+    assert by_sku[("a100", 2)].parallelism == "data-parallel"
+    assert by_sku[("a100", 2)].wall_hours == pytest.approx(100 / 1.95)
+    assert by_sku[("a100", 2)].days_used == 13
+    assert by_sku[("h100", 1)].wall_hours == pytest.approx(40)        # H100 = 2.5 × A100
+    assert advice.options[0].offer.sku == "a100"               # 2 × 10 × 51.3 h < 30 × 40 h
+    tight = advise(work(gpu_hours=200, days=2), table)         # 8 h: not even 8 × H100 finishes
+    assert tight.options == []
+    assert tight.excluded["does not finish in 2 days at 4 h/day"] == 2
+
+
+def test_interconnect_and_model_parallel_efficiency_from_the_variant():
+    sxm, pcie, h800, rtx = offers(row(1), row(1, gpu_variant="PCIe"),
+                                  row(1, gpu_model="H800-80GB"), row(1, gpu_model="RTX4090-24GB",
+                                                                     gpu_variant=None))
+    assert [interconnect(o) for o in (sxm, pcie, h800, rtx)] == [
+        "NVLink", "PCIe", "NVLink (cut to 400 GB/s)", "PCIe"]
+    assert model_parallel_efficiency(2, "NVLink") == pytest.approx(0.80)
+    assert model_parallel_efficiency(2, "unknown") == pytest.approx(0.75)
+    assert model_parallel_efficiency(8, "PCIe") == pytest.approx(0.60)
+    assert model_parallel_efficiency(5, "unknown") == pytest.approx(0.65)   # a 5-card server
+    assert model_parallel_efficiency(32, "NVLink") == pytest.approx(0.50)   # across servers
+    one_card = advise(work(params="30B"), offers(row(10))).options[0]       # 77.8 GB fits 80
+    assert one_card.cards == 1
+    two = advise(work(params="40B"), offers(row(10), row(10, gpu_variant="PCIe", sku="p")))
+    nvlink = next(o for o in two.options if o.offer.gpu_variant == "SXM")
+    pcie_option = next(o for o in two.options if o.offer.gpu_variant == "PCIe")
+    assert nvlink.cards == pcie_option.cards == 2
+    assert nvlink.throughput == pytest.approx(2 * 0.80)
+    assert pcie_option.throughput == pytest.approx(0.9 * 2 * 0.70)         # PCIe board, PCIe link
+
+
+def test_sold_out_offers_and_cards_without_a_throughput_figure_are_left_out():
+    table = offers(row(5, available=False, sku="gone"), row(9, sku="here"),
+                   {**row(1, sku="mystery"), "gpu_model": "B200-192GB", "vram_gb": 192})
+    advice = advise(work(), table)
+    assert [o.offer.sku for o in advice.options] == ["here"]
+    assert advice.excluded["sold out"] == 1
+    assert advice.excluded["no throughput figure for B200-192GB"] == 1
+
+
+# -- the region filter ----------------------------------------------------------------------
+
+def _regional_table() -> list[Offer]:
+    return offers(row(10, sku="bj"), row(12, sku="nj", **NANJING), row(8, sku="im", **ULANQAB))
+
+
+@pytest.mark.parametrize("text", ["江苏", "Jiangsu", "jiangsu", "江苏省"])
+def test_region_in_chinese_and_english(text):
+    advice = advise(work(region=text), _regional_table())
+    assert [o.offer.sku for o in advice.options] == ["nj"]
+    assert advice.region_note == "province/state Jiangsu"
+    assert advice.excluded["outside province/state Jiangsu"] == 2
+
+
+@pytest.mark.parametrize("text, sku", [("内蒙古", "im"), ("Inner Mongolia", "im"), ("北京", "bj"),
+                                       ("Ulanqab", "im"), ("乌兰察布", "im")])
+def test_other_regions_and_cities(text, sku):
+    assert [o.offer.sku for o in advise(work(region=text), _regional_table()).options] == [sku]
+
+
+def test_an_unknown_region_is_refused_with_the_known_provinces():
+    with pytest.raises(AdvisorError, match="Jiangsu"):
+        region_predicate("Atlantis", _regional_table())
+
+
+def test_region_group_is_the_province_in_china_and_the_country_elsewhere():
+    nj, us = offers(row(1, **NANJING), row(1, region_code="eastus", country="US",
+                                           province_or_state="Virginia", city=None))
+    assert (nj.region_group, us.region_group) == ("Jiangsu", "US")
+
+
+# -- saved profiles --------------------------------------------------------------------------
+
+def test_the_bundled_workload_profiles_are_valid():
+    workloads, errors = load_profiles(DEFAULT_WORKLOADS)
+    assert errors == []
+    assert len(workloads) >= 3 and len({w.name for w in workloads}) == len(workloads)
+
+
+def test_bad_profiles_are_reported_one_by_one_and_the_good_ones_kept():
+    text = """
+workloads:
+  - {name: ok, params: 13B, task: lora, hours_per_day: 4, days: 14}
+  - {name: typo, params: 13B, task: loar, hours_per_day: 4, days: 14}
+  - {name: ok, params: 7B, task: inference, hours_per_day: 4, days: 14}
+  - {name: int4-full, params: 7B, task: full-finetune, precision: int4, hours_per_day: 4, days: 1}
+  - {params: 7B, task: inference, hours_per_day: 4, days: 14}
+"""
+    workloads, errors = parse_profiles(text, "w.yaml")
+    assert [w.name for w in workloads] == ["ok"]
+    assert len(errors) == 4
+    assert "profile typo: unknown task 'loar'" in errors[0]
+    assert "same name" in errors[1] and "qlora" in errors[2] and "needs a `name`" in errors[3]
+    with pytest.raises(AdvisorError, match="w.yaml"):
+        parse_profiles("workloads: 3", "w.yaml")
+
+
+# -- a database with the real SQL models -----------------------------------------------------
+
+def observation(price: float, period: str = "hour", **overrides) -> dict:
+    """An `observations` row for the offer `row(price, period, **overrides)` describes."""
+    r = row(price, period, **overrides)
+    for key in ("last_seen_at",):
+        r.pop(key)
+    r.update(observed_at=SEEN, observed_hour=SEEN, vendor_kind="idc", raw_ref="raw/x",
+             fx_rate_date=SEEN.date(), crawl_id="crawl-1")
+    for key in ("gpu_fraction", "vram_gb", "price_amount", "price_per_gpu_hour_cny",
+                "price_per_gpu_hour_usd"):
+        r[key] = Decimal(str(round(r[key], 6)))
+    return r
+
+
+def build_db(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), config=DUCKDB_CONFIG)
+    try:
+        ensure_schema(con)
+        columns = list(rows[0])
+        con.executemany(f"insert into observations ({', '.join(columns)}) "
+                        f"values ({', '.join('?' for _ in columns)})",
+                        [[r[c] for c in columns] for r in rows])
+        for model in load_models(SQL_DIR, {"observations", "quarantine"}):
+            run_model(con, model)
+        con.execute("checkpoint")
+    finally:
+        con.close()
+
+
+PRICE_TABLE = [
+    observation(400, "day", sku="A100 80G 整卡", **NANJING),
+    observation(15, "hour", gpu_fraction=0.5, sku="A100 80G 1/2", **NANJING),
+    observation(30, "hour", sku="A100 80G 按量", **BEIJING),
+    observation(6, "hour", offer_kind="spot", sku="A100 80G 竞价", **ULANQAB),
+]
+
+
+@pytest.fixture
+def published(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """<tmp>/data/prices.db published as the pipeline does: built in .work, then copied."""
+    data = tmp_path / "data"
+    build_db(data / ".work" / "prices.db", PRICE_TABLE)
+    shutil.copyfile(data / ".work" / "prices.db", data / "prices.db")
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(data))
+    return data
+
+
+def test_offers_are_read_from_latest_prices(published):
+    con = duckdb.connect(str(published / "prices.db"), read_only=True)
+    try:
+        table = offers_from_db(con)
+    finally:
+        con.close()
+    assert len(table) == 4
+    day = next(o for o in table if o.billing_period == "day")
+    assert day.instance_price_cny == pytest.approx(400)
+    assert day.region_group == "Jiangsu"
+
+
+def test_advise_command_table(published):
+    result = CliRunner().invoke(advise_command, ["--params", "13B", "--task", "lora",
+                                                 "--hours-per-day", "4", "--days", "14"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Memory estimate: 33.7 GB" in result.output
+    assert "840" in result.output                             # the half A100, cheapest
+    assert "1/2 A100-80GB SXM (40 GB)" in result.output
+    assert "spot: none: the workload cannot be interrupted" in result.output
+    assert "Give --gpu-hours" in result.output
+
+
+def test_advise_command_json_and_region_in_both_languages(published):
+    outputs = {}
+    for region in ("江苏", "Jiangsu"):
+        result = CliRunner().invoke(advise_command, [
+            "--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
+            "--region", region, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        outputs[region] = json.loads(result.output)
+    answer = outputs["江苏"]
+    assert answer["options"] == outputs["Jiangsu"]["options"]
+    assert answer["workload"]["region_read_as"] == "province/state Jiangsu"
+    assert answer["estimate"]["total_gb"] == pytest.approx(33.7, abs=0.01)
+    costs = [(o["kind"], o["total_cost_cny"], o["billing_period"]) for o in answer["options"]]
+    assert costs == [("slice", 840.0, "hour"), ("whole card", 5600.0, "day")]
+    assert answer["best_per_kind"] == {"slice": 1, "whole card": 2}
+    assert answer["options"][1]["last_seen_at"] == "2026-11-30T09:00:00Z"
+    assert answer["options"][1]["region_group"] == "Jiangsu"
+
+
+def test_advise_command_chooses_spot_when_interruptible(published):
+    args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
+            "--format", "json"]
+    strict = json.loads(CliRunner().invoke(advise_command, args).output)
+    relaxed = json.loads(CliRunner().invoke(advise_command, [*args, "--interruptible"]).output)
+    assert "spot" not in {o["kind"] for o in strict["options"]}
+    assert relaxed["options"][0]["kind"] == "spot"
+    assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56)
+
+
+def test_advise_command_exit_codes(published, tmp_path, monkeypatch):
+    runner = CliRunner()
+    base = ["--hours-per-day", "4", "--days", "14"]
+    no_fit = runner.invoke(advise_command, ["--params", "400B", "--task", "full-finetune", *base])
+    assert no_fit.exit_code == 3 and "no current offer fits" in no_fit.output
+    assert "needs more than 64 cards" in no_fit.output
+    bad_task = runner.invoke(advise_command, ["--params", "13B", "--task", "distill", *base])
+    assert bad_task.exit_code == 2 and "unknown task" in bad_task.output
+    bad_region = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base,
+                                                "--region", "Atlantis"])
+    assert bad_region.exit_code == 2 and "unknown region" in bad_region.output
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(tmp_path / "empty"))
+    missing = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base])
+    assert missing.exit_code == 3 and "run `make run` first" in missing.output
+
+
+def test_the_asset_writes_advice_for_every_saved_profile(published, tmp_path, monkeypatch):
+    profiles = tmp_path / "workloads.yaml"
+    profiles.write_text("""
+workloads:
+  - {name: small-lora, params: 13B, task: lora, hours_per_day: 4, days: 14}
+  - {name: needs-spot, params: 13B, task: lora, hours_per_day: 4, days: 14, interruptible: true}
+  - {name: broken, params: 13B, task: loar, hours_per_day: 4, days: 14}
+""", encoding="utf-8")
+    monkeypatch.setenv("GPUPRICES_WORKLOADS", str(profiles))
+    work_db = published / ".work" / "prices.db"
+    result = dg.materialize([workload_advice], resources={
+        "duckdb": DuckDBResource(database=str(work_db), connection_config=DUCKDB_CONFIG)})
+    assert result.success
+    metadata = result.asset_materializations_for_node("advisor__workload_advice")[0].metadata
+    assert len(metadata["invalid_profiles"].value) == 1
+    con = duckdb.connect(str(work_db), read_only=True)
+    try:
+        rows = con.execute("""select workload, rank, kind, best_of_kind, total_cost_cny
+                              from advisor.workload_advice order by workload, rank""").fetchall()
+    finally:
+        con.close()
+    assert rows == [("needs-spot", 1, "spot", True, Decimal("336.00")),
+                    ("needs-spot", 2, "slice", True, Decimal("840.00")),
+                    ("needs-spot", 3, "whole card", True, Decimal("1680.00")),
+                    ("needs-spot", 4, "whole card", False, Decimal("5600.00")),
+                    ("small-lora", 1, "slice", True, Decimal("840.00")),
+                    ("small-lora", 2, "whole card", True, Decimal("1680.00")),
+                    ("small-lora", 3, "whole card", False, Decimal("5600.00"))]
