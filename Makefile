@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test ui sql audit setup chromium clean
+.PHONY: run test ui sql audit bench setup chromium clean
 
 setup: $(STAMP) chromium
 
@@ -40,6 +40,12 @@ ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
 	@$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(UI_PORT)
+
+# Figures, not a test: crawl throughput, a year of simulated hourly history (full rebuild,
+# incremental hour, floor, growth, memory) and the whole run on the snapshots. BENCH_ARGS=--quick
+# for a short run.
+bench: setup
+	@$(BIN)/python -m pipelines.bench $(BENCH_ARGS)
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db
