@@ -6,6 +6,11 @@ served the same way, to re-run the pipeline from raw bodies without crawling. `R
 spider keeps requesting the vendor's real URL and only the bytes come from disk. It is used by the
 replay middleware (plain HTTP), by the Playwright route handler (pages and their XHR calls) and
 by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay [--port N]`.
+
+Fault injection (tests, docs/robustness.md): `ReplayServer(faults={live URL: [Fault, ...]})` serves
+each listed fault once, in order, then the snapshot; a manifest entry with `"status": 503` or
+`"fault": {"kind": "reset"}` fails on every request (how a pipeline run gets a persistent fault).
+Every fault is bounded: it ends by itself, and at the latest when the server stops.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ import gzip
 import hashlib
 import json
 import logging
+import socket
+import struct
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -56,6 +62,7 @@ class Snapshot:
     content_type: str
     captured_at: str
     gzipped: bool = False
+    fault: "Fault | None" = None   # served on every request of this entry (manifest "fault")
 
     def body(self) -> bytes:
         data = self.path.read_bytes()
@@ -80,6 +87,7 @@ def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
                 status=int(entry.get("status", 200)),
                 content_type=entry["content_type"],
                 captured_at=entry.get("captured_at") or manifest["captured_at"],
+                fault=Fault.from_dict(entry["fault"]) if entry.get("fault") else None,
             )
     return index
 
@@ -112,15 +120,71 @@ def load_raw_archive(raw_dir: Path) -> dict[str, Snapshot]:
     return index
 
 
+FAULT_KINDS = ("status", "slow", "hang", "reset", "close", "truncate", "retype",
+               "redirect_loop", "big")
+# No fault outlives this: a hang or a slow answer longer than it is refused when declared.
+MAX_FAULT_SECONDS = 120.0
+BIG_CHUNK = 64 * 1024
+
+
 @dataclass(frozen=True)
 class Fault:
-    """A response to serve instead of the snapshot (fault-injection tests): status, headers, body,
-    and an optional delay before answering."""
+    """A response to serve instead of the snapshot (fault-injection tests). Declarative: `kind`
+    says what goes wrong, the other fields how much.
 
-    status: int
+      status         (default) answer `status` with `headers` and `body`, after `delay_seconds`
+      slow           the recorded response, after `delay_seconds` (below the crawl's timeout)
+      hang           read the request, answer nothing for `delay_seconds`, then close
+      reset          close the connection without a response, with a TCP RST (SO_LINGER 0)
+      close          close the connection without a response (a plain FIN)
+      truncate       promise the whole body in Content-Length, send `size_bytes` of it (default
+                     half), then close
+      retype         the recorded body under another `content_type`
+      redirect_loop  302 to the requested live URL itself
+      big            stream `size_bytes` of filler under `content_type`, generated chunk by chunk
+                     (never held in memory); Content-Length is sent unless `declare_length` is
+                     False, then the end of the body is the end of the connection
+
+    truncate and retype send `body` when given, else the snapshot's body.
+    """
+
+    status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes = b""
     delay_seconds: float = 0.0
+    kind: str = "status"
+    size_bytes: int | None = None
+    content_type: str | None = None
+    declare_length: bool = True
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"unknown fault kind {self.kind!r}; one of {', '.join(FAULT_KINDS)}")
+        if not 0 <= self.delay_seconds <= MAX_FAULT_SECONDS:
+            raise ValueError(f"delay_seconds must be within 0-{MAX_FAULT_SECONDS:g} s "
+                             "(bounded faults)")
+        if self.kind == "hang" and self.delay_seconds <= 0:
+            raise ValueError("a hang needs delay_seconds > 0 (how long to stay silent)")
+        if self.kind == "big" and not self.size_bytes:
+            raise ValueError("a big fault needs size_bytes")
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Fault":
+        """A fault from a manifest entry's "fault" object (its body as UTF-8 text)."""
+        values = dict(data)
+        if isinstance(values.get("body"), str):
+            values["body"] = values["body"].encode("utf-8")
+        return cls(**values)
+
+
+@dataclass
+class ServedFault:
+    """What the server did, for tests to assert on (`ReplayServer.served`); recorded when the
+    fault starts, `bytes_sent` filled in when it ends."""
+
+    url: str
+    kind: str
+    bytes_sent: int
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -141,28 +205,100 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(400, "text/plain", b"expected /replay?url=<live URL>\n")
         if urlsplit(live_url).path == "/robots.txt":
             return self._send(200, "text/plain", ALLOW_ALL_ROBOTS)
-        fault = self.server.next_fault(live_url)
-        if fault is not None:
-            time.sleep(fault.delay_seconds)
-            return self._send(fault.status, fault.headers.get("Content-Type", "text/plain"),
-                              fault.body, fault.headers)
         snap = self.server.index.get(request_key(self.command, live_url, body))
+        fault = self.server.next_fault(live_url) or (snap.fault if snap else None)
+        if fault is not None:
+            served = ServedFault(live_url, fault.kind, 0)
+            self.server.record(served)
+            served.bytes_sent = self._serve_fault(fault, live_url, snap)
+            return None
         if snap is None:
             msg = f"no recorded snapshot for {self.command} {live_url}\n".encode()
             return self._send(404, "text/plain; charset=utf-8", msg)
         self._send(snap.status, snap.content_type, snap.body(),
                    {CAPTURED_AT_HEADER: snap.captured_at})
 
+    def _serve_fault(self, fault: Fault, live_url: str, snap: Snapshot | None) -> int:
+        """Serve one fault; returns the body bytes sent."""
+        if fault.kind in ("hang", "slow") or fault.delay_seconds:
+            # wait() rather than sleep(): a stopping server ends every pending fault at once.
+            if self.server.stopping.wait(fault.delay_seconds):
+                return self._drop(rst=True)
+        if fault.kind == "hang":
+            return self._drop(rst=False)
+        if fault.kind == "reset":
+            return self._drop(rst=True)
+        if fault.kind == "close":
+            return self._drop(rst=False)
+        if fault.kind == "big":
+            return self._stream_filler(fault)
+        if fault.kind == "redirect_loop":
+            return self._send(302, "text/html", b"", {**fault.headers, "Location": live_url})
+        captured = {CAPTURED_AT_HEADER: snap.captured_at} if snap else {}
+        recorded = fault.body or (snap.body() if snap else b"")
+        if fault.kind == "slow":
+            if snap is None:
+                return self._send(404, "text/plain", b"slow fault without a snapshot\n")
+            return self._send(snap.status, snap.content_type, snap.body(), captured)
+        if fault.kind == "retype":
+            return self._send(fault.status, fault.content_type or "text/html", recorded,
+                              {**captured, **fault.headers})
+        if fault.kind == "truncate":
+            keep = len(recorded) // 2 if fault.size_bytes is None else fault.size_bytes
+            return self._send(fault.status, fault.content_type or (snap.content_type if snap else
+                              "text/html"), recorded, {**captured, **fault.headers}, send_only=keep)
+        content_type = fault.content_type or fault.headers.get("Content-Type", "text/plain")
+        return self._send(fault.status, content_type, fault.body, fault.headers)
+
+    def _drop(self, *, rst: bool) -> int:
+        """Close the connection without a response: a FIN, or a TCP RST (SO_LINGER 0)."""
+        self.close_connection = True
+        if rst:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            self.connection.close()   # before socketserver's shutdown(SHUT_WR) could send a FIN
+        return 0
+
+    def _stream_filler(self, fault: Fault) -> int:
+        size = int(fault.size_bytes or 0)
+        self.send_response(fault.status)
+        self.send_header("Content-Type", fault.content_type or "text/html; charset=utf-8")
+        if fault.declare_length:
+            self.send_header("Content-Length", str(size))
+        else:
+            self.send_header("Connection", "close")   # the body ends when the connection does
+        self.end_headers()
+        self.close_connection = True
+        chunk = (b"<p>" + b"x" * (BIG_CHUNK - 8) + b"</p>\n")[:BIG_CHUNK]
+        sent = 0
+        try:
+            while sent < size and not self.server.stopping.is_set():
+                piece = chunk[:size - sent]
+                self.wfile.write(piece)
+                sent += len(piece)
+        except OSError:   # the client refused the rest (BrokenPipe / ConnectionReset): expected
+            pass
+        return sent
+
     def _send(self, status: int, content_type: str, payload: bytes,
-              extra: dict[str, str] | None = None) -> None:
+              extra: dict[str, str] | None = None, send_only: int | None = None) -> int:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(payload)))
         for name, value in (extra or {}).items():
-            self.send_header(name, value)
+            if name.lower() not in ("content-type", "content-length"):
+                self.send_header(name, value)
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
+        if self.command == "HEAD":
+            return 0
+        body = payload if send_only is None else payload[:send_only]
+        try:
+            self.wfile.write(body)
+        except OSError:   # the client went away (it refused a fault): nothing to do
+            self.close_connection = True
+            return 0
+        if send_only is not None:
+            self.close_connection = True   # fewer bytes than promised, then the connection ends
+        return len(body)
 
     do_GET = do_POST = do_HEAD = _serve
 
@@ -172,6 +308,12 @@ class _Server(ThreadingHTTPServer):
     index: dict[str, Snapshot]
     faults: dict[str, list[Fault]]
     lock: threading.Lock
+    stopping: threading.Event
+    served: list[ServedFault]
+
+    def record(self, served: ServedFault) -> None:
+        with self.lock:
+            self.served.append(served)
 
     def next_fault(self, live_url: str) -> Fault | None:
         """The next injected fault for this URL, once each, in order; then the snapshot."""
@@ -190,7 +332,15 @@ class ReplayServer:
         self._httpd.index = index if index is not None else load_manifests(snapshot_dir)
         self._httpd.faults = {canonicalize_url(u): list(f) for u, f in (faults or {}).items()}
         self._httpd.lock = threading.Lock()
+        self._httpd.stopping = threading.Event()
+        self._httpd.served = []
         self._thread: threading.Thread | None = None
+
+    @property
+    def served(self) -> list[ServedFault]:
+        """Every fault served so far, in order (injected ones and manifest ones)."""
+        with self._httpd.lock:
+            return list(self._httpd.served)
 
     @property
     def url(self) -> str:
@@ -203,6 +353,7 @@ class ReplayServer:
         return self
 
     def stop(self) -> None:
+        self._httpd.stopping.set()   # pending hangs and streams end now
         self._httpd.shutdown()
         self._httpd.server_close()
 

@@ -29,6 +29,12 @@ AUTOTHROTTLE_START_DELAY = 0.5
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 DOWNLOAD_TIMEOUT = 30
+# A price page or API page is kilobytes to a few MB. Scrapy's default limit (1 GiB) would let a
+# broken or hostile server fill memory; above 16 MiB a download is refused (from Content-Length
+# before the body, else as soon as that much has arrived) and the crawl fails. A source that
+# really fetches big files (AWS's bulk price-list CSVs) raises its own limit in custom_settings.
+DOWNLOAD_MAXSIZE = 16 * 1024 * 1024
+DOWNLOAD_WARNSIZE = 4 * 1024 * 1024
 RETRY_ENABLED = True
 RETRY_TIMES = 2
 RETRY_HTTP_CODES = [500, 502, 503, 504, 522, 524, 408, 429]
@@ -46,6 +52,7 @@ DOWNLOADER_MIDDLEWARES = {
     "spiders.middlewares.replay.ReplayMiddleware": 110,
     "scrapy.downloadermiddlewares.retry.RetryMiddleware": None,
     "spiders.middlewares.retry.BackoffRetryMiddleware": 550,
+    "spiders.middlewares.replay.RestoreLiveUrlMiddleware": 900,
     "spiders.middlewares.raw_archive.RawArchiveMiddleware": 950,
 }
 EXTENSIONS = {

@@ -1,6 +1,10 @@
 """The advisor's saved workloads, recomputed on every run: `advisor.workload_advice` holds, for
 each profile of workloads.yaml, the cheapest configurations of the current offers that fit it.
 
+Each run also appends every workload's best option (rank 1) to `advisor.workload_advice_history`,
+which is never replaced: the `workload_cheaper` alert rule compares a workload's latest best cost
+with its previous one there.
+
 The profiles come from `pipelines/workloads.yaml`, or the file GPUPRICES_WORKLOADS names. A bad
 profile (or an unreadable file) is logged as an error and listed in the materialization's
 metadata; the other profiles are still advised, so a typo in a profile never stops a run from
@@ -20,6 +24,11 @@ from pipelines.lib.db import transaction
 
 DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
 ADVICE_TABLE = "advisor.workload_advice"
+HISTORY_TABLE = "advisor.workload_advice_history"
+# The best option of each run, per workload; the columns are those of ADVICE_COLUMNS.
+HISTORY_COLUMNS = ("workload", "total_cost_cny", "total_cost_usd", "configuration", "kind",
+                   "gpu_model", "offer_kind", "billing_period", "vendor", "source", "offer_id",
+                   "sku", "region_code", "region_group", "url")
 ROWS_PER_WORKLOAD = 10   # the top options of each profile, plus the best of each kind beyond them
 
 
@@ -39,13 +48,31 @@ def load_profiles(path: Path) -> tuple[list[Workload], list[str]]:
         return [], [str(exc)]
 
 
+def append_history(con, best_records: list[dict], computed_at: datetime) -> int:
+    """Append each workload's best option of this run to advisor.workload_advice_history
+    (created on first use, never replaced). Returns the rows appended."""
+    ddl = ", ".join(f"{name} {ADVICE_COLUMNS[name]}" for name in HISTORY_COLUMNS)
+    con.execute("create schema if not exists advisor")
+    con.execute(f"create table if not exists {HISTORY_TABLE} ({ddl}, computed_at timestamptz, "
+                "primary key (workload, computed_at))")
+    columns = [*HISTORY_COLUMNS, "computed_at"]
+    if best_records:
+        con.executemany(
+            f"insert into {HISTORY_TABLE} ({', '.join(columns)}) "
+            f"values ({', '.join('?' for _ in columns)})",
+            [[row[c] for c in HISTORY_COLUMNS] + [computed_at] for row in best_records])
+    return len(best_records)
+
+
 def write_advice(con, workloads: list[Workload], computed_at: datetime,
                  rows_per_workload: int = ROWS_PER_WORKLOAD) -> dict[str, dict]:
     """Advise every workload on the current offers and replace advisor.workload_advice in one
-    transaction. Returns, per workload: options found, rows written, the best cost or an error."""
+    transaction, appending each workload's best option to advisor.workload_advice_history.
+    Returns, per workload: options found, rows written, the best cost or an error."""
     offers = offers_from_db(con)
     summary: dict[str, dict] = {}
     records: list[dict] = []
+    best_records: list[dict] = []
     for workload in workloads:
         name = workload.name or workload.describe()
         try:
@@ -55,6 +82,8 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
             continue
         rows = advice_records(advice, rows_per_workload)
         records += rows
+        if advice.options:
+            best_records.append(rows[0])   # rank 1 comes first
         best = advice.options[0] if advice.options else None
         summary[name] = {"options": len(advice.options), "rows": len(rows),
                          "best": f"{best.config}, {best.offer.vendor}, {best.cost_cny:,.0f} CNY"
@@ -69,6 +98,7 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
                 f"insert into {ADVICE_TABLE} ({', '.join(columns)}) "
                 f"values ({', '.join('?' for _ in columns)})",
                 [[row[c] for c in ADVICE_COLUMNS] + [computed_at] for row in records])
+        append_history(con, best_records, computed_at)
     return summary
 
 
@@ -77,7 +107,9 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
           description="advisor.workload_advice: for every saved workload profile "
                       "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "
                       "configurations of the current offers that fit it (whole card, slice, "
-                      "multi-GPU, spot), with cost, wall time, the offer and why. "
+                      "multi-GPU, spot), with cost, wall time, the offer and why; "
+                      "each run's best option per workload is appended to "
+                      "advisor.workload_advice_history. "
                       "See docs/advisor.md.")
 def workload_advice(context: dg.AssetExecutionContext,
                     duckdb: DuckDBResource) -> dg.MaterializeResult:

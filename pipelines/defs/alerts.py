@@ -22,7 +22,9 @@ __all__ = ["price_alerts", "notify_run_failure"]
 
 ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "month_end_dip"]),
                 dg.AssetKey(["intermediate", "int_price_changes"]),
-                dg.AssetKey(["intermediate", "int_offer_daily"])]
+                dg.AssetKey(["intermediate", "int_offer_daily"]),
+                # workload_cheaper reads advisor.workload_advice_history: run after the advisor.
+                dg.AssetKey(["advisor", "workload_advice"])]
 
 
 @dg.asset(
@@ -30,7 +32,8 @@ ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "
     deps=ALERT_INPUTS,
     group_name="alerts",
     kinds={"duckdb", "python"},
-    description="Price-drop, new-low, month-end-dip and watch-list alerts: new ones are added to "
+    description="Price-drop, new-low, month-end-dip, watch-list and saved-workload-cheaper "
+                "alerts: new ones are added to "
                 "alerts.outbox in the working database (each at most once, by a stable key), then "
                 "every unsent alert is delivered through Apprise to GPUPRICES_NOTIFY_URLS. A "
                 "delivery failure does not fail the run: the alert stays 'failed' and is retried "

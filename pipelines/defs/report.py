@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.report import REPORT_TABLES, build_report
+from pipelines.lib.report import ADVICE_TABLE, REPORT_TABLES, build_report
 from pipelines.paths import data_dir
 
 
@@ -20,11 +20,14 @@ def _asset_key(table: str) -> dg.AssetKey:
     return dg.AssetKey(table.split("."))
 
 
-@dg.asset(key=["report", "price_report"], deps=[_asset_key(t) for t in REPORT_TABLES],
+# advisor.workload_advice is written by the asset advisor/workload_advice (same key path).
+@dg.asset(key=["report", "price_report"],
+          deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE)],
           group_name="report", kinds={"html", "plotly"},
           description="data/report/index.html: price history per card family, the cheapest "
-                      "offers, the signals and the market-claims scorecard, as one offline HTML "
-                      "page. Written to a temporary file, then renamed.")
+                      "offers, the saved workloads' best options, the signals and the "
+                      "market-claims scorecard, as one offline HTML page. Written to a "
+                      "temporary file, then renamed.")
 def price_report(duckdb: DuckDBResource) -> dg.MaterializeResult:
     with duckdb.get_connection() as con:
         result = build_report(con, report_path())

@@ -44,7 +44,9 @@ NOTIFY_URLS_ENV = "GPUPRICES_NOTIFY_URLS"
 NOTIFY_CONFIG_ENV = "GPUPRICES_NOTIFY_CONFIG"
 DEFAULT_CONFIG = REPO_ROOT / "pipelines" / "alerts.toml"
 OFFER_KINDS = ("on_demand", "spot", "reserved")
-RULES = ("drop", "new_low", "month_end_dip", "watch", "run_failure")
+RULES = ("drop", "new_low", "month_end_dip", "watch", "workload_cheaper", "run_failure")
+# Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
+WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,14 @@ class MonthEndDipRule:
 
 
 @dataclass(frozen=True)
+class WorkloadCheaperRule:
+    enabled: bool = True
+    # The latest best option of a saved workload (advisor.workload_advice_history) at least this
+    # much cheaper than its previous best.
+    min_drop_pct: float = 10.0
+
+
+@dataclass(frozen=True)
 class WatchRule:
     gpu_model: str
     region: str                       # as written in the file: "北京", "Beijing", "us-east-1"
@@ -133,6 +143,7 @@ class AlertRules:
     initial_lookback_hours: float = 24.0
     delivery: DeliverySettings = DeliverySettings()
     source: str = "<defaults>"
+    workload_cheaper: WorkloadCheaperRule = WorkloadCheaperRule()
 
 
 class _Section:
@@ -253,6 +264,12 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
     month_end_dip = MonthEndDipRule(enabled=dip_s.pop("enabled", bool, True))
     dip_s.done()
 
+    cheaper_s = _Section(top.pop("workload_cheaper", dict, {}), "workload_cheaper", source)
+    workload_cheaper = WorkloadCheaperRule(
+        enabled=cheaper_s.pop("enabled", bool, True),
+        min_drop_pct=cheaper_s.number("min_drop_pct", 10.0, 0, 100))
+    cheaper_s.done()
+
     detection_s = _Section(top.pop("detection", dict, {}), "detection", source)
     lookback = detection_s.number("initial_lookback_hours", 24.0, 0)
     detection_s.done()
@@ -285,7 +302,8 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
             name=w.pop("name", str)))
         w.done()
     top.done()
-    return AlertRules(drop, new_low, month_end_dip, tuple(watches), lookback, delivery, source)
+    return AlertRules(drop, new_low, month_end_dip, tuple(watches), lookback, delivery, source,
+                      workload_cheaper)
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:
@@ -315,7 +333,8 @@ OUTBOX_SQL = """
 create schema if not exists alerts;
 create table if not exists alerts.outbox (
     alert_key varchar primary key,     -- rule + offer/group + the observation it is about
-    rule varchar not null,             -- drop | new_low | month_end_dip | watch | run_failure
+    rule varchar not null,             -- drop | new_low | month_end_dip | watch |
+                                       -- workload_cheaper | run_failure
     title varchar not null,
     body varchar not null,             -- plain text: card, vendor, region, CNY and USD, link
     payload json not null,             -- the same facts as data
@@ -555,6 +574,36 @@ order by c.price_per_gpu_hour_cny, c.offer_id
 """
 
 
+# Each saved workload's latest best option against its previous one (the advisor appends one row
+# per workload and run). Only the latest row can alert, and its key names it, so a re-run of
+# detection, or a cost that stays low, never alerts twice.
+WORKLOAD_CHEAPER_SQL = f"""
+with ranked as (
+    select *, row_number() over (partition by workload order by computed_at desc) as recency
+    from {WORKLOAD_HISTORY_TABLE}
+)
+select latest.*, previous.total_cost_cny as previous_cost_cny,
+       previous.computed_at as previous_computed_at,
+       previous.configuration as previous_configuration, previous.vendor as previous_vendor,
+       100 * (previous.total_cost_cny - latest.total_cost_cny)::double
+           / previous.total_cost_cny::double as drop_pct
+from ranked as latest
+join ranked as previous on previous.workload = latest.workload and previous.recency = 2
+where latest.recency = 1
+  and previous.total_cost_cny > 0
+  and 100 * (previous.total_cost_cny - latest.total_cost_cny)::double
+      / previous.total_cost_cny::double >= $min_drop_pct
+order by latest.workload
+"""
+
+
+def _table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
+    schema, name = qualified.split(".")
+    found = con.execute("select count(*) from information_schema.tables "
+                        "where table_schema = ? and table_name = ?", [schema, name]).fetchone()[0]
+    return found > 0
+
+
 def _records(cursor: duckdb.DuckDBPyConnection) -> list[dict]:
     names = [d[0] for d in cursor.description]
     return [dict(zip(names, row)) for row in cursor.fetchall()]
@@ -697,6 +746,23 @@ def _watch_alert(row: dict, watch: WatchRule) -> Alert:
                           max_price_cny_per_gpu_hour=watch.max_price_cny_per_gpu_hour))
 
 
+def _workload_cheaper_alert(row: dict) -> Alert:
+    cost, previous = float(row["total_cost_cny"]), float(row["previous_cost_cny"])
+    usd = f" / {float(row['total_cost_usd']):,.2f} USD" if row.get("total_cost_usd") else ""
+    title = (f"Saved workload '{row['workload']}' is {row['drop_pct']:.1f} % cheaper: "
+             f"{cost:,.2f} CNY (was {previous:,.2f} CNY)")
+    lines = [f"Best option now: {row['configuration']} ({row['kind']}), {row['vendor']} "
+             f"({row['source']}), {row['gpu_model']} {row['offer_kind']} billed per "
+             f"{row['billing_period']}, sku {row['sku']}, offer {row['offer_id']}",
+             f"Region: {row['region_code']} ({row['region_group']})",
+             f"Total cost: {cost:,.2f} CNY{usd}",
+             f"Previous best: {previous:,.2f} CNY, {row['previous_configuration']} at "
+             f"{row['previous_vendor']} (advised {_ts(row['previous_computed_at'])})",
+             f"Advised: {_ts(row['computed_at'])}", f"Link: {row['url']}"]
+    key = f"workload_cheaper:{row['workload']}:{_key_ts(row['computed_at'])}"
+    return Alert(key, "workload_cheaper", title, "\n".join(lines), _payload(row))
+
+
 def _filter_params(offers: OfferFilter) -> dict:
     return {"gpu_models": list(offers.gpu_models), "offer_kinds": list(offers.offer_kinds),
             "billing_periods": list(offers.billing_periods)}
@@ -754,6 +820,11 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
              "offer_kind": watch.offer_kind, "billing_period": watch.billing_period,
              "ceiling": watch.max_price_cny_per_gpu_hour}))
         alerts += [_watch_alert(row, watch) for row in rows]
+    # The advisor writes the history; before its first run (or without it) there is none.
+    if rules.workload_cheaper.enabled and _table_exists(con, WORKLOAD_HISTORY_TABLE):
+        rows = _records(con.execute(WORKLOAD_CHEAPER_SQL,
+                                    {"min_drop_pct": rules.workload_cheaper.min_drop_pct}))
+        alerts += [_workload_cheaper_alert(row) for row in rows]
     con.execute("drop table if exists alert_new_observations")
     return alerts, new_observations
 

@@ -34,6 +34,8 @@ REPORT_TABLES = (
     "marts.spot_discount", "marts.monthly_vs_hourly_saving", "marts.multi_gpu_discount",
     "marts.month_end_dip", "marts.market_claims",
 )
+# Written by the advisor asset; optional: the page says so when it is not there yet.
+ADVICE_TABLE = "advisor.workload_advice"
 
 MAX_TEXT_CHARS = 120        # a scraped value longer than this is cut (a 1 MB sku stays short)
 MAX_URL_CHARS = 2048        # longer URLs are not made into links
@@ -571,6 +573,52 @@ def signals_section(con: duckdb.DuckDBPyConnection) -> str:
     return f'<section id="signals"><h2>Signals</h2>{html}</section>'
 
 
+# ── saved workloads ─────────────────────────────────────────────────────────────────────────────
+
+def _has_table(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
+    schema, name = qualified.split(".")
+    found = con.execute("select count(*) from information_schema.tables "
+                        "where table_schema = ? and table_name = ?", [schema, name]).fetchone()[0]
+    return found > 0
+
+
+def option_label(row: dict) -> str:
+    return "best" if row.get("rank") == 1 else f"best {clean_text(row.get('kind'))}"
+
+
+def workloads_section(con: duckdb.DuckDBPyConnection) -> str:
+    """Each saved workload's best option, then the best of each other kind, from the advisor's
+    table (optional: before the advisor has run there is nothing to show)."""
+    intro = ('<section id="workloads"><h2>Saved workloads</h2>'
+             '<p>For each saved workload profile (<code>pipelines/workloads.yaml</code>), the '
+             'cheapest configuration of the current offers that fits it, then the cheapest of '
+             'each other kind (whole card, slice, multi-GPU, spot), from '
+             '<code>advisor.workload_advice</code>')
+    if not _has_table(con, ADVICE_TABLE):
+        return (f'{intro}.</p><p class="empty">Nothing yet: the advisor '
+                f'(<code>advisor/workload_advice</code>) has not run on this database.</p>'
+                f'</section>')
+    rows = records(con, f"""
+        select * from {ADVICE_TABLE} where rank = 1 or best_of_kind
+        order by workload, rank""")
+    computed = con.execute(f"select max(computed_at) from {ADVICE_TABLE}").fetchone()[0]
+    table = render_table([
+        col("workload", "workload", css="nw"),
+        col("profile", "workload_spec", lambda v: clean_text(v, 200)),
+        Column("option", lambda r: escape(option_label(r)), "nw"),
+        col("configuration", "configuration"),
+        col("total CNY", "total_cost_cny", price, "num"),
+        col("total USD", "total_cost_usd", price, "num"),
+        col("wall hours", "wall_hours", plain, "num"),
+        col("billing", "billing_period"),
+        col("vendor", "vendor"), col("sku", "sku"),
+        Column("region", lambda r: f'{text(r.get("region_group"))} '
+                                   f'<span class="muted">{text(r.get("region_code"))}</span>'),
+        Column("page", lambda r: link(r.get("url"))),
+    ], rows, "Nothing yet: no saved workload has an option that fits the current offers.")
+    return (f'{intro}, computed {escape(utc(computed))}.</p>{table}</section>')
+
+
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
 
 VERDICT_CLASSES = {"holds": "verdict-holds", "does not hold": "verdict-fails",
@@ -657,7 +705,8 @@ def render_page(con: duckdb.DuckDBPyConnection, generated_at: datetime) -> tuple
     cheapest = cheapest_section(con)
     signals = signals_section(con)
     claims = claims_section(con)
-    body = f"{header}{claims}{history}{cheapest}{signals}"
+    workloads = workloads_section(con)
+    body = f"{header}{claims}{history}{cheapest}{workloads}{signals}"
     tables = body.count("<table>")  # scraped text is escaped, so only our own tables count
     page = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

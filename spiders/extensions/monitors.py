@@ -19,7 +19,7 @@ from spiders.middlewares.raw_archive import data_dir
 
 
 def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
-             errors: list[str]) -> list[str]:
+             errors: list[str], max_size: int = 0) -> list[str]:
     """The failures of one crawl, as sentences; an empty list means it passed."""
     failures = []
     if stats.get("finish_reason") != "finished":
@@ -29,11 +29,22 @@ def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
     for field, count in sorted(missing.items()):
         failures.append(f"{count} of {offers} offers miss required field {field!r}")
     prefix = "downloader/exception_type_count/"
-    exceptions = {k[len(prefix):].rsplit(".", 1)[-1]: v for k, v in stats.items()
-                  if k.startswith(prefix)}
-    if exceptions:
-        kinds = ", ".join(f"{name} x{count}" for name, count in sorted(exceptions.items()))
+    retried = {k[len("retry/reason_count/"):]: v for k, v in stats.items()
+               if k.startswith("retry/reason_count/")}
+    exceptions = {k[len(prefix):]: v for k, v in stats.items() if k.startswith(prefix)}
+    # an attempt that failed and was retried is not a failure unless the last attempt failed too
+    if any(count > retried.get(path, 0) for path, count in exceptions.items()):
+        kinds = ", ".join(f"{path.rsplit('.', 1)[-1]} x{count}"
+                          for path, count in sorted(exceptions.items()))
         failures.append(f"{sum(exceptions.values())} download attempts failed ({kinds})")
+        if any(p.endswith("DownloadCancelledError") for p in exceptions) and max_size:
+            failures.append(f"a response was larger than DOWNLOAD_MAXSIZE ({max_size} bytes) "
+                            "and was refused")
+    redirects = {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
+                 if k.startswith("downloader/response_status_count/3")}
+    if redirects and offers < min_offers:
+        codes = ", ".join(f"HTTP {c} x{n}" for c, n in sorted(redirects.items()))
+        failures.append(f"redirected {sum(redirects.values())} times ({codes}): a redirect loop?")
     statuses = {k.rsplit("/", 1)[-1]: v for k, v in stats.items()
                 if k.startswith("httperror/response_ignored_status_count/")}
     if statuses:
@@ -74,7 +85,8 @@ class OfferMonitor:
         stats = dict(self.crawler.stats.get_stats())
         stats["finish_reason"] = reason
         failures = evaluate(stats, offers=self.offers, min_offers=getattr(spider, "min_offers", 1),
-                            missing=self.missing, errors=self.errors)
+                            missing=self.missing, errors=self.errors,
+                            max_size=self.crawler.settings.getint("DOWNLOAD_MAXSIZE"))
         verdict = {
             "source": spider.name,
             "crawl_id": getattr(spider, "crawl_id", None),

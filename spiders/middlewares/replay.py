@@ -37,7 +37,7 @@ class ReplayMiddleware:
         return cls(base_url)
 
     def process_request(self, request: Request) -> Request | None:
-        if request.meta.get("playwright") or LIVE_URL_META in request.meta:
+        if request.meta.get("playwright") or request.url.startswith(self.base_url):
             return None
         return request.replace(
             url=replay_url(self.base_url, request.url),
@@ -47,8 +47,15 @@ class ReplayMiddleware:
         )
 
     def process_response(self, request: Request, response: Response) -> Response:
+        return response
+
+
+class RestoreLiveUrlMiddleware:
+    """Runs before RedirectMiddleware: a relative Location resolves against the live URL."""
+
+    def process_response(self, request: Request, response: Response) -> Response:
         live_url = request.meta.get(LIVE_URL_META)
-        return response.replace(url=live_url) if live_url else response
+        return response.replace(url=live_url) if live_url and response.url != live_url else response
 
 
 def playwright_replay_route(base_url: str):

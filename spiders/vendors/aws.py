@@ -43,7 +43,7 @@ class AwsSpider(GpuPriceSpider):
     vendor = "Amazon Web Services"
     vendor_kind = "hyperscaler"
     min_offers = 30
-    custom_settings = {"DOWNLOAD_TIMEOUT": 300, "DOWNLOAD_WARNSIZE": 0}
+    custom_settings = {"DOWNLOAD_TIMEOUT": 300, "DOWNLOAD_WARNSIZE": 0, "DOWNLOAD_MAXSIZE": 2**31}
 
     async def start(self):
         for region in REGIONS:

@@ -496,3 +496,35 @@ workloads:
                     ("small-lora", 1, "slice", True, Decimal("840.00")),
                     ("small-lora", 2, "whole card", True, Decimal("1680.00")),
                     ("small-lora", 3, "whole card", False, Decimal("5600.00"))]
+
+
+def test_each_run_appends_the_best_option_per_workload_to_the_history(published, tmp_path):
+    from pipelines.defs.advisor import write_advice
+
+    work_db = published / ".work" / "prices.db"
+    small = Workload.from_mapping({"name": "small-lora", "params": "13B", "task": "lora",
+                                   "hours_per_day": 4, "days": 14})
+    too_big = Workload.from_mapping({"name": "too-big", "params": "400B",
+                                     "task": "full-finetune", "hours_per_day": 4, "days": 14})
+    first, second = datetime(2026, 11, 30, 10, tzinfo=UTC), datetime(2026, 12, 1, 10, tzinfo=UTC)
+    con = duckdb.connect(str(work_db), config=DUCKDB_CONFIG)
+    try:
+        write_advice(con, [small, too_big], first)
+        write_advice(con, [small, too_big], second)
+        history = con.execute("""select workload, computed_at, total_cost_cny, configuration,
+                                        vendor, sku, offer_id is not null, region_group
+                                 from advisor.workload_advice_history
+                                 order by computed_at""").fetchall()
+        # The advice table is replaced each run; the history keeps both runs.
+        runs = con.execute("select count(distinct computed_at) "
+                           "from advisor.workload_advice").fetchone()[0]
+    finally:
+        con.close()
+    assert runs == 1
+    # One row per run for the workload that fits (its rank-1 option, the half A100 in Jiangsu),
+    # none for the one no offer fits.
+    assert [(w, t, cost, region) for w, t, cost, _, _, _, _, region in history] == [
+        ("small-lora", first, Decimal("840.00"), "Jiangsu"),
+        ("small-lora", second, Decimal("840.00"), "Jiangsu")]
+    assert history[0][3] == "1/2 A100-80GB SXM (40 GB)" and history[0][5] == "A100 80G 1/2"
+    assert history[0][6] is True

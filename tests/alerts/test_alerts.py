@@ -600,13 +600,14 @@ def test_asset_detects_delivers_and_reports(tmp_path, receiver, monkeypatch):
     meta = metadata(result)
     # The default rules: the 12 % drop is also a new low for the card in Beijing.
     assert (meta["detected"], meta["delivered"], meta["failed"], meta["pending"]) == (2, 2, 0, 0)
-    assert meta["detected_by_rule"] == {"drop": 1, "new_low": 1, "month_end_dip": 0, "watch": 0}
+    assert meta["detected_by_rule"] == {"drop": 1, "new_low": 1, "month_end_dip": 0, "watch": 0,
+                                        "workload_cheaper": 0}   # no advisor history here
     assert sorted(p["json"]["title"].split(":")[0] for p in receiver.posts) == \
         ["New low for A100-80GB on_demand in Beijing", "Price drop -12.0 %"]
     assert price_alerts.key == dg.AssetKey(["alerts", "price_alerts"])
     assert {k.to_user_string() for k in price_alerts.dependency_keys} == {
         "marts/latest_prices", "marts/month_end_dip", "intermediate/int_price_changes",
-        "intermediate/int_offer_daily"}
+        "intermediate/int_offer_daily", "advisor/workload_advice"}
 
 
 def test_asset_without_urls_keeps_alerts_pending(tmp_path, monkeypatch):
@@ -640,3 +641,50 @@ def test_asset_with_a_bad_rules_file_fails_naming_the_key(tmp_path, monkeypatch)
     result = materialize(database, raise_on_error=False)
     assert not result.success
     assert "new_low.min_improvment_pct: unknown key" in failure_message(result)
+
+
+# ------------------------------------------------------------------------- saved workloads
+
+def advised(con: duckdb.DuckDBPyConnection, cost_cny: float, hour: int,
+            workload: str = "13b-lora") -> datetime:
+    """One advisor run whose best option for `workload` costs `cost_cny`, appended to the
+    history as the advisor asset does; returns the run's computed_at."""
+    from pipelines.defs.advisor import append_history
+
+    computed_at = DAY1 + timedelta(hours=hour)
+    append_history(con, [{
+        "workload": workload, "total_cost_cny": Decimal(str(cost_cny)),
+        "total_cost_usd": Decimal(str(round(cost_cny / 7, 2))),
+        "configuration": "1/2 A100-80GB SXM (40 GB)", "kind": "slice",
+        "gpu_model": "A100-80GB", "offer_kind": "on_demand", "billing_period": "hour",
+        "vendor": "Test IDC", "source": "idc_test", "offer_id": f"offer-{hour}",
+        "sku": "a100-80g-half", "region_code": "北京", "region_group": "Beijing",
+        "url": "https://idc_test.example.test/prices"}], computed_at)
+    return computed_at
+
+
+def test_saved_workload_cheaper_alerts_once_per_advisor_run(con):
+    r = rules(workload_cheaper={"min_drop_pct": 10})
+    assert al.detect_alerts(con, r).found["workload_cheaper"] == 0   # no history table yet
+    advised(con, 1000, hour=0)
+    assert al.detect_alerts(con, r).detected == 0                     # nothing to compare with
+    latest = advised(con, 850, hour=1)                                # 15 % cheaper
+    first = al.detect_alerts(con, r)
+    assert first.new_keys["workload_cheaper"] == [
+        f"workload_cheaper:13b-lora:{latest.astimezone(timezone.utc).isoformat()}"]
+    assert al.detect_alerts(con, r).detected == 0                     # a re-run: same key
+    [alert] = outbox(con, "workload_cheaper")
+    for text in ("13b-lora", "15.0 % cheaper", "850.00 CNY", "1,000.00 CNY", "Test IDC",
+                 "1/2 A100-80GB SXM (40 GB)", "offer-1", "https://idc_test.example.test/prices"):
+        assert text in alert["title"] + alert["body"], text
+    advised(con, 807.5, hour=2)                                       # 5 % below 850: no alert
+    assert al.detect_alerts(con, r).detected == 0
+    assert len(outbox(con, "workload_cheaper")) == 1
+    assert al.detect_alerts(con, rules(workload_cheaper={"enabled": False})).found[
+        "workload_cheaper"] == 0
+
+
+def test_workload_cheaper_threshold_is_validated(tmp_path):
+    with pytest.raises(al.AlertConfigError, match="workload_cheaper.min_drop_pct: must be"):
+        al.load_rules(write(tmp_path, "[workload_cheaper]\nmin_drop_pct = 0\n"))
+    assert al.load_rules(al.DEFAULT_CONFIG).workload_cheaper.min_drop_pct == 10

@@ -480,3 +480,33 @@ def test_report_on_a_real_replayed_run(tmp_path, browser):
         save_artifact(seen.page, "report_replay.png")
     finally:
         seen.page.close()
+
+
+# -- saved workloads (advisor.workload_advice) -------------------------------------------------
+
+def test_saved_workloads_section_shows_each_best_option_escaped(tmp_path):
+    from pipelines.defs.advisor import write_advice
+    from pipelines.lib.advisor import Workload
+
+    db = build_database(tmp_path / "prices.db", market(LAST_DAY))
+    name = "<b>lora</b> & \"13B\""
+    with duckdb.connect(str(db)) as con:
+        workload = Workload.from_mapping({"name": name, "params": "13B", "task": "lora",
+                                          "hours_per_day": 4, "days": 14})
+        write_advice(con, [workload], LAST_DAY)
+        best = con.execute("select configuration, total_cost_cny from advisor.workload_advice "
+                           "where rank = 1").fetchone()
+    html = build_page(db, tmp_path / "index.html").path.read_text(encoding="utf-8")
+    section = html[html.index('<section id="workloads">'):]
+    section = section[:section.index("</section>")]
+    assert "<h2>Saved workloads</h2>" in section and "<table>" in section
+    assert name not in html and escape(name, quote=True) in section
+    assert escape(best[0], quote=True) in section and f"{best[1]:,.2f}" in section
+    assert ">best<" in section
+
+
+def test_saved_workloads_section_without_the_advisor_says_nothing_yet(tmp_path):
+    db = build_database(tmp_path / "prices.db", market(LAST_DAY))
+    html = build_page(db, tmp_path / "index.html").path.read_text(encoding="utf-8")
+    assert "<h2>Saved workloads</h2>" in html
+    assert "Nothing yet: the advisor" in html
