@@ -326,9 +326,9 @@ def print_summary(result) -> int:
     for source, status, *_, failures, _ in crawls:
         colour = "yellow" if status == "skipped" else "red"
         for failure in ([] if status == "passed" else failures):
-            console.print(f"[{colour}]  {escape(source)}: {escape(failure)}[/]")
+            console.print(f"[{colour}]  {_text(source)}: {_text(failure)}[/]")
     for source, stage, reason, count in reasons:
-        console.print(escape(f"  quarantined {count} × {source} [{stage}]: {reason}"))
+        console.print(f"  quarantined {count} × {_text(source)} \\[{_text(stage)}]: {_text(reason)}")
 
     checks = result.get_asset_check_evaluations()
     failed_checks = [c for c in checks if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR]
@@ -340,10 +340,10 @@ def print_summary(result) -> int:
         if check.check_name == CRAWL_CHECK:  # its reasons are listed under the sources above
             console.print(f"[red]  {name}[/]")
             continue
-        console.print(f"[red]  {name}: {escape(check.description or '')}[/]")
+        console.print(f"[red]  {name}: {_text(check.description or '')}[/]")
         if check.metadata.get("failures"):
             failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
-            console.print("    " + escape(failures[:600]))
+            console.print("    " + _text(failures, 600))
     if failed_checks:
         console.print("[yellow]  the batch stays pending and is retried next run; to set a wrong "
                       "crawl aside: gpuprices reject <crawl_id> --reason '...'[/]")
@@ -358,7 +358,7 @@ def print_summary(result) -> int:
                 error = event.step_failure_data.error
                 cause = error.cause or error
                 console.print(f"[red]  step {event.step_key} failed: "
-                              f"{escape(cause.message.strip().splitlines()[0][:300])}[/]")
+                              f"{_text(cause.message.strip().splitlines()[0])}[/]")
         console.print("[red bold]run failed[/]: nothing new was published past the failed step "
                       f"(Dagster run {result.run_id}; `make ui` shows its full log).")
         return EXIT_RUN_FAILED

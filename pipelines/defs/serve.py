@@ -72,6 +72,8 @@ def publish_database(duckdb: DuckDBResource, target: Path) -> int:
         con.execute("checkpoint")   # everything in the main file, nothing left in the WAL
     work = Path(duckdb.database)
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    for stale in target.parent.glob(f".{target.name}.*.tmp"):   # left by a run killed mid-copy
+        stale.unlink(missing_ok=True)
     shutil.copyfile(work, tmp)
     with open(tmp, "rb") as fh:
         os.fsync(fh.fileno())

@@ -315,11 +315,6 @@ def test_killed_while_publishing_the_next_run_publishes(killed_while_publishing)
             con.execute(f"select count(*) from {table}").fetchone()
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="leftover: a run killed while publishing leaves data/.prices.db.<pid>.tmp "
-                          "(a partial copy, up to the database's size) that no later run removes; "
-                          "pipelines/defs/serve.py publish_database could delete stale "
-                          ".prices.db.*.tmp files before copying")
 def test_a_later_run_clears_the_killed_runs_temporary_copy(killed_while_publishing):
     state = killed_while_publishing
     if not state["leftovers"]:
