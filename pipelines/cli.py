@@ -1191,6 +1191,48 @@ def ui(port: int) -> None:
         sys.exit(EXIT_RUN_FAILED)
 
 
+@main.command()
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Where to write the page (default: <data dir>/report/index.html).")
+def report(out: Path | None) -> None:
+    """Write the price-history report (one offline HTML page) from the published database.
+
+    The hourly run writes it too; this rebuilds it on demand, e.g. after `gpuprices simulate`
+    with --data-dir. Exit codes: 0 written; 3 no database yet."""
+    from pipelines.lib.report import build_report
+    from pipelines.paths import data_dir
+
+    target = out or data_dir() / "report" / "index.html"
+    with published_db("marts.market_claims") as con:
+        result = build_report(con, target)
+    console.print(f"report: {result.path} ({result.bytes / 1e6:.1f} MB, {result.charts} charts, "
+                  f"{result.tables} tables)")
+
+
+@main.command()
+@click.option("--status", type=click.Choice(["pending", "sent", "failed", "all"]), default="all",
+              show_default=True, help="Only alerts in this delivery state.")
+@click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
+def alerts(status: str, limit: int) -> None:
+    """The latest alerts of the outbox (as of the last published run): rule, title, delivery.
+
+    Alerts are detected and delivered by the run itself (rules: pipelines/alerts.toml; channels:
+    GPUPRICES_NOTIFY_URLS). Exit codes: 0 listed; 3 no database or no alerts yet."""
+    with published_db("alerts.outbox") as con:
+        rows = _records(con, f"""select created_at, rule, title, status, attempts, last_error
+            from alerts.outbox {"" if status == "all" else "where status = ?"}
+            order by created_at desc limit {limit}""", [] if status == "all" else [status])
+    if not rows:
+        raise NoData(f"no {'' if status == 'all' else status + ' '}alerts yet")
+    table = Table(title="alerts")
+    for column in ("created", "rule", "title", "status", "attempts", "last error"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", r["rule"], _text(r["title"]),
+                      r["status"], str(r["attempts"]), _text(r["last_error"] or ""))
+    console.print(table)
+
+
 # Commands other modules provide, registered when they are there.
 try:
     from pipelines.simulate import simulate_command

@@ -451,3 +451,38 @@ def test_step_progress_follows_a_runs_events(tmp_path):
     assert (task.total, task.completed, progress.finished) == (2, 2, 2)
     assert seen == ["first_step", "second_step"]     # the spinner named each running step
     assert progress.running == {}
+
+
+# --- report and alerts ----------------------------------------------------------------------------
+
+def test_report_command_writes_the_page(data_dir, tmp_path):
+    out = tmp_path / "report.html"
+    result = gpuprices(data_dir, "report", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    page = out.read_text(encoding="utf-8")
+    assert "report:" in result.output and "market" in page.lower()
+    assert "\x1b[2J" not in page          # the hostile vendor name is escaped on the page too
+
+
+def test_alerts_command_without_an_outbox_says_no_data(data_dir):
+    result = gpuprices(data_dir, "alerts")
+    assert result.exit_code == 3
+    assert "alerts.outbox" in result.output and "make run" in result.output
+
+
+def test_alerts_command_lists_the_outbox(tmp_path):
+    root = tmp_path / "data"
+    root.mkdir()
+    with duckdb.connect(str(root / "prices.db")) as con:
+        from pipelines.lib.alerts import OUTBOX_SQL
+
+        con.execute(OUTBOX_SQL)
+        con.execute("""insert into alerts.outbox (alert_key, rule, title, body, payload, created_at,
+                       status, attempts, last_error) values
+                       ('k1', 'drop', 'A100-80GB \x1b[2J 12 % cheaper', 'b', '{}', now(), 'failed', 3,
+                        'json://127.0.0.1: refused')""")
+    result = gpuprices(root, "alerts", "--status", "failed")
+    assert result.exit_code == 0, result.output
+    assert "drop" in result.output and "12 % cheaper" in result.output and "refused" in result.output
+    assert "\x1b[2J" not in result.output
+    assert gpuprices(root, "alerts", "--status", "sent").exit_code == 3
