@@ -34,6 +34,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import duckdb
 
+from pipelines.lib.text import clean_text
 from pipelines.paths import REPO_ROOT
 from spiders.parsing.gpu_models import CANONICAL_MODELS
 from spiders.parsing.prices import HOURS_PER_PERIOD
@@ -41,6 +42,7 @@ from spiders.parsing.regions import RegionParseError, province_aliases, resolve_
 
 CONFIG_ENV = "GPUPRICES_ALERTS_CONFIG"
 NOTIFY_URLS_ENV = "GPUPRICES_NOTIFY_URLS"
+MAX_TITLE_CHARS, MAX_LINE_CHARS = 200, 400   # per alert title and per line of its body
 NOTIFY_CONFIG_ENV = "GPUPRICES_NOTIFY_CONFIG"
 DEFAULT_CONFIG = REPO_ROOT / "pipelines" / "alerts.toml"
 OFFER_KINDS = ("on_demand", "spot", "reserved")
@@ -364,6 +366,12 @@ class Alert:
     title: str
     body: str
     payload: dict
+
+    def __post_init__(self) -> None:
+        # Scraped text reaches people's phones: cut each line, make invisible characters visible.
+        object.__setattr__(self, "title", clean_text(self.title, MAX_TITLE_CHARS))
+        object.__setattr__(self, "body", "\n".join(clean_text(line, MAX_LINE_CHARS)
+                                                   for line in self.body.split("\n")))
 
 
 def _json_default(value: Any) -> Any:

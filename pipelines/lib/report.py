@@ -24,6 +24,9 @@ import duckdb
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from pipelines.lib.text import HIDDEN_CHARS as _HIDDEN_CHARS
+from pipelines.lib.text import MAX_TEXT_CHARS, clean_text
+
 # The card families the brief tracks; RTX4090D (a different, cut-down card) is left out.
 FAMILIES = ("A100", "H100", "H800", "RTX4090")
 
@@ -37,11 +40,7 @@ REPORT_TABLES = (
 # Written by the advisor asset; optional: the page says so when it is not there yet.
 ADVICE_TABLE = "advisor.workload_advice"
 
-MAX_TEXT_CHARS = 120        # a scraped value longer than this is cut (a 1 MB sku stays short)
 MAX_URL_CHARS = 2048        # longer URLs are not made into links
-# Characters that would be invisible or reorder text (controls, zero-width, bidi overrides).
-_HIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029"
-                           "\u202a-\u202e\u2060-\u2069\ufeff]")
 
 
 class ReportError(RuntimeError):
@@ -57,16 +56,6 @@ class ReportResult:
 
 
 # ── text and numbers ────────────────────────────────────────────────────────────────────────────
-
-def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str:
-    """A value as one readable line of text: cut to `limit` characters (saying how much was
-    cut) and with control, zero-width and bidi characters shown as `\\xNN` / `\\uNNNN`."""
-    s = "" if value is None else str(value)
-    if len(s) > limit:
-        s = f"{s[:limit]}… (+{len(s) - limit:,} characters)"
-    return _HIDDEN_CHARS.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
-                             else "\\u%04x" % ord(m.group()), s)
-
 
 def text(value: Any, limit: int = MAX_TEXT_CHARS) -> str:
     """Any value, safe inside an HTML element or a quoted attribute."""

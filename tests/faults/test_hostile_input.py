@@ -344,12 +344,6 @@ def test_alerts_carry_hostile_text_as_data(hostile_run):
     assert q(hostile_run, "select count(*) from observations")[0][0] > 0   # still there
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="alerts are not sanitised like the report: pipelines/lib/alerts.py "
-                          "_offer_lines puts the scraped sku into the message as is, so a 1 MB sku "
-                          "makes a 1 MB notification and control characters (ESC, U+202E) reach "
-                          "the channel; report.clean_text (controls made visible, cut to 120 "
-                          "characters) would fit here too")
 def test_alerts_are_short_and_free_of_control_characters(hostile_run):
     for alert in hostile_run["alerts"]:
         text = alert["title"] + alert["message"]
