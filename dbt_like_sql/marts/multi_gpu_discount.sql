@@ -18,21 +18,6 @@ with servers as (
     group by
         observed_date, source, vendor, region_code, region_group, gpu_model, offer_kind,
         billing_period, gpu_count
-),
-
-single_cards as (
-    select
-        observed_date,
-        source,
-        vendor,
-        region_code,
-        gpu_model,
-        offer_kind,
-        billing_period,
-        min(close_price_cny_per_gpu_hour) as single_price_cny_per_gpu_hour
-    from intermediate.int_offer_daily
-    where gpu_fraction = 1 and gpu_count = 1
-    group by observed_date, source, vendor, region_code, gpu_model, offer_kind, billing_period
 )
 
 select
@@ -47,14 +32,14 @@ select
     s.server_gpu_count,                                 -- whole cards in the server
     s.server_price_cny_per_gpu_hour::decimal(18, 6)
         as server_price_cny_per_gpu_hour,               -- lowest server of that size, per GPU
-    c.single_price_cny_per_gpu_hour::decimal(18, 6)
+    c.whole_price_cny_per_gpu_hour::decimal(18, 6)
         as single_price_cny_per_gpu_hour,               -- lowest whole single card
-    (s.server_price_cny_per_gpu_hour / c.single_price_cny_per_gpu_hour)::double
+    (s.server_price_cny_per_gpu_hour / c.whole_price_cny_per_gpu_hour)::double
         as server_to_single_ratio,                      -- 0.75 = server at 75 % of n x one card
-    (100 * (1 - s.server_price_cny_per_gpu_hour / c.single_price_cny_per_gpu_hour))::double
+    (100 * (1 - s.server_price_cny_per_gpu_hour / c.whole_price_cny_per_gpu_hour))::double
         as discount_pct                                 -- negative: the server costs more per GPU
 from servers as s
-inner join single_cards as c
+inner join intermediate.int_whole_card_daily as c
     on s.observed_date = c.observed_date
     and s.source = c.source
     and s.vendor = c.vendor
@@ -62,6 +47,6 @@ inner join single_cards as c
     and s.gpu_model = c.gpu_model
     and s.offer_kind = c.offer_kind
     and s.billing_period = c.billing_period
-where c.single_price_cny_per_gpu_hour > 0
+where c.whole_price_cny_per_gpu_hour > 0
 order by day, s.gpu_model, s.source, s.region_code, s.offer_kind, s.billing_period,
     s.server_gpu_count

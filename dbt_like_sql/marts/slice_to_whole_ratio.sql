@@ -5,21 +5,6 @@ with slices as (
     select *
     from intermediate.int_offer_daily
     where gpu_fraction < 1
-),
-
-whole_cards as (
-    select
-        observed_date,
-        source,
-        vendor,
-        region_code,
-        gpu_model,
-        offer_kind,
-        billing_period,
-        min(close_instance_price_cny_per_hour) as whole_price_cny_per_hour
-    from intermediate.int_offer_daily
-    where gpu_fraction = 1 and gpu_count = 1
-    group by observed_date, source, vendor, region_code, gpu_model, offer_kind, billing_period
 )
 
 select
@@ -37,16 +22,16 @@ select
     s.vram_gb as slice_vram_gb,
     s.close_instance_price_cny_per_hour::decimal(18, 6)
         as slice_price_cny_per_hour,                    -- the slice instance's own hourly price
-    w.whole_price_cny_per_hour::decimal(18, 6)
+    w.whole_price_cny_per_gpu_hour::decimal(18, 6)
         as whole_price_cny_per_hour,                    -- lowest whole single card, same day
     (s.close_instance_price_cny_per_hour
-     / nullif(w.whole_price_cny_per_hour, 0))::double
+     / nullif(w.whole_price_cny_per_gpu_hour, 0))::double
         as slice_to_whole_ratio,                        -- slice price / whole-card price
     (s.close_instance_price_cny_per_hour
-     / nullif(w.whole_price_cny_per_hour, 0) / s.gpu_fraction)::double
+     / nullif(w.whole_price_cny_per_gpu_hour, 0) / s.gpu_fraction)::double
         as per_gpu_premium                              -- ratio / fraction: 1.0 = pro-rata
 from slices as s
-inner join whole_cards as w
+inner join intermediate.int_whole_card_daily as w
     on s.observed_date = w.observed_date
     and s.source = w.source
     and s.vendor = w.vendor
