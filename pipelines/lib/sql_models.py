@@ -149,6 +149,16 @@ def rebuild_from(con, model: SqlModel) -> str | None:
     return since.isoformat() if since else None
 
 
+def _same_columns(con, model: SqlModel) -> bool:
+    """The stored table has the columns the model's SQL now selects (else an upgrade changed the
+    model, and an incremental insert would fail or leave old rows without the new columns)."""
+    stored = [r[0] for r in con.execute(
+        "select column_name from information_schema.columns where table_schema = ? "
+        "and table_name = ? order by ordinal_position", [model.layer, model.name]).fetchall()]
+    selected = [d[0] for d in con.execute(f"select * from (\n{model.select}\n) limit 0").description]
+    return stored == selected
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>", "up to date")."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
@@ -163,7 +173,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     exists = con.execute("select count(*) from information_schema.tables where table_schema = ? "
                          "and table_name = ?", [model.layer, model.name]).fetchone()[0]
     state = con.execute("select count(*) from raw.model_state where model = ?", [model.table]).fetchone()[0]
-    if model.incremental_by and exists and state and not full:
+    if model.incremental_by and exists and state and not full and _same_columns(con, model):
         since = rebuild_from(con, model)
         how = "up to date"
         if since:
