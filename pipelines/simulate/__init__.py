@@ -1,0 +1,35 @@
+"""`gpuprices simulate`: months of realistic hourly observations with known effects, in a DuckDB
+file of their own, so that every signal can be tested against a known truth.
+
+The offers are real: the latest offers of an existing database (`marts.latest_prices`), or the
+bundled snapshots crawled in replay mode and normalized by the real code. Each offer's price then
+follows its real price with small noise, and the effects that are switched on (a month-end dip, a
+regional gap, a price drop) are injected exactly. The rows have the `observations` schema and one
+`raw.crawls` row per source and crawl hour, so the SQL models run on the simulated history
+unchanged. See docs/simulator.md.
+
+Everything random is a counter-based hash of (seed, offer_id, hour): an offer's price at an hour
+does not depend on the other offers, on the start of the simulation or on the chunking, so the same
+seed gives the same table and `append_hour` continues a history exactly as a longer simulation would
+have written it. Rows are built with numpy per block of hours and inserted by DuckDB in chunks.
+
+The package: `effects` (what can be injected), `offers` (where offers come from), `randomness`,
+`plan` (per-offer constants), `rows` (building and inserting rows), `api` (simulate, append_hour,
+run_models, safety checks), `command` (the CLI).
+"""
+
+from pipelines.lib.db import DUCKDB_CONFIG
+from pipelines.simulate.api import (ModelBuild, SimulationResult, append_hour, check_target,
+                                    months_to_days, run_models, simulate)
+from pipelines.simulate.command import simulate_command
+from pipelines.simulate.common import (CHUNK_ROWS, DEFAULT_DB_NAME, NOISE_PCT, OFFER_COLUMNS,
+                                       SimulationError)
+from pipelines.simulate.effects import Effect, MonthEndDip, PriceDrop, RegionalGap
+from pipelines.simulate.offers import (load_offers, offers_from_db, offers_from_snapshots,
+                                       scale_offers)
+
+__all__ = ["CHUNK_ROWS", "DEFAULT_DB_NAME", "DUCKDB_CONFIG", "NOISE_PCT", "OFFER_COLUMNS", "Effect",
+           "ModelBuild", "MonthEndDip", "PriceDrop", "RegionalGap", "SimulationError",
+           "SimulationResult", "append_hour", "check_target", "load_offers", "months_to_days",
+           "offers_from_db", "offers_from_snapshots", "run_models", "scale_offers", "simulate",
+           "simulate_command"]

@@ -1,0 +1,198 @@
+"""`gpuprices simulate`: the command line over the simulator's API."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import click
+import duckdb
+
+from pipelines.simulate.api import (ModelBuild, SimulationError, check_target, connect,
+                                    months_to_days, run_models, simulate)
+from pipelines.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
+from pipelines.simulate.effects import Effect, MonthEndDip, PriceDrop, RegionalGap, split_names
+from pipelines.simulate.offers import load_offers
+
+def _default_start(months: int) -> date:
+    today = datetime.now(UTC).date()
+    year, month = divmod(today.month - 1 - months, 12)
+    return date(today.year + year, month + 1, 1)
+
+
+def _parse_effects(dips: Sequence[str], dip_availability: bool, gaps: Sequence[str],
+                   drops: Sequence[str]) -> list[Effect]:
+    try:
+        effects: list[Effect] = [MonthEndDip.parse(s, dip_availability) for s in dips]
+        effects += [RegionalGap.parse(s) for s in gaps]
+        effects += [PriceDrop.parse(s) for s in drops]
+    except SimulationError as exc:
+        raise click.BadParameter(str(exc)) from exc
+    if dip_availability and not dips:
+        raise click.BadParameter("--dip-availability needs a --dip")
+    return effects
+
+
+def _describe(effect: Effect) -> str:
+    if isinstance(effect, MonthEndDip):
+        who = ", ".join(effect.sources) if effect.sources else "every source"
+        extra = ", every stated offer in stock" if effect.availability else ""
+        return (f"month-end dip: -{effect.size_pct:g} % over the last {effect.days} days "
+                f"({who}{extra})")
+    if isinstance(effect, RegionalGap):
+        return f"regional gap: {effect.province} {effect.pct:g} % below tier-1 cities"
+    return f"price drop: {effect.source} -{effect.pct:g} % from {effect.at.isoformat()}"
+
+
+SIMULATE_EPILOG = """\b
+Examples:
+  gpuprices simulate --months 3 --dip 8:autodl_cn,idc_ulanqab:5
+  gpuprices simulate --start 2026-06-01 --days 60 --regional-gap "Inner Mongolia:25"
+  gpuprices simulate --drop autodl_cn:10:2026-07-15T12:00 --every-hours 3
+  gpuprices simulate --offers-from data/prices.db --scale 3 --months 12 --no-models
+\b
+Effects (repeatable; none by default):
+  --dip SIZE_PCT[:SOURCES][:DAYS]  prices of SOURCES (comma-separated; all if empty) are SIZE_PCT %
+                                   lower in the last DAYS (default 5) UTC days of every month
+  --regional-gap PROVINCE:PCT      offers in PROVINCE cost PCT % less than tier-1 cities (same
+                                   card, kind and billing period; median of vendor medians)
+  --drop SOURCE:PCT:ISO_TIME       from ISO_TIME (UTC) on, SOURCE's prices are PCT % lower
+\b
+The simulated database is separate from the real one: a file named prices.db is refused, and an
+existing simulated database at --db is replaced. See docs/simulator.md.
+"""
+
+
+@click.command("simulate", epilog=SIMULATE_EPILOG,
+               context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The simulated DuckDB file to (re)create [default: <data dir>/simulated.db]. "
+                   "Never prices.db.")
+@click.option("--start", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]),
+              default=None, metavar="DATE",
+              help="First simulated hour, UTC: 2026-06-01 or 2026-06-01T06:00 [default: the 1st "
+                   "of the month --months before the current one: the history ends where the "
+                   "current month starts].")
+@click.option("--months", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Length of the history in calendar months.")
+@click.option("--days", type=click.IntRange(min=1), default=None,
+              help="Length of the history in days (overrides --months).")
+@click.option("--every-hours", type=click.IntRange(min=1), default=1, show_default=True,
+              help="One crawl of every source every K hours.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the noise: the same seed writes the same table.")
+@click.option("--sources", default=None, metavar="A,B",
+              help="Only the offers of these sources (comma-separated) [default: all].")
+@click.option("--scale", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Clone every offer into N offers (sku/offer_id suffixed #k) for volume.")
+@click.option("--offers-from", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, help="Start from the latest offers of this database "
+                                 "(marts.latest_prices, opened read-only) instead of crawling the "
+                                 "bundled snapshots.")
+@click.option("--noise", "noise_pct", type=click.FloatRange(0, 20), default=NOISE_PCT,
+              show_default=True, help="Bound of the slow random walk of each price, +/- %.")
+@click.option("--dip", "dips", multiple=True, metavar="SIZE[:SOURCES][:DAYS]",
+              help="Month-end dip (repeatable), e.g. 8:autodl_cn,idc_ulanqab:5.")
+@click.option("--dip-availability", is_flag=True,
+              help="During a dip, every offer that states its stock is in stock.")
+@click.option("--regional-gap", "gaps", multiple=True, metavar="PROVINCE:PCT",
+              help='Regional gap (repeatable), e.g. "Inner Mongolia:25".')
+@click.option("--drop", "drops", multiple=True, metavar="SOURCE:PCT:ISO_TIME",
+              help="Price drop (repeatable), e.g. autodl_cn:10:2026-07-15T12:00.")
+@click.option("--no-models", is_flag=True, help="Write the observations only; build no SQL model.")
+def simulate_command(db: Path | None, start: datetime | None, months: int, days: int | None,
+                     every_hours: int, seed: int, sources: str | None, scale: int,
+                     offers_from: Path | None, noise_pct: float, dips: tuple[str, ...],
+                     dip_availability: bool, gaps: tuple[str, ...], drops: tuple[str, ...],
+                     no_models: bool) -> None:
+    """Simulate months of hourly price history with known effects, in a database of its own.
+
+    The offers are real (the bundled snapshots, crawled offline and normalized, or --offers-from a
+    database); each price follows its real value with small seeded noise, stock flips now and
+    then, and the effects you switch on are injected exactly. Then every SQL model is built on the
+    simulated history, so each signal can be checked against the truth you injected.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeRemainingColumn)
+    from rich.table import Table
+
+    from pipelines.lib.sql_models import SqlModelError
+    from pipelines.paths import data_dir
+
+    console = Console(highlight=False)
+    path = db or data_dir() / DEFAULT_DB_NAME
+    try:
+        check_target(path)
+    except SimulationError as exc:
+        raise click.BadParameter(str(exc), param_hint="--db") from exc
+    effects = _parse_effects(dips, dip_availability, gaps, drops)
+    start_day = start.date() if start else _default_start(months)
+    start_dt = start.replace(tzinfo=UTC) if start else datetime(start_day.year, start_day.month,
+                                                                start_day.day, tzinfo=UTC)
+    n_days = days or months_to_days(start_day, months)
+    wanted = list(split_names(sources)) if sources else None
+    clock = time.perf_counter()
+    try:
+        if offers_from:
+            console.print(f"offers: latest prices of {offers_from}")
+            offers = load_offers(offers_from=offers_from, sources=wanted, scale=scale, seed=seed)
+        else:
+            console.print("offers: crawling the bundled snapshots offline (replay) ...")
+
+            def on_source(source: str, status: str, n: int) -> None:
+                mark = "[green]ok[/]" if status == "passed" else f"[red]{escape(status)}[/]"
+                console.print(f"  {source:<15} {mark} {n} offers")
+
+            offers = load_offers(sources=wanted, scale=scale, seed=seed, on_source=on_source)
+        with Progress(TextColumn("writing observations"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("rows"), TimeRemainingColumn(), console=console,
+                      transient=True) as bar:
+            task = bar.add_task("rows", total=None)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            result = simulate(path, start=start_dt, days=n_days, offers=offers, effects=effects,
+                              seed=seed, every_hours=every_hours, build_models=False,
+                              noise_pct=noise_pct, progress=progress)
+        console.print(f"wrote {result.rows:,} observations of {result.offers:,} offers in "
+                      f"{result.seconds:.1f} s ({result.rows_per_second:,.0f} rows/s)")
+        builds: list[ModelBuild] = []
+        models_seconds = 0.0
+        if not no_models:
+            with console.status("building the SQL models ..."):
+                t0 = time.perf_counter()
+                con = connect(result.db_path)
+                try:
+                    builds = run_models(con, full=True)
+                    con.execute("checkpoint")
+                except (SqlModelError, duckdb.Error) as exc:
+                    raise SimulationError(f"the observations are in {result.db_path}, but "
+                                          f"building the SQL models failed: {exc}") from exc
+                finally:
+                    con.close()
+                models_seconds = time.perf_counter() - t0
+    except SimulationError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except duckdb.Error as exc:
+        raise click.ClickException(f"DuckDB: {exc}") from exc
+
+    table = Table(title="gpuprices simulate", show_header=False, title_justify="left")
+    table.add_row("database", str(result.db_path))
+    table.add_row("period", f"{result.start:%Y-%m-%d %H:%M} to {result.end:%Y-%m-%d %H:%M} UTC "
+                            f"({n_days} days, a crawl every {every_hours} h)")
+    table.add_row("offers", f"{result.offers:,} ({len(set(offers['source']))} sources, "
+                            f"scale {scale}, seed {seed}, noise +/-{noise_pct:g} %)")
+    table.add_row("rows written", f"{result.rows:,} observations, {result.crawls:,} crawls")
+    table.add_row("write speed", f"{result.rows_per_second:,.0f} rows/s ({result.seconds:.1f} s)")
+    table.add_row("effects", "\n".join(_describe(e) for e in effects) or "none")
+    for note in result.notes:
+        table.add_row("", f"[yellow]{note}[/]")
+    table.add_row("models", f"{len(builds)} built in {models_seconds:.1f} s" if builds
+                  else "not built (--no-models)")
+    table.add_row("total time", f"{time.perf_counter() - clock:.1f} s")
+    console.print(table)
