@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test ui sql audit bench setup chromium clean
+.PHONY: run test ui sql audit bench truth setup chromium clean
 
 setup: $(STAMP) chromium
 
@@ -46,6 +46,12 @@ ui: setup
 # for a short run.
 bench: setup
 	@$(BIN)/python -m pipelines.bench $(BENCH_ARGS)
+
+# Figures, not a test: the signals scored against simulated histories with known effects (dip
+# recall and false positives, regional error, ratio exactness, claims with intervals). Writes
+# data/truth/latest.json. TRUTH_ARGS=--quick for a short run.
+truth: setup
+	@$(BIN)/python -m pipelines.truth $(TRUTH_ARGS)
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db

@@ -172,7 +172,11 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     selection = None
     if sources:
         raw_keys = [dg.AssetKey(["raw", s]) for s in sources]
-        selection = list((dg.AssetSelection.assets(*raw_keys).downstream())
+        downstream = dg.AssetSelection.assets(*raw_keys).downstream()
+        # plus what those assets read that no crawl feeds (constant tables such as
+        # intermediate.int_sign_test), but never another source's crawl
+        selection = list((downstream | (downstream.upstream(depth=1)
+                                        - dg.AssetSelection.key_prefixes(["raw"])))
                          .resolve(defs.resolve_asset_graph()))
     origin = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0.0.1)",
               "replay": "bundled snapshots (replay on 127.0.0.1)"}[mode]
@@ -831,39 +835,51 @@ class SignalView:
 
 
 SIGNAL_VIEWS = (
-    SignalView("slice_to_whole_ratio", "slice vs whole card (same vendor, region, kind, period)",
-               ("vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
-                "gpu_fraction", "slice_vram_gb", "slice_price_cny_per_hour",
+    SignalView("slice_to_whole_ratio",
+               "slice vs whole card (same vendor, region, card variant, kind, period)",
+               ("vendor", "region_code", "gpu_model", "gpu_variant", "offer_kind",
+                "billing_period", "gpu_fraction", "slice_vram_gb", "slice_price_cny_per_hour",
                 "whole_price_cny_per_hour", "slice_to_whole_ratio", "per_gpu_premium"),
                "gpu_model, slice_to_whole_ratio"),
-    SignalView("regional_discount", "regional discount against tier-1 cities (CN) or the US",
-               ("gpu_model", "offer_kind", "billing_period", "region_group", "offers", "vendors",
-                "median_price_cny_per_gpu_hour", "reference_price_cny_per_gpu_hour",
-                "discount_pct"),
+    SignalView("regional_discount", "regional discount, each vendor against its own price in "
+               "tier-1 cities (CN) or the US, median across vendors",
+               ("gpu_model", "offer_kind", "billing_period", "region_group", "vendors",
+                "vendors_paired", "distinct_offers", "median_price_cny_per_gpu_hour",
+                "reference_price_cny_per_gpu_hour", "ratio_low", "ratio_high", "discount_pct"),
                "discount_pct desc nulls last"),
-    SignalView("spot_discount", "spot against on-demand",
-               ("vendor", "region_code", "gpu_model", "gpu_fraction",
-                "on_demand_price_cny_per_gpu_hour", "spot_price_cny_per_gpu_hour",
-                "spot_discount_pct"),
+    SignalView("spot_discount", "spot against on-demand of the same SKU (else the same line)",
+               ("vendor", "region_code", "gpu_model", "gpu_count", "gpu_fraction",
+                "billing_period", "spot_sku", "pairing", "on_demand_price_cny_per_gpu_hour",
+                "spot_price_cny_per_gpu_hour", "spot_discount_pct"),
                "spot_discount_pct desc"),
-    SignalView("monthly_vs_hourly_saving", "monthly package against paying hourly",
+    SignalView("monthly_vs_hourly_saving",
+               "monthly package against paying hourly (same SKU, else the same line)",
                ("vendor", "region_code", "gpu_model", "gpu_fraction", "gpu_count", "offer_kind",
-                "hourly_price_cny_per_gpu_hour", "monthly_price_cny_per_gpu_hour", "saving_pct"),
+                "monthly_sku", "pairing", "hourly_price_cny_per_gpu_hour",
+                "monthly_price_cny_per_gpu_hour", "saving_pct"),
                "saving_pct desc"),
-    SignalView("multi_gpu_discount", "multi-GPU server against a single card",
-               ("vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
-                "server_gpu_count", "server_price_cny_per_gpu_hour",
+    SignalView("multi_gpu_discount",
+               "multi-GPU server against a single card (same variant, kind, period)",
+               ("vendor", "region_code", "gpu_model", "gpu_variant", "offer_kind",
+                "billing_period", "server_gpu_count", "server_sku", "server_price_cny_per_gpu_hour",
                 "single_price_cny_per_gpu_hour", "server_to_single_ratio", "discount_pct"),
                "discount_pct desc"),
-    SignalView("month_end_dip", "month-end dip against the mid-month baseline (hourly prices)",
-               ("vendor", "region_code", "gpu_model", "offer_kind", "dip_pct",
-                "availability_change_pct", "months_observed", "months_dipped", "strength_pct",
-                "confidence", "dip_signal"),
-               "dip_signal desc, strength_pct desc nulls last, dip_pct desc nulls last",
+    # The group's test over its complete months sits on every month's row, so the latest
+    # (usually unfinished) month still shows it.
+    SignalView("month_end_dip", "month-end dip of the same offers below the line from mid-month "
+               "to the next month's start (hourly, listed currency, sign test)",
+               ("vendor", "region_code", "gpu_model", "gpu_variant", "offer_kind",
+                "months_observed", "offer_months", "positive_offer_months", "p_value",
+                "strength_pct", "depth_ci_low_pct", "depth_ci_high_pct", "median_recovery_pct",
+                "dip_signal"),
+               "dip_signal desc, p_value nulls last, strength_pct desc nulls last",
                day="month"),
 )
 # Short headers for the terminal; the marts' own column names are in README.md.
 HEADERS = {"region_code": "region", "gpu_model": "card", "offer_kind": "kind",
+           "gpu_variant": "variant", "vendors_paired": "paired", "distinct_offers": "offers",
+           "ratio_low": "lowest ratio", "ratio_high": "highest ratio", "spot_sku": "spot SKU",
+           "monthly_sku": "package SKU", "server_sku": "server SKU", "pairing": "paired by",
            "billing_period": "period", "gpu_fraction": "fraction", "slice_vram_gb": "slice GB",
            "slice_price_cny_per_hour": "slice CNY/h", "whole_price_cny_per_hour": "whole CNY/h",
            "slice_to_whole_ratio": "slice/whole", "per_gpu_premium": "premium/GPU",
@@ -876,8 +892,10 @@ HEADERS = {"region_code": "region", "gpu_model": "card", "offer_kind": "kind",
            "server_gpu_count": "GPUs", "server_price_cny_per_gpu_hour": "server CNY/GPU-h",
            "single_price_cny_per_gpu_hour": "single CNY/GPU-h",
            "server_to_single_ratio": "server/single", "dip_pct": "dip %",
-           "availability_change_pct": "avail. change %", "months_observed": "months",
-           "months_dipped": "dipped", "strength_pct": "strength %", "confidence": "confidence",
+           "gpu_variant": "variant", "months_observed": "months",
+           "offer_months": "offer-months", "positive_offer_months": "below line",
+           "p_value": "p", "strength_pct": "depth %", "depth_ci_low_pct": "CI low %",
+           "depth_ci_high_pct": "CI high %", "median_recovery_pct": "recovery %",
            "dip_signal": "signal"}
 
 
@@ -927,7 +945,8 @@ def _signal_table(con, view: SignalView, models: list[str] | None, codes: list[s
     table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
     for column in columns:
         numeric = column not in ("vendor", "region_code", "gpu_model", "offer_kind",
-                                 "billing_period", "region_group", "dip_signal")
+                                 "billing_period", "region_group", "dip_signal", "gpu_variant",
+                                 "pairing", "spot_sku", "monthly_sku", "server_sku")
         table.add_column(HEADERS.get(column, column), justify="right" if numeric else "left")
     for row in shown:
         table.add_row(*(_cell(c, row[c]) for c in columns))
@@ -935,7 +954,8 @@ def _signal_table(con, view: SignalView, models: list[str] | None, codes: list[s
 
 
 VERDICTS = {"holds": "[green bold]holds[/]", "does not hold": "[red bold]does not hold[/]",
-            "not enough data": "[yellow]not enough data[/]"}
+            "inconclusive": "[yellow bold]inconclusive[/]",
+            "not enough data": "[dim]not enough data[/]"}
 
 
 def _number(value) -> str:
@@ -946,24 +966,35 @@ def _number(value) -> str:
 
 
 def claims_table(con) -> tuple[Table, list[dict]]:
-    """The marts.market_claims scorecard: each claim, what was measured, the verdict in colour."""
+    """The marts.market_claims scorecard: each claim, the median of its distinct offers with the
+    interval of that median, the expected range, the evidence, the verdict in colour."""
     rows = _records(con, "select * from marts.market_claims")
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
-    table = Table(title="market claims (DESIGN.md §1) against the latest data", show_lines=True,
-                  title_justify="left", title_style="bold",
+    table = Table(title="market claims (docs/market-claims.md) against the latest data",
+                  show_lines=True, title_justify="left", title_style="bold",
                   caption=f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
-                          f"{counts['not enough data']} without enough data",
+                          f"{counts['inconclusive']} inconclusive, "
+                          f"{counts['not enough data']} without enough data; a verdict needs "
+                          "5+ distinct offers and is read from the interval of the median",
                   caption_justify="left")
     table.add_column("claim", ratio=3)
-    table.add_column("measured", justify="right")
+    table.add_column("median", justify="right")
+    table.add_column("interval", justify="right")
     table.add_column("expected", justify="right")
-    table.add_column("rows", justify="right")
+    table.add_column("offers", justify="right")
     table.add_column("verdict")
     for r in rows:
         low, high = r["expected_low"], r["expected_high"]
         expected = f"≥ {_number(low)}" if high is None else f"{_number(low)}–{_number(high)}"
-        table.add_row(f"{_text(r['claim'])}\n[dim]{_text(r['measure'])}[/]",
-                      _number(r["measured_value"]), expected, str(r["evidence_rows"]),
+        interval = ("–" if r["ci_low"] is None else
+                    f"{_number(r['ci_low'])}–{_number(r['ci_high'])}\n"
+                    f"[dim]{100 * r['ci_coverage']:.0f} %[/]")
+        evidence = (f"{r['distinct_offers']} distinct\n[dim]{r['offers']} offers, "
+                    f"{r['vendors']} vendors[/]")
+        claim = f"{_text(r['claim'])}\n[dim]{_text(r['measure'])}; {_text(r['scope'])}[/]"
+        if r["verdict"] == "not enough data" and r["reason"]:
+            claim += f"\n[yellow]{_text(r['reason'])}[/]"
+        table.add_row(claim, _number(r["median_value"]), interval, expected, evidence,
                       VERDICTS.get(r["verdict"], _text(r["verdict"])))
     return table, rows
 
@@ -1019,10 +1050,12 @@ def signals(card: str | None, region: str | None, limit: int) -> None:
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
               help="A table for people; csv or json (every column of marts.market_claims).")
 def claims(fmt: str) -> None:
-    """The market-claims scorecard: does each rule of thumb of DESIGN.md §1 hold in the data?
+    """The market-claims scorecard: does each rule of thumb of the GPU-rental guides hold?
 
-    Each claim is measured on the latest day of the mart it reads (marts.market_claims);
-    verdicts: holds, does not hold, not enough data.
+    Each claim (docs/market-claims.md) is measured on the latest day of the mart it reads
+    (marts.market_claims; the values behind it: marts.market_claim_evidence). The verdict is read
+    from the 90 % interval of the median over distinct offers: holds (inside the expected range),
+    does not hold (outside), inconclusive (overlapping), not enough data (under 5 offers).
 
     Exit codes: 0 shown; 3 no database yet, or no claims measured.
     """

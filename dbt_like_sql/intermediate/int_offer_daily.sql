@@ -1,5 +1,6 @@
 /* One row per offer per UTC day: its closing and lowest price per GPU-hour, the instance's closing
-   hourly price, whether it was available, and how often it was seen. The daily series signals use. */
+   hourly price, whether it was available, and how often it was seen. The daily series signals use;
+   `offer_line` is what like-for-like comparisons pair on. */
 -- incremental: observed_date
 select
     offer_id,
@@ -23,6 +24,8 @@ select
     any_value(vram_gb) as vram_gb,
     any_value(offer_kind) as offer_kind,
     any_value(billing_period) as billing_period,
+    any_value(offer_line) as offer_line,            -- the same vendor's same thing anywhere
+    any_value(local_time_zone) as local_time_zone,  -- vendor's calendar: Asia/Shanghai or UTC
     arg_max(price_per_gpu_hour_cny, observed_at) as close_price_cny_per_gpu_hour,  -- last of the day
     min(price_per_gpu_hour_cny) as low_price_cny_per_gpu_hour,
     arg_max(instance_price_cny_per_hour, observed_at) as close_instance_price_cny_per_hour,

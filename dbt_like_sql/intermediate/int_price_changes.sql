@@ -1,5 +1,7 @@
-/* Price-change events: one row per observation whose price or availability differs from the same
-   offer's previous observation. A missing observation (a failed crawl) is not a change.
+/* Price-change events: one row per observation whose listed price or availability differs from
+   the same offer's previous observation. Prices are compared as listed (`price_amount` in the
+   offer's own currency): an exchange-rate move alone changes the CNY figures beside it but is not
+   a price change. A missing observation (a failed crawl) is not a change.
    Incremental: only observations from the rebuilt days on are sequenced, each offer's earlier
    state coming from its last daily close before them (getvariable('since') is set by the model
    runner; unset, as in a full build or a plain DuckDB shell, everything is sequenced). */
@@ -11,6 +13,7 @@ with since as (
     select
         offer_id,
         max(last_observed_at) as observed_at,
+        arg_max(close_price_amount, observed_date) as price_amount,
         arg_max(close_price_cny_per_gpu_hour, observed_date) as price_per_gpu_hour_cny,
         arg_max_null(close_available, observed_date) as available
     from intermediate.int_offer_daily
@@ -19,7 +22,8 @@ with since as (
 ), recent as (
     select
         offer_id, source, vendor, gpu_model, gpu_fraction, region_code, region_group, offer_kind,
-        billing_period, sku, observed_at, observed_date, price_per_gpu_hour_cny, available
+        billing_period, sku, observed_at, observed_date, price_amount, currency,
+        price_per_gpu_hour_cny, available
     from staging.stg_observations
     -- observed_hour is stored: older row groups are skipped by their min/max
     where observed_hour >= coalesce(getvariable('since')::timestamptz,
@@ -27,6 +31,8 @@ with since as (
 ), sequenced as (
     select
         r.*,
+        coalesce(lag(r.price_amount) over offer_history, b.price_amount)
+            as previous_price_amount,
         coalesce(lag(r.price_per_gpu_hour_cny) over offer_history, b.price_per_gpu_hour_cny)
             as previous_price_cny_per_gpu_hour,
         case when lag(r.observed_at) over offer_history is null then b.available
@@ -37,15 +43,37 @@ with since as (
     window offer_history as (partition by r.offer_id order by r.observed_at)
 )
 select
-    *,
-    price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour as price_change_cny_per_gpu_hour,
+    offer_id,
+    source,
+    vendor,
+    gpu_model,
+    gpu_fraction,
+    region_code,
+    region_group,
+    offer_kind,
+    billing_period,
+    sku,
+    observed_at,
+    observed_date,                                      -- UTC day of the observation
+    currency,                                           -- the listed currency
+    previous_price_amount,                              -- as listed, per billing period
+    price_amount,
+    round(100 * (price_amount - previous_price_amount) / previous_price_amount, 4)
+        as price_change_pct,                            -- in the listed currency
+    price_per_gpu_hour_cny,                             -- CNY beside it (moves with the rate)
+    previous_price_cny_per_gpu_hour,
+    price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour
+        as price_change_cny_per_gpu_hour,
     round(100 * (price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour)
-          / previous_price_cny_per_gpu_hour, 4) as price_change_pct,
+          / previous_price_cny_per_gpu_hour, 4) as price_change_pct_cny,
+    available,
+    previous_available,
+    previous_observed_at,
     case
-        when price_per_gpu_hour_cny <> previous_price_cny_per_gpu_hour then 'price'
+        when price_amount <> previous_price_amount then 'price'
         else 'availability'
-    end as change_kind
+    end as change_kind                                  -- 'price': the listed amount changed
 from sequenced
 where previous_observed_at is not null
-  and (price_per_gpu_hour_cny <> previous_price_cny_per_gpu_hour
+  and (price_amount <> previous_price_amount
        or available is distinct from previous_available)

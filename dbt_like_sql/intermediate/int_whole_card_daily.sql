@@ -1,14 +1,39 @@
-/* The cheapest whole single card per day, source, vendor, region, card, offer kind and billing
-   period: the reference slices and multi-GPU servers are compared with. */
+/* The cheapest whole single card (gpu_count 1, gpu_fraction 1) per day, source, vendor, region,
+   card model AND variant, offer kind and billing period: the reference slices and multi-GPU
+   servers are paired with. One row per such key and day, naming the offer it is, so every
+   comparison can say which card it used. A NULL variant (the listing did not say) is its own
+   key: an unnamed variant is never taken for SXM or PCIe. Ties on price go to the lowest
+   offer_id, so a rebuild picks the same card. */
+with whole_cards as (
+    select
+        *,
+        count(*) over (
+            partition by observed_date, source, vendor, region_code, gpu_model, gpu_variant,
+                offer_kind, billing_period
+        ) as whole_offers
+    from intermediate.int_offer_daily
+    where gpu_fraction = 1 and gpu_count = 1
+)
+
 select
     observed_date,
     source,
     vendor,
+    vendor_kind,
     region_code,
+    region_group,
     gpu_model,
+    gpu_variant,                                        -- NULL: the listing did not say
     offer_kind,
     billing_period,
-    min(close_price_cny_per_gpu_hour) as whole_price_cny_per_gpu_hour  -- = the instance price
-from intermediate.int_offer_daily
-where gpu_fraction = 1 and gpu_count = 1
-group by observed_date, source, vendor, region_code, gpu_model, offer_kind, billing_period
+    offer_id as whole_offer_id,                         -- the cheapest whole card of the key
+    sku as whole_sku,
+    offer_line as whole_offer_line,
+    close_price_cny_per_gpu_hour as whole_price_cny_per_gpu_hour,  -- = the instance price
+    whole_offers                                        -- whole single cards of the key that day
+from whole_cards
+qualify row_number() over (
+    partition by observed_date, source, vendor, region_code, gpu_model, gpu_variant, offer_kind,
+        billing_period
+    order by close_price_cny_per_gpu_hour, offer_id
+) = 1

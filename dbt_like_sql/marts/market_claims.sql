@@ -1,290 +1,203 @@
-/* Market claims: one row per rule of thumb of the design brief (section 1), measured on the latest
-   day (month for the month-end dip) of the table each measure reads, with a verdict: 'holds',
-   'does not hold', or 'not enough data' when no row supports the measure. */
+/* Market claims: one row per rule of thumb the published Chinese GPU-rental guides (2024-2026)
+   state, as listed in docs/market-claims.md, scored on the latest day (month, holiday) of the
+   table each measure reads. Evidence = the DISTINCT offers of marts.market_claim_evidence (region
+   copies of one offer count once). The median of their values gets an order-statistic interval
+   (ranks from intermediate.int_sign_test: the widest interval with >= 90 % coverage; above
+   n = 400 the normal approximation of those ranks, coverage about 90 %), and the verdict is read
+   from the interval: 'holds' inside the expected range, 'does not hold' entirely outside it,
+   'inconclusive' overlapping it, 'not enough data' below 5 distinct offers (no interval of a
+   median reaches 90 % below 5: 1 - 2/2^4 = 0.875). */
 -- alias: market_claims
-with latest_offers as (
+with claims as (
     select *
-    from intermediate.int_offer_daily
-    where observed_date = (select max(observed_date) from intermediate.int_offer_daily)
+    from (values
+        (1, 'a100_80gb_beijing_hourly', 'A100 80 GB whole card costs 50-80 CNY/h in Beijing',
+         'price per GPU-hour, CNY', 'whole single A100-80GB cards, hourly on-demand, Beijing',
+         50.0, 80.0, 'a100-80-gb-in-beijing', null),
+        (2, 'slice_20gb_hourly', 'A 20 GB slice costs 20-30 CNY/h',
+         'the slice instance''s hourly price, CNY/h',
+         'A100 slices with 20 GB of VRAM, hourly on-demand, China', 20.0, 30.0,
+         'slice-prices', null),
+        (3, 'slice_40gb_hourly', 'A 40 GB slice costs 30-50 CNY/h',
+         'the slice instance''s hourly price, CNY/h',
+         'A100 slices with 40 GB of VRAM, hourly on-demand, China', 30.0, 50.0,
+         'slice-prices', null),
+        (4, 'slice_share_of_whole',
+         'A slice costs 30-50 % of the whole card of the same model (not a pro-rata fraction)',
+         'slice price / whole-card price, %',
+         'quarter slices (gpu_fraction 0.25) of A100/H100/H800/RTX 4090 against the whole card '
+         || 'of the same vendor, region, model, variant, kind and term', 30.0, 50.0,
+         'slice-share-of-the-whole-card', null),
+        (5, 'quarter_a100_share_of_whole', 'A 1/4 A100 instance costs 1/3-1/2 of the whole card',
+         'slice price / whole-card price, %',
+         'A100 slices with gpu_fraction 0.25 against the whole A100 card of the same vendor, '
+         || 'region, model, variant, kind and term', 100.0 / 3, 50.0,
+         'slice-share-of-the-whole-card', null),
+        (6, 'half_a100_hourly', 'A 1/2 A100 instance costs about 15 CNY/h',
+         'the slice instance''s hourly price, CNY/h (about = +-20 %)',
+         'A100 slices with gpu_fraction 0.5, hourly on-demand, China', 12.0, 18.0,
+         'slice-prices', null),
+        (7, 'a100_80gb_monthly', 'A100 80 GB costs 8,000-14,000 CNY/month',
+         'listed monthly price, CNY/month',
+         'whole single A100-80GB cards billed monthly, not spot, China', 8000.0, 14000.0,
+         'monthly-prices', null),
+        (8, 'server_8gpu_monthly', 'An 8-GPU A100 80 GB server costs 60,000-80,000 CNY/month',
+         'listed monthly price, CNY/month',
+         '8 x A100-80GB servers billed monthly, not spot, China', 60000.0, 80000.0,
+         'monthly-prices', null),
+        (9, 'server_8gpu_share_of_single',
+         'Renting a whole 8-GPU server is discounted to 70-85 % of 8 x the single-card price',
+         'server price per GPU / single-card price, %',
+         '8-GPU servers of A100/H100/H800/RTX 4090 against a single card of the same vendor, '
+         || 'region, model, variant, kind and term', 70.0, 85.0, 'eight-gpu-server-share', null),
+        (10, 'jiangsu_a100_80gb_hourly', 'Jiangsu hourly: A100 80 GB costs 20-35 CNY/h',
+         'price per GPU-hour, CNY', 'whole single A100-80GB cards, hourly on-demand, Jiangsu',
+         20.0, 35.0, 'jiangsu-hourly', null),
+        (11, 'jiangsu_h800_hourly', 'Jiangsu hourly: H800 costs 40-60 CNY/h',
+         'price per GPU-hour, CNY', 'whole single H800 cards, hourly on-demand, Jiangsu',
+         40.0, 60.0, 'jiangsu-hourly', null),
+        (12, 'monthly_package_saving',
+         'Monthly packages save 20-40 %+ versus paying hourly for a full month',
+         'saving of the monthly price against 730 h of the paired hourly price, %',
+         'monthly offers of A100/H100/H800/RTX 4090 paired with an hourly offer of the same '
+         || 'vendor, region, line and kind (not spot)', 20.0, null, 'monthly-package-saving',
+         null),
+        (13, 'inner_mongolia_guizhou_discount',
+         'Inner Mongolia / Guizhou data centres are 20-30 % cheaper than '
+         || 'Beijing/Shanghai/Shenzhen',
+         '100 x (1 - region price / the same vendor''s tier-1 price of the line), %',
+         'offer lines of A100/H100/H800/RTX 4090 (not spot) a vendor lists in Inner Mongolia '
+         || 'or Guizhou AND in a CN tier-1 city', 20.0, 30.0, 'inner-mongolia-and-guizhou',
+         'no vendor lists the same line in Inner Mongolia or Guizhou and in a tier-1 city'),
+        (14, 'spot_share_of_regular',
+         'Spot/preemptible instances cost about 20 % of the regular exclusive price',
+         'spot price / paired on-demand price, % (about = +-20 %)',
+         'spot offers of A100/H100/H800/RTX 4090 paired with the on-demand offer of the same '
+         || 'instance type (SKU) or line at the same vendor, region and term', 16.0, 24.0,
+         'spot-share', null),
+        (15, 'month_end_dips',
+         'Around month end, users'' budgets run out and low-price capacity is released: '
+         || 'prices dip', 'a group''s median month-end depth below its mid-month-to-next-start '
+         || 'line, % (marts.month_end_dip)',
+         'hourly offers of A100/H100/H800/RTX 4090 (not spot) followed through the latest '
+         || 'complete local month, per vendor, card, variant, region and kind', 1.0, null,
+         'month-end-dip', 'no offer was seen in days 8-22, the last 5 days and the next 1-7'),
+        (16, 'month_end_capacity_release',
+         'Around month end, users'' budgets run out and some capacity is released',
+         'a group''s available offers at month end against the mean of mid-month and the next '
+         || 'start, % (marts.month_end_capacity)',
+         'hourly offers of A100/H100/H800/RTX 4090 (not spot) in the latest complete local '
+         || 'month, per vendor, card, variant, region and kind', 10.0, null,
+         'month-end-capacity', 'no group was seen in days 8-22, the last 5 days and the next 1-7'),
+        (17, 'month_start_mid_month_stable', 'Month start and mid-month are stable',
+         'an offer''s mean absolute day-to-day change over local days 2-22, % per day '
+         || '(marts.month_phase_stability)',
+         'offers of A100/H100/H800/RTX 4090 (not spot) with 10+ day-to-day changes in days 2-22 '
+         || 'of the latest such local month', 0.0, 0.25, 'month-start-and-mid-month',
+         'no offer was followed on 10+ consecutive-day pairs within local days 2-22 of a month'),
+        (18, 'holiday_promotions', 'Holidays bring promotions',
+         'an offer''s holiday price below its own price 21-8 days before, % '
+         || '(marts.holiday_discount)',
+         'offers of Chinese vendors, A100/H100/H800/RTX 4090 (not spot), latest Chinese public '
+         || 'holiday the history covers', 1.0, null, 'holidays',
+         'the history covers no Chinese public holiday with 3+ baseline days 21-8 days before it'),
+        (19, 'off_peak_discounts', 'Off-peak (night) discounts exist',
+         'an offer''s local-night (00:00-06:59) price below its own daytime price the same local '
+         || 'day, % (marts.off_peak_discount)',
+         'hourly on-demand offers of A100/H100/H800/RTX 4090 seen at night and by day, latest '
+         || 'local day', 1.0, null, 'off-peak-night-discounts',
+         'no hourly offer was seen both at local night and by day on one day: needs night crawls')
+    ) as c(claim_no, claim_id, claim, measure, scope, expected_low, expected_high, anchor,
+           empty_reason)
 ),
 
-latest_slices as (
-    select *
-    from marts.slice_to_whole_ratio
-    where day = (select max(day) from marts.slice_to_whole_ratio)
+stats as (
+    select
+        claim_id,
+        any_value(measured_on) as measured_on,
+        any_value(distinct_offers) as n,
+        sum(offers) as offers,
+        count(distinct vendor) as vendors,
+        median(value) as median_value,
+        list(value order by value_rank) as sorted_values
+    from marts.market_claim_evidence
+    group by claim_id
 ),
 
-latest_servers as (
-    select *
-    from marts.multi_gpu_discount
-    where day = (select max(day) from marts.multi_gpu_discount)
+ranked as (
+    select
+        s.*,
+        -- exact ranks up to 400; above, n/2 + 1/2 -+ 1.6449 sqrt(n)/2 (normal approximation with
+        -- continuity correction of the same binomial rule: gives 184 at n = 400, as the table)
+        coalesce(t.median_ci_lower_rank,
+                 greatest(1, floor(s.n / 2 + 0.5 - 1.6449 * sqrt(s.n) / 2))::bigint)
+            as lower_rank,
+        coalesce(t.median_ci_upper_rank,
+                 s.n + 1 - greatest(1, floor(s.n / 2 + 0.5 - 1.6449 * sqrt(s.n) / 2))::bigint)
+            as upper_rank,
+        coalesce(t.median_ci_coverage, 0.90) as ci_coverage,
+        case when s.n <= 400 then 'order statistics, exact binomial'
+             else 'order statistics, normal approximation (n > 400)' end as ci_method
+    from stats as s
+    left join intermediate.int_sign_test as t
+        on t.n = s.n and t.k = 0
 ),
 
-latest_savings as (
-    select *
-    from marts.monthly_vs_hourly_saving
-    where day = (select max(day) from marts.monthly_vs_hourly_saving)
-),
-
-latest_regions as (
-    select *
-    from marts.regional_discount
-    where day = (select max(day) from marts.regional_discount)
-),
-
-latest_spot as (
-    select *
-    from marts.spot_discount
-    where day = (select max(day) from marts.spot_discount)
-),
-
-latest_dips as (
-    select *
-    from marts.month_end_dip
-    where month = (select max(month) from marts.month_end_dip)
-),
-
-measures as (
+scored as (
     select
-        1 as claim_no,
-        'a100_80gb_beijing_hourly' as claim_id,
-        'A100 80 GB whole card costs 50-80 CNY/h in Beijing' as claim,
-        'median price of whole single-card A100-80GB hourly on-demand offers in Beijing, '
-        || 'CNY/h' as measure,
-        median(close_price_cny_per_gpu_hour)::double as measured_value,
-        50.0 as expected_low,
-        80.0 as expected_high,
-        false as low_exclusive,
-        count(*) as evidence_rows
-    from latest_offers
-    where gpu_model = 'A100-80GB' and gpu_fraction = 1 and gpu_count = 1
-        and offer_kind = 'on_demand' and billing_period = 'hour' and region_group = 'Beijing'
-
-    union all
-    select
-        2,
-        'slice_20gb_hourly',
-        'A 20 GB slice costs 20-30 CNY/h',
-        'median instance price of A100 slices with 20 GB of VRAM, hourly on-demand offers in '
-        || 'China, CNY/h',
-        median(close_instance_price_cny_per_hour)::double,
-        20.0,
-        30.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_family = 'A100' and gpu_fraction < 1 and vram_gb = 20 and country = 'CN'
-        and offer_kind = 'on_demand' and billing_period = 'hour'
-
-    union all
-    select
-        3,
-        'slice_40gb_hourly',
-        'A 40 GB slice costs 30-50 CNY/h',
-        'median instance price of A100 slices with 40 GB of VRAM, hourly on-demand offers in '
-        || 'China, CNY/h',
-        median(close_instance_price_cny_per_hour)::double,
-        30.0,
-        50.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_family = 'A100' and gpu_fraction < 1 and vram_gb = 40 and country = 'CN'
-        and offer_kind = 'on_demand' and billing_period = 'hour'
-
-    union all
-    select
-        4,
-        'slice_share_of_whole',
-        'A slice costs 30-50 % of the whole card of the same model (not a pro-rata fraction)',
-        'median slice_to_whole_ratio x 100 over all slices with a whole card at the same '
-        || 'vendor and region, %',
-        100 * median(slice_to_whole_ratio),
-        30.0,
-        50.0,
-        false,
-        count(*)
-    from latest_slices
-
-    union all
-    select
-        5,
-        'quarter_a100_share_of_whole',
-        'A 1/4 A100 instance costs 1/3-1/2 of the whole card',
-        'median slice_to_whole_ratio x 100 of A100 slices with gpu_fraction 0.25, %',
-        100 * median(slice_to_whole_ratio),
-        100.0 / 3,
-        50.0,
-        false,
-        count(*)
-    from latest_slices
-    where gpu_model like 'A100%' and gpu_fraction = 0.25
-
-    union all
-    select
-        6,
-        'half_a100_hourly',
-        'A 1/2 A100 instance costs about 15 CNY/h',
-        'median instance price of A100 half slices (gpu_fraction 0.5), hourly on-demand offers '
-        || 'in China, CNY/h',
-        median(close_instance_price_cny_per_hour)::double,
-        12.0,
-        18.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_family = 'A100' and gpu_fraction = 0.5 and country = 'CN'
-        and offer_kind = 'on_demand' and billing_period = 'hour'
-
-    union all
-    select
-        7,
-        'a100_80gb_monthly',
-        'A100 80 GB costs 8,000-14,000 CNY/month',
-        'median listed monthly price of whole single-card A100-80GB offers (not spot) in '
-        || 'China, CNY/month',
-        median(round(close_instance_price_cny_per_hour * 730, 2))::double,  -- as listed
-        8000.0,
-        14000.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_model = 'A100-80GB' and gpu_fraction = 1 and gpu_count = 1
-        and billing_period = 'month' and offer_kind <> 'spot' and country = 'CN'
-
-    union all
-    select
-        8,
-        'server_8gpu_monthly',
-        'An 8-GPU A100 80 GB server costs 60,000-80,000 CNY/month',
-        'median listed monthly price of 8 x A100-80GB servers (not spot) in China, CNY/month',
-        median(round(close_instance_price_cny_per_hour * 730, 2))::double,  -- as listed
-        60000.0,
-        80000.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_model = 'A100-80GB' and gpu_fraction = 1 and gpu_count = 8
-        and billing_period = 'month' and offer_kind <> 'spot' and country = 'CN'
-
-    union all
-    select
-        9,
-        'server_8gpu_share_of_single',
-        'A whole 8-GPU server is discounted to 70-85 % of 8 x the single-card price',
-        'median server_to_single_ratio x 100 of 8-GPU servers against a single card at the '
-        || 'same vendor and region, %',
-        100 * median(server_to_single_ratio),
-        70.0,
-        85.0,
-        false,
-        count(*)
-    from latest_servers
-    where server_gpu_count = 8
-
-    union all
-    select
-        10,
-        'jiangsu_a100_80gb_hourly',
-        'Jiangsu hourly: A100 80 GB costs 20-35 CNY/h',
-        'median price of whole single-card A100-80GB hourly on-demand offers in Jiangsu, CNY/h',
-        median(close_price_cny_per_gpu_hour)::double,
-        20.0,
-        35.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_model = 'A100-80GB' and gpu_fraction = 1 and gpu_count = 1
-        and offer_kind = 'on_demand' and billing_period = 'hour' and region_group = 'Jiangsu'
-
-    union all
-    select
-        11,
-        'jiangsu_h800_hourly',
-        'Jiangsu hourly: H800 costs 40-60 CNY/h',
-        'median price of whole single-card H800 hourly on-demand offers in Jiangsu, CNY/h',
-        median(close_price_cny_per_gpu_hour)::double,
-        40.0,
-        60.0,
-        false,
-        count(*)
-    from latest_offers
-    where gpu_family = 'H800' and gpu_fraction = 1 and gpu_count = 1
-        and offer_kind = 'on_demand' and billing_period = 'hour' and region_group = 'Jiangsu'
-
-    union all
-    select
-        12,
-        'monthly_package_saving',
-        'Monthly packages save 20-40 %+ versus paying hourly for a full month',
-        'median saving_pct of monthly packages against the hourly price of the same offer '
-        || 'line, % (open-ended: at least 20)',
-        median(saving_pct),
-        20.0,
-        null,
-        false,
-        count(*)
-    from latest_savings
-
-    union all
-    select
-        13,
-        'inner_mongolia_guizhou_discount',
-        'Inner Mongolia / Guizhou data centres are 20-30 % cheaper than tier-1 cities',
-        'median discount_pct of Inner Mongolia and Guizhou against CN tier-1 cities, '
-        || 'A100-80GB hourly on-demand, %',
-        median(discount_pct),
-        20.0,
-        30.0,
-        false,
-        count(discount_pct)                             -- regions with a reference price
-    from latest_regions
-    where gpu_model = 'A100-80GB' and offer_kind = 'on_demand' and billing_period = 'hour'
-        and region_group in ('Inner Mongolia', 'Guizhou')
-
-    union all
-    select
-        14,
-        'spot_share_of_regular',
-        'Spot/preemptible instances cost about 20 % of the regular price',
-        'median spot_to_on_demand_ratio x 100, %',
-        100 * median(spot_to_on_demand_ratio),
-        15.0,
-        25.0,
-        false,
-        count(*)
-    from latest_spot
-
-    union all
-    select
-        15,
-        'month_end_dips',
-        'Around month end some low-price capacity is released (prices dip)',
-        'share of month_end_dip groups with at least 2 complete months that show a dip_signal, '
-        || '% (holds when above 0)',
-        100.0 * count(*) filter (where dip_signal) / nullif(count(*), 0),
-        0.0,
-        100.0,
-        true,                                           -- holds only when strictly above 0
-        count(*)
-    from latest_dips
-    where months_observed >= 2
+        c.*,
+        5 as min_distinct_offers,
+        r.measured_on,
+        coalesce(r.offers, 0) as offers,
+        coalesce(r.n, 0) as distinct_offers,
+        coalesce(r.vendors, 0) as vendors,
+        r.median_value,
+        r.sorted_values[r.lower_rank] as ci_low,
+        r.sorted_values[r.upper_rank] as ci_high,
+        r.ci_method,
+        r.ci_coverage
+    from claims as c
+    left join ranked as r using (claim_id)
 )
 
 select
     claim_id,                                           -- short slug
-    claim,                                              -- the rule of thumb, as the brief says it
-    measure,                                            -- what was measured, in words
-    round(measured_value, 4)::double as measured_value,
-    expected_low::double as expected_low,
-    expected_high::double as expected_high,             -- null: open-ended
-    evidence_rows,                                      -- rows the measure rests on
+    claim,                                              -- the rule of thumb, in the guides' words
+    measure,                                            -- what one evidence value is, its unit
+    scope,                                              -- which offers the claim looks at
+    measured_on,                                        -- latest day, month or holiday measured
+    offers,                                             -- offers in scope (region copies too)
+    distinct_offers,                                    -- n: distinct evidence values (copies
+                                                        -- of one offer in many regions: once)
+    vendors,                                            -- distinct vendors behind them
+    round(median_value, 4)::double as median_value,     -- median of the distinct values
+    round(ci_low, 4)::double as ci_low,                 -- interval of the median (order stats)
+    round(ci_high, 4)::double as ci_high,
+    ci_method,                                          -- exact binomial ranks or normal approx.
+    round(ci_coverage, 6)::double as ci_coverage,       -- P(interval holds the true median)
+    expected_low::double as expected_low,               -- the claim's range
+    expected_high::double as expected_high,             -- null: open-ended ("20-40 %+")
+    min_distinct_offers,                                -- no verdict on fewer distinct offers
     case
-        when evidence_rows = 0 or measured_value is null then 'not enough data'
-        when measured_value < expected_low then 'does not hold'
-        when low_exclusive and measured_value = expected_low then 'does not hold'
-        when measured_value > expected_high then 'does not hold'
-        else 'holds'
-    end as verdict
-from measures
+        when distinct_offers < min_distinct_offers then 'not enough data'
+        when ci_low >= expected_low and (expected_high is null or ci_high <= expected_high)
+            then 'holds'
+        when ci_high < expected_low or ci_low > expected_high then 'does not hold'
+        else 'inconclusive'
+    end as verdict,                                     -- read from the interval
+    case
+        when distinct_offers = 0
+            then coalesce(empty_reason, 'no offer in scope on the latest day')
+        when distinct_offers < min_distinct_offers
+            then 'only ' || distinct_offers || ' distinct offer' ||
+                 case when distinct_offers = 1 then '' else 's' end || ' (minimum '
+                 || min_distinct_offers || '): below 5 no interval of a median reaches 90 %'
+        when ci_low >= expected_low and (expected_high is null or ci_high <= expected_high)
+            then 'the interval of the median lies inside the expected range'
+        when ci_high < expected_low or ci_low > expected_high
+            then 'the interval of the median lies entirely outside the expected range'
+        else 'the interval of the median overlaps the edge of the expected range'
+    end as reason,                                      -- why this verdict
+    'docs/market-claims.md#' || anchor as source_doc    -- the claim, its source and measure
+from scored
 order by claim_no

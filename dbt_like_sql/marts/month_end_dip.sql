@@ -1,114 +1,233 @@
-/* End-of-month dip: one row per source, vendor, card, region, offer kind and month (hourly billing
-   only): the month-end price and available capacity against the mid-month baseline, and the
-   group's dip strength and confidence over all its complete months.
-   Windows: baseline = days 8-22 of the month, month end = its last 5 days; a month is complete
-   when both windows have data. Thresholds: a complete month dipped when dip_pct >= 3 or
-   availability_change_pct >= 20 (or available offers appear where the baseline had none); the
-   group signals a dip when months_observed >= 2, confidence >= 0.6 and strength_pct >= 3. */
-with daily as (
-    select
-        observed_month as month,
-        observed_date,
-        source,
-        vendor,
-        gpu_model,
-        region_code,
-        offer_kind,
-        any_value(region_group) as region_group,
-        median(close_price_cny_per_gpu_hour) as price_cny_per_gpu_hour,   -- over the day's offers
-        count(*) filter (where available) as available_offers
-    from intermediate.int_offer_daily
-    where billing_period = 'hour'
-    group by observed_month, observed_date, source, vendor, gpu_model, region_code, offer_kind
+/* End-of-month dip, measured on the same offers: one row per group (source, vendor, card model
+   and variant, region, offer kind) and LOCAL month M (the vendor's calendar; hourly billing only),
+   with the group's test over all its complete months repeated on each row.
+   Each offer is followed through M in its listed currency (exchange rates cannot make a dip):
+   b = median daily close over local days 8-22 of M (>= 5 days), e = over the last 5 days of M
+   (>= 2 days), n = over days 1-7 of M+1 (>= 2 days); t_b, t_e, t_n = mean day offsets (days since
+   the 1st of M) of the days used. An offer-month is complete when all three exist. Its depth is
+   the distance of e below the straight line from b to n: expected = b + (n - b)(t_e - t_b) /
+   (t_n - t_b), depth_pct = 100 (expected - e) / expected; a steady trend gives depth ~ 0, a dip
+   that recovers gives depth > 0. drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n.
+   Statistic: a one-sided sign test over the group's complete offer-months (H0: depth is as
+   likely positive as negative; exact ties, depth = 0 to 1e-6 %, are dropped), exact from
+   intermediate.int_sign_test up to 400 offer-months, normal approximation above; strength is the
+   median depth with its order-statistic interval (>= 90 % coverage from n = 5 on). Offer-months
+   of one month share that month's market, so a month-wide shock moves them together: hence also
+   at least 2 months. Thresholds: the `thresholds` CTE. */
+with thresholds as (
+    -- The signal's rules, in one place (tuned against `make truth`). Evidence minimum: 2 local
+    -- months and 5 untied offer-months (below 5 the sign test cannot reach p <= 0.05: 1/2^4 =
+    -- 0.0625); then p <= 0.05, a median depth of at least 1 % (a 0.04 % chord error of a
+    -- geometric decline or noise must not count), a median drop and a median recovery.
+    select 2 as min_months, 5 as min_offer_months, 0.05 as max_p_value,
+           1.0 as min_strength_pct
 ),
 
-windowed as (
+offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start
+    select d.*, d.local_month as month,
+           date_diff('day', d.local_month, d.local_date) as day_offset,
+           case
+               when day(d.local_date) between 8 and 22 then 'baseline'
+               when date_diff('day', d.local_date, last_day(d.local_date)) < 5 then 'month_end'
+           end as month_window
+    from intermediate.int_offer_local_daily as d
+    where d.billing_period = 'hour'
+    union all
+    select d.*, (d.local_month - interval 1 month)::date as month,
+           date_diff('day', (d.local_month - interval 1 month)::date, d.local_date),
+           'next_start'
+    from intermediate.int_offer_local_daily as d
+    where d.billing_period = 'hour' and day(d.local_date) <= 7
+),
+
+offer_windows as (
+    select
+        offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
+        any_value(region_group) as region_group,
+        any_value(local_time_zone) as local_time_zone,
+        any_value(currency) as currency,
+        count(*) filter (where month_window is distinct from 'next_start') as days_in_month,
+        count(*) filter (where month_window = 'baseline') as baseline_days,
+        count(*) filter (where month_window = 'month_end') as month_end_days,
+        count(*) filter (where month_window = 'next_start') as next_start_days,
+        median(close_price_amount::double) filter (where month_window = 'baseline') as b,
+        median(close_price_amount::double) filter (where month_window = 'month_end') as e,
+        median(close_price_amount::double) filter (where month_window = 'next_start') as n,
+        avg(day_offset) filter (where month_window = 'baseline') as t_b,
+        avg(day_offset) filter (where month_window = 'month_end') as t_e,
+        avg(day_offset) filter (where month_window = 'next_start') as t_n,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'baseline')
+            as baseline_cny,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'month_end')
+            as month_end_cny,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'next_start')
+            as next_start_cny
+    from offer_days
+    group by offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+),
+
+offer_months as (
     select
         *,
+        baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 as complete,
+        -- rounded to 1e-6 %: a steady series must tie exactly, not by a float's last digit
+        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
+            round(100 * ((b + (n - b) * (t_e - t_b) / (t_n - t_b)) - e)
+                  / (b + (n - b) * (t_e - t_b) / (t_n - t_b)), 6) end as depth_pct,
+        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
+            round(100 * (b - e) / b, 6) end as drop_pct,
+        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
+            round(100 * (n - e) / n, 6) end as recovery_pct
+    from offer_windows
+    where days_in_month > 0             -- a group-month exists only where M itself has data
+),
+
+group_months as (
+    select
+        month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
+        any_value(region_group) as region_group,
+        any_value(local_time_zone) as local_time_zone,
+        string_agg(distinct currency, ',' order by currency) as currency,
+        count(*) as offers_listed,
+        count(*) filter (where complete) as offers_compared,
+        median(baseline_cny) filter (where complete) as baseline_price_cny_per_gpu_hour,
+        median(month_end_cny) filter (where complete) as month_end_price_cny_per_gpu_hour,
+        median(next_start_cny) filter (where complete) as next_start_price_cny_per_gpu_hour,
+        median(depth_pct) filter (where complete) as dip_pct,
+        median(drop_pct) filter (where complete) as drop_pct,
+        median(recovery_pct) filter (where complete) as recovery_pct
+    from offer_months
+    group by month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+),
+
+group_tests as (   -- over every complete offer-month of the group
+    select
+        source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
+        count(distinct month) as months_observed,
+        count(distinct offer_id) as offers_followed,
+        count(*) as complete_offer_months,
+        count(*) filter (where depth_pct <> 0) as offer_months,
+        count(*) filter (where depth_pct > 0) as positive_offer_months,
+        median(depth_pct) as strength_pct,
+        list_sort(list(depth_pct)) as sorted_depths,
+        median(drop_pct) as median_drop_pct,
+        median(recovery_pct) as median_recovery_pct
+    from offer_months
+    where complete
+    group by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+),
+
+normal_tail as (   -- the sign test's normal approximation, for n above the exact table
+    select
+        *,
+        -- continuity-corrected z of P(X >= k) for X ~ Bin(n, 1/2); Q(z) below by Abramowitz &
+        -- Stegun 26.2.17 (error < 1e-7): DuckDB has no normal distribution function
+        (positive_offer_months - 0.5 - offer_months / 2)
+            / (sqrt(nullif(offer_months, 0)) / 2) as z
+    from group_tests
+),
+
+normal_upper_tail as (   -- Q(|z|)
+    select
+        *,
+        exp(-z * z / 2) / sqrt(2 * pi()) * tail_t
+            * (0.319381530 + tail_t * (-0.356563782 + tail_t * (1.781477937
+               + tail_t * (-1.821255978 + tail_t * 1.330274429)))) as upper_tail
+    from (select *, 1 / (1 + 0.2316419 * abs(z)) as tail_t from normal_tail)
+),
+
+tested as (
+    select
+        g.*,
         case
-            when day(observed_date) between 8 and 22 then 'baseline'
-            when date_diff('day', observed_date, last_day(observed_date)) < 5 then 'month_end'
-        end as month_window
-    from daily
+            when g.offer_months = 0 then null
+            when g.offer_months <= 400 then p.p_at_least_k
+            when g.z >= 0 then g.upper_tail
+            else 1 - g.upper_tail
+        end as p_value,
+        -- ranks of the median's interval: exact up to 400, else n/2 -+ 1.645 sqrt(n)/2
+        coalesce(r.median_ci_lower_rank,
+                 greatest(1, floor(g.complete_offer_months / 2
+                                   - 1.645 * sqrt(g.complete_offer_months) / 2))::integer)
+            as ci_lower_rank,
+        coalesce(r.median_ci_upper_rank,
+                 g.complete_offer_months + 1 - greatest(1, floor(g.complete_offer_months / 2
+                     - 1.645 * sqrt(g.complete_offer_months) / 2))::integer) as ci_upper_rank,
+        coalesce(r.median_ci_coverage, 0.90) as ci_coverage
+    from normal_upper_tail as g
+    left join intermediate.int_sign_test as p
+        on p.n = g.offer_months and p.k = g.positive_offer_months
+    left join intermediate.int_sign_test as r
+        on r.n = g.complete_offer_months and r.k = 0
 ),
 
-monthly as (
+signalled as (
     select
-        month,
-        source,
-        vendor,
-        gpu_model,
-        region_code,
-        offer_kind,
-        any_value(region_group) as region_group,
-        median(price_cny_per_gpu_hour) filter (where month_window = 'baseline')
-            as baseline_price_cny_per_gpu_hour,
-        median(price_cny_per_gpu_hour) filter (where month_window = 'month_end')
-            as month_end_price_cny_per_gpu_hour,
-        avg(available_offers) filter (where month_window = 'baseline')
-            as baseline_available_offers,
-        avg(available_offers) filter (where month_window = 'month_end')
-            as month_end_available_offers
-    from windowed
-    group by month, source, vendor, gpu_model, region_code, offer_kind
-),
-
-scored as (
-    select
-        *,
-        100 * (baseline_price_cny_per_gpu_hour - month_end_price_cny_per_gpu_hour)
-            / nullif(baseline_price_cny_per_gpu_hour, 0) as dip_pct,
-        100 * (month_end_available_offers - baseline_available_offers)
-            / nullif(baseline_available_offers, 0) as availability_change_pct,
-        baseline_price_cny_per_gpu_hour is not null
-            and month_end_price_cny_per_gpu_hour is not null as complete
-    from monthly
+        t.*,
+        t.sorted_depths[t.ci_lower_rank] as depth_ci_low_pct,
+        t.sorted_depths[t.ci_upper_rank] as depth_ci_high_pct,
+        coalesce(t.months_observed >= h.min_months
+                 and t.offer_months >= h.min_offer_months
+                 and t.p_value <= h.max_p_value
+                 and t.strength_pct >= h.min_strength_pct
+                 and t.median_drop_pct > 0
+                 and t.median_recovery_pct > 0, false) as dip_signal
+    from tested as t
+    cross join thresholds as h
 ),
 
 flagged as (
     select
-        *,
-        case
-            when complete then coalesce(dip_pct >= 3, false)
-                or coalesce(availability_change_pct >= 20, false)
-                or (baseline_available_offers = 0 and month_end_available_offers > 0)
+        m.*,
+        case when m.offers_compared > 0 then
+            m.dip_pct >= h.min_strength_pct and m.drop_pct > 0 and m.recovery_pct > 0
         end as dipped
-    from scored
-),
-
-grouped as (
-    select
-        *,
-        count(case when complete then 1 end) over offer_group as months_observed,
-        count(case when dipped then 1 end) over offer_group as months_dipped,
-        avg(case when complete then dip_pct end) over offer_group as strength_pct
-    from flagged
-    window offer_group as (partition by source, vendor, gpu_model, region_code, offer_kind)
+    from group_months as m
+    cross join thresholds as h
 )
 
 select
-    month,                                              -- first day of the month
-    source,
-    vendor,
-    gpu_model,
-    region_code,
-    region_group,
-    offer_kind,
-    baseline_price_cny_per_gpu_hour::decimal(18, 6)
-        as baseline_price_cny_per_gpu_hour,             -- median daily close, days 8-22
-    month_end_price_cny_per_gpu_hour::decimal(18, 6)
-        as month_end_price_cny_per_gpu_hour,            -- median daily close, last 5 days
-    dip_pct::double as dip_pct,                         -- positive = cheaper at month end
-    baseline_available_offers::double as baseline_available_offers,     -- mean daily count
-    month_end_available_offers::double as month_end_available_offers,   -- mean daily count
-    availability_change_pct::double as availability_change_pct,
-    dipped,                                             -- null: month not complete
-    months_observed,                                    -- the group's complete months
-    months_dipped,
-    strength_pct::double as strength_pct,               -- mean dip_pct over complete months
-    (months_dipped / nullif(months_observed, 0))::double as confidence,
-    coalesce(months_observed >= 2
-             and months_dipped / nullif(months_observed, 0) >= 0.6
-             and strength_pct >= 3, false) as dip_signal
-from grouped
-order by source, vendor, gpu_model, region_code, offer_kind, month
+    f.month,                                            -- first day of the LOCAL month
+    f.local_time_zone,                                  -- the calendar the month is in
+    f.source,
+    f.vendor,
+    f.gpu_model,
+    f.gpu_variant,                                      -- null: the listings did not say
+    f.region_code,
+    f.region_group,
+    f.offer_kind,
+    f.currency,                                         -- listed currency (',' if several)
+    f.offers_listed,                                    -- hourly offers with a price in M
+    f.offers_compared,                                  -- of them, complete offer-months
+    f.baseline_price_cny_per_gpu_hour::decimal(18, 6)
+        as baseline_price_cny_per_gpu_hour,             -- median over offers, days 8-22 (CNY)
+    f.month_end_price_cny_per_gpu_hour::decimal(18, 6)
+        as month_end_price_cny_per_gpu_hour,            -- same, last 5 days
+    f.next_start_price_cny_per_gpu_hour::decimal(18, 6)
+        as next_start_price_cny_per_gpu_hour,           -- same, days 1-7 of M+1
+    f.dip_pct::double as dip_pct,                       -- median depth below the b-n line, %
+    f.drop_pct::double as drop_pct,                     -- median drop from baseline, %
+    f.recovery_pct::double as recovery_pct,             -- median rise from month end to M+1, %
+    f.dipped,                                           -- this month; null: none complete
+    coalesce(s.months_observed, 0) as months_observed,  -- group's months with a complete offer
+    count(case when f.dipped then 1 end) over (
+        partition by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code,
+                     f.offer_kind) as months_dipped,    -- of them, months that dipped
+    coalesce(s.offers_followed, 0) as offers_followed,  -- distinct offers in the test
+    coalesce(s.offer_months, 0) as offer_months,        -- n: complete, untied offer-months
+    coalesce(s.positive_offer_months, 0)
+        as positive_offer_months,                       -- k: of them, depth > 0
+    s.p_value::double as p_value,                       -- one-sided sign test P(X >= k)
+    s.strength_pct::double as strength_pct,             -- median depth over offer-months, %
+    s.depth_ci_low_pct::double as depth_ci_low_pct,     -- order-statistic interval of it
+    s.depth_ci_high_pct::double as depth_ci_high_pct,
+    s.ci_coverage::double as ci_coverage,               -- the interval's coverage (< 0.9: n < 5)
+    s.median_drop_pct::double as median_drop_pct,       -- over offer-months, %
+    s.median_recovery_pct::double as median_recovery_pct,
+    coalesce(s.dip_signal, false) as dip_signal         -- the group's verdict (thresholds CTE)
+from flagged as f
+left join signalled as s
+    on s.source = f.source and s.vendor = f.vendor and s.gpu_model = f.gpu_model
+   and s.gpu_variant is not distinct from f.gpu_variant and s.region_code = f.region_code
+   and s.offer_kind = f.offer_kind
+order by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code, f.offer_kind, f.month

@@ -1,45 +1,71 @@
-/* Monthly-package saving: one row per source, vendor, region, card, slice fraction, GPU count,
-   offer kind and day with both an hourly and a monthly price: how much the monthly package
-   (per GPU-hour, a month = 730 h) saves against paying the hourly price for a whole month. */
-with priced as (
-    select
-        observed_date,
-        source,
-        vendor,
-        region_code,
-        region_group,
-        gpu_model,
-        gpu_fraction,
-        gpu_count,
-        offer_kind,
-        min(close_price_cny_per_gpu_hour) filter (where billing_period = 'hour')
-            as hourly_price_cny_per_gpu_hour,
-        min(close_price_cny_per_gpu_hour) filter (where billing_period = 'month')
-            as monthly_price_cny_per_gpu_hour
+/* Monthly-package saving: one row per monthly offer per day, its price per GPU-hour (a month =
+   730 h) against the hourly offer of the same source, vendor, region, offer kind and line (card
+   model and variant, GPU count, slice fraction, VRAM) that day: how much the package saves
+   against paying that hourly price for a whole month. Pairing: 'sku', the hourly offer with the
+   monthly offer's own SKU when the line has one; else 'line', the cheapest hourly offer of the
+   line. A monthly offer with no hourly partner that day has no row. Ties go to the lowest hourly
+   offer_id. */
+with monthly as (
+    select *
     from intermediate.int_offer_daily
-    where billing_period in ('hour', 'month')
-    group by
-        observed_date, source, vendor, region_code, region_group, gpu_model, gpu_fraction,
-        gpu_count, offer_kind
+    where billing_period = 'month'
+),
+
+hourly as (
+    select *
+    from intermediate.int_offer_daily
+    where billing_period = 'hour' and close_price_cny_per_gpu_hour > 0
+),
+
+candidates as (
+    select
+        m.*,
+        h.offer_id as hourly_offer_id,
+        h.sku as hourly_sku,
+        h.close_price_cny_per_gpu_hour as hourly_price,
+        case when m.sku = h.sku then 'sku' else 'line' end as pairing
+    from monthly as m
+    inner join hourly as h
+        on m.observed_date = h.observed_date
+        and m.source = h.source
+        and m.vendor = h.vendor
+        and m.region_code = h.region_code
+        and m.offer_kind = h.offer_kind
+        and m.gpu_model = h.gpu_model
+        and m.gpu_variant is not distinct from h.gpu_variant
+        and m.gpu_count = h.gpu_count
+        and m.gpu_fraction = h.gpu_fraction
+        and m.vram_gb = h.vram_gb
+    qualify row_number() over (
+        partition by m.offer_id, m.observed_date
+        order by (m.sku = h.sku) desc, h.close_price_cny_per_gpu_hour, h.offer_id
+    ) = 1
 )
 
 select
     observed_date as day,
     source,
     vendor,
+    vendor_kind,                                        -- idc|marketplace|gpu_cloud|hyperscaler
     region_code,
     region_group,
     gpu_model,
+    gpu_variant,                                        -- both offers'; NULL: not stated
     gpu_fraction,
     gpu_count,
     offer_kind,
-    hourly_price_cny_per_gpu_hour::decimal(18, 6)
-        as hourly_price_cny_per_gpu_hour,               -- lowest hourly offer
-    monthly_price_cny_per_gpu_hour::decimal(18, 6)
-        as monthly_price_cny_per_gpu_hour,              -- lowest monthly offer / 730 h
-    (100 * (hourly_price_cny_per_gpu_hour - monthly_price_cny_per_gpu_hour)
-     / hourly_price_cny_per_gpu_hour)::double
+    offer_line,                                         -- the monthly offer's line
+    offer_id as monthly_offer_id,
+    sku as monthly_sku,
+    hourly_offer_id,                                    -- the hourly offer it was paired with
+    hourly_sku,
+    pairing,                                            -- 'sku': same SKU | 'line'
+    hourly_price::decimal(18, 6)
+        as hourly_price_cny_per_gpu_hour,               -- the paired hourly offer
+    close_price_cny_per_gpu_hour::decimal(18, 6)
+        as monthly_price_cny_per_gpu_hour,              -- the monthly offer / 730 h
+    (100 * (hourly_price - close_price_cny_per_gpu_hour) / hourly_price)::double
         as saving_pct                                   -- positive = the package is cheaper
-from priced
-where hourly_price_cny_per_gpu_hour > 0 and monthly_price_cny_per_gpu_hour is not null
-order by day, gpu_model, source, region_code, gpu_fraction, gpu_count, offer_kind
+from candidates
+order by day, gpu_model, source, region_code, gpu_fraction, gpu_count, offer_kind,
+    monthly_offer_id

@@ -1,13 +1,19 @@
 /* Regional discount: one row per card, offer kind, billing period, day and region (country and
-   region group: province in China, country elsewhere), the region's whole-card price per GPU-hour
-   against the reference: CN tier-1 cities for China, the US for every other country. */
-with whole_cards as (
+   region group: province in China, country elsewhere) with whole-card offers (gpu_fraction 1, any
+   GPU count): how much cheaper the region is than the reference (China: tier-1 cities; elsewhere:
+   the US) at the SAME vendor for the same offer line. Each vendor's ratio is the median of its
+   line ratios (region / reference, intermediate.int_regional_pairs); the region's ratio is the
+   median across vendors, so a vendor with many lines or many regional copies counts once, and a
+   vendor present on one side only counts not at all. A region with offers but no vendor that also
+   has a reference offer of the same line keeps its row with a NULL discount and
+   vendors_paired = 0. */
+with pairs as (
     select *
-    from intermediate.int_offer_daily
+    from intermediate.int_regional_pairs
     where gpu_fraction = 1
 ),
 
-vendor_regions as (
+vendor_ratios as (
     select
         observed_date,
         gpu_model,
@@ -16,12 +22,16 @@ vendor_regions as (
         country,
         region_group,
         vendor,
-        median(close_price_cny_per_gpu_hour) as vendor_price_cny_per_gpu_hour
-    from whole_cards
+        median(price_ratio) as vendor_ratio,            -- NULL: no paired line
+        median(region_price_cny_per_gpu_hour) filter (where price_ratio is not null)
+            as paired_region_price,
+        median(reference_price_cny_per_gpu_hour) as paired_reference_price,
+        median(region_price_cny_per_gpu_hour) as any_region_price
+    from pairs
     group by observed_date, gpu_model, offer_kind, billing_period, country, region_group, vendor
 ),
 
-regions as (
+evidence as (
     select
         observed_date,
         gpu_model,
@@ -29,13 +39,19 @@ regions as (
         billing_period,
         country,
         region_group,
-        count(distinct offer_id) as offers,
-        count(distinct vendor) as vendors
-    from whole_cards
+        any_value(reference) as reference,
+        count(distinct vendor) as vendors,
+        count(distinct vendor) filter (where price_ratio is not null) as vendors_paired,
+        coalesce(list_unique(flatten(
+            list(region_offer_ids || reference_offer_ids) filter (where price_ratio is not null)
+        )), 0) as offers,
+        coalesce(sum(distinct_offers) filter (where price_ratio is not null), 0)
+            as distinct_offers
+    from pairs
     group by observed_date, gpu_model, offer_kind, billing_period, country, region_group
 ),
 
-region_prices as (
+region_ratios as (
     select
         observed_date,
         gpu_model,
@@ -43,76 +59,47 @@ region_prices as (
         billing_period,
         country,
         region_group,
-        median(vendor_price_cny_per_gpu_hour) as median_price_cny_per_gpu_hour
-    from vendor_regions
+        median(vendor_ratio) as median_vendor_ratio,
+        min(vendor_ratio) as ratio_low,
+        max(vendor_ratio) as ratio_high,
+        median(paired_region_price) as paired_region_price,
+        median(paired_reference_price) as paired_reference_price,
+        median(any_region_price) as any_region_price
+    from vendor_ratios
     group by observed_date, gpu_model, offer_kind, billing_period, country, region_group
-),
-
-reference_vendors as (
-    select
-        observed_date,
-        gpu_model,
-        offer_kind,
-        billing_period,
-        case when country = 'CN' then 'CN tier-1 cities' else 'US' end as reference,
-        vendor,
-        median(close_price_cny_per_gpu_hour) as vendor_price_cny_per_gpu_hour
-    from whole_cards
-    where (country = 'CN' and is_tier1_city) or country = 'US'
-    group by observed_date, gpu_model, offer_kind, billing_period, reference, vendor
-),
-
-reference_prices as (
-    select
-        observed_date,
-        gpu_model,
-        offer_kind,
-        billing_period,
-        reference,
-        median(vendor_price_cny_per_gpu_hour) as reference_price_cny_per_gpu_hour
-    from reference_vendors
-    group by observed_date, gpu_model, offer_kind, billing_period, reference
-),
-
-with_reference as (
-    select
-        r.*,
-        p.median_price_cny_per_gpu_hour,
-        case when r.country = 'CN' then 'CN tier-1 cities' else 'US' end as reference
-    from regions as r
-    inner join region_prices as p
-        on r.observed_date = p.observed_date
-        and r.gpu_model = p.gpu_model
-        and r.offer_kind = p.offer_kind
-        and r.billing_period = p.billing_period
-        and r.country = p.country
-        and r.region_group = p.region_group
 )
 
 select
-    w.observed_date as day,
-    w.gpu_model,
-    w.offer_kind,
-    w.billing_period,
-    w.country,
-    w.region_group,                                     -- province in China, country elsewhere
-    w.offers,                                           -- distinct offers in the region that day
-    w.vendors,
-    w.median_price_cny_per_gpu_hour::decimal(18, 6)
-        as median_price_cny_per_gpu_hour,               -- median of per-vendor medians: a vendor
-                                                        -- replicating one price counts once
-    w.reference,                                        -- 'CN tier-1 cities' | 'US'
-    rp.reference_price_cny_per_gpu_hour::decimal(18, 6)
-        as reference_price_cny_per_gpu_hour,            -- median of per-vendor medians as well;
-                                                        -- null: no reference offer that day
-    (100 * (rp.reference_price_cny_per_gpu_hour - w.median_price_cny_per_gpu_hour)
-     / nullif(rp.reference_price_cny_per_gpu_hour, 0))::double
-        as discount_pct                                 -- positive = cheaper than the reference
-from with_reference as w
-left join reference_prices as rp
-    on w.observed_date = rp.observed_date
-    and w.gpu_model = rp.gpu_model
-    and w.offer_kind = rp.offer_kind
-    and w.billing_period = rp.billing_period
-    and w.reference = rp.reference
-order by day, w.gpu_model, w.offer_kind, w.billing_period, w.country, w.region_group
+    e.observed_date as day,
+    e.gpu_model,
+    e.offer_kind,
+    e.billing_period,
+    e.country,
+    e.region_group,                                     -- province in China, country elsewhere
+    'same vendor' as comparison,                        -- each vendor against itself
+    e.reference,                                        -- 'CN tier-1 cities' | 'US'
+    e.vendors,                                          -- vendors with whole cards in the region
+    e.vendors_paired,                                   -- ... that also list the line there
+    e.offers,                                           -- distinct offer ids paired (both sides)
+    e.distinct_offers::bigint as distinct_offers,       -- distinct (vendor, line, price) paired:
+                                                        -- a price copied to many regions is one
+    coalesce(r.paired_region_price, r.any_region_price)::decimal(18, 6)
+        as median_price_cny_per_gpu_hour,               -- median over paired vendors of their
+                                                        -- region price (all vendors if none)
+    r.paired_reference_price::decimal(18, 6)
+        as reference_price_cny_per_gpu_hour,            -- the same vendors' reference price;
+                                                        -- NULL: no vendor paired
+    r.ratio_low,                                        -- lowest vendor ratio (region/reference)
+    r.ratio_high,                                       -- highest vendor ratio
+    (100 * (1 - r.median_vendor_ratio))::double
+        as discount_pct                                 -- positive = cheaper than the reference;
+                                                        -- from the median vendor ratio
+from evidence as e
+inner join region_ratios as r
+    on e.observed_date = r.observed_date
+    and e.gpu_model = r.gpu_model
+    and e.offer_kind = r.offer_kind
+    and e.billing_period = r.billing_period
+    and e.country = r.country
+    and e.region_group = r.region_group
+order by day, e.gpu_model, e.offer_kind, e.billing_period, e.country, e.region_group

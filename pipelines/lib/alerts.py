@@ -435,17 +435,22 @@ FILTER_SQL = """
          or list_contains($billing_periods::varchar[], o.billing_period))
 """
 
+# A drop is measured in the listed currency (an exchange-rate move alone is not a drop); the CNY
+# figures ride along for reading.
 DROP_SQL = f"""
 with changes as (
-    select c.offer_id, c.observed_at, c.observed_date, c.previous_price_cny_per_gpu_hour,
-           c.previous_observed_at, c.price_change_pct::double as price_change_pct
+    select c.offer_id, c.observed_at, c.observed_date, c.previous_price_amount,
+           c.previous_price_cny_per_gpu_hour, c.previous_observed_at,
+           c.price_change_pct::double as price_change_pct,
+           c.price_change_pct_cny::double as price_change_pct_cny
     from intermediate.int_price_changes as c
     semi join alert_new_observations as n
         on n.offer_id = c.offer_id and n.observed_at = c.observed_at
-    where c.price_per_gpu_hour_cny < c.previous_price_cny_per_gpu_hour
+    where c.price_amount < c.previous_price_amount
 ),
 trailing_days as (   -- the offer's daily closes on the days before the change
     select ch.offer_id, ch.observed_at,
+           median(d.close_price_amount)::double as median_price_amount,
            median(d.close_price_cny_per_gpu_hour)::double as median_price_cny_per_gpu_hour,
            count(*) as median_days
     from changes as ch
@@ -457,15 +462,16 @@ trailing_days as (   -- the offer's daily closes on the days before the change
 ),
 scored as (
     select {OFFER_COLUMNS},
-           ch.previous_price_cny_per_gpu_hour, ch.previous_observed_at, ch.price_change_pct,
-           t.median_price_cny_per_gpu_hour, coalesce(t.median_days, 0) as median_days,
-           100 * (t.median_price_cny_per_gpu_hour - o.price_per_gpu_hour_cny::double)
-               / t.median_price_cny_per_gpu_hour as below_median_pct,
+           ch.previous_price_amount, ch.previous_price_cny_per_gpu_hour, ch.previous_observed_at,
+           ch.price_change_pct, ch.price_change_pct_cny,
+           t.median_price_amount, t.median_price_cny_per_gpu_hour,
+           coalesce(t.median_days, 0) as median_days,
+           100 * (t.median_price_amount - o.price_amount::double)
+               / t.median_price_amount as below_median_pct,
            $min_drop_pct is not null and -ch.price_change_pct >= $min_drop_pct as drop_hit,
            coalesce($min_below_median_pct is not null and t.median_days >= $median_min_days
-                    and 100 * (t.median_price_cny_per_gpu_hour
-                               - o.price_per_gpu_hour_cny::double)
-                        / t.median_price_cny_per_gpu_hour >= $min_below_median_pct,
+                    and 100 * (t.median_price_amount - o.price_amount::double)
+                        / t.median_price_amount >= $min_below_median_pct,
                     false) as median_hit
     from changes as ch
     join staging.stg_observations as o using (offer_id, observed_at)
@@ -510,13 +516,21 @@ where r.earlier_low_cny_per_gpu_hour is not null
       / r.earlier_low_cny_per_gpu_hour::double >= $min_improvement_pct
   and exists (select 1 from alert_new_observations as n
               where n.offer_id = r.offer_id and n.observed_at = r.observed_at)
+  -- the offer's listed price is its lowest yet (or it is new): a low in CNY that only an
+  -- exchange-rate move made is not a new low
+  and not exists (select 1 from staging.stg_observations as e
+                  where e.offer_id = r.offer_id and e.observed_at < r.observed_at
+                    and e.price_amount <= o.price_amount)
 order by r.observed_at, r.gpu_model
 """
 
+# A signalling group alerts for its latest complete local month when that month dipped (a month
+# is complete once the next month's first days are in).
 MONTH_END_DIP_SQL = """
 with latest as (
     select *,
-           max(month) over (partition by source, vendor, gpu_model, region_code, offer_kind)
+           max(month) filter (where offers_compared > 0) over (
+               partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind)
                as latest_month
     from marts.month_end_dip
 ),
@@ -529,14 +543,17 @@ offers as (   -- a link and the exchange rate, from the group's current offers
     where billing_period = 'hour'
     group by source, gpu_model, region_code, offer_kind
 )
-select l.month, l.source, l.vendor, l.gpu_model, l.region_code, l.region_group, l.offer_kind,
-       l.baseline_price_cny_per_gpu_hour, l.month_end_price_cny_per_gpu_hour, l.dip_pct,
-       l.baseline_available_offers, l.month_end_available_offers, l.availability_change_pct,
-       l.months_observed, l.months_dipped, l.strength_pct, l.confidence,
+select l.month, l.local_time_zone, l.source, l.vendor, l.gpu_model, l.gpu_variant,
+       l.region_code, l.region_group, l.offer_kind, l.currency, l.offers_compared,
+       l.baseline_price_cny_per_gpu_hour, l.month_end_price_cny_per_gpu_hour,
+       l.next_start_price_cny_per_gpu_hour, l.dip_pct, l.drop_pct, l.recovery_pct,
+       l.months_observed, l.months_dipped, l.offers_followed, l.offer_months,
+       l.positive_offer_months, l.p_value, l.strength_pct, l.depth_ci_low_pct,
+       l.depth_ci_high_pct, l.ci_coverage,
        f.url, f.usd_per_cny, f.country, f.province_or_state, f.city
 from latest as l
 left join offers as f using (source, gpu_model, region_code, offer_kind)
-where l.month = l.latest_month and l.dip_signal
+where l.month = l.latest_month and l.dipped and l.dip_signal
 order by l.source, l.gpu_model, l.region_code, l.offer_kind
 """
 
@@ -678,13 +695,18 @@ def _drop_alert(row: dict, rule: DropRule) -> Alert:
                                     ("median", row["median_hit"])) if hit]
     title = (f"Price drop {row['price_change_pct']:+.1f} %: {row['gpu_model']} at {row['vendor']}"
              f" ({_region_text(row)}) now {price:.2f} CNY/GPU-h")
+    listed = f"{row['currency']} per {row['billing_period']} as listed"
     lines = _offer_lines(row)
-    lines.append(f"Was: {previous:.2f} CNY per GPU-hour at {_ts(row['previous_observed_at'])} "
-                 f"({row['price_change_pct']:+.1f} %)")
-    if row["median_price_cny_per_gpu_hour"] is not None:
+    lines.append(f"Was: {float(row['previous_price_amount']):,.2f} {listed} "
+                 f"({previous:.2f} CNY per GPU-hour) at {_ts(row['previous_observed_at'])} "
+                 f"({row['price_change_pct']:+.1f} % as listed, "
+                 f"{row['price_change_pct_cny']:+.1f} % in CNY)")
+    if row["median_price_amount"] is not None:
         lines.append(f"Trailing {rule.median_days}-day median of daily closes: "
-                     f"{row['median_price_cny_per_gpu_hour']:.2f} CNY per GPU-hour "
-                     f"({row['below_median_pct']:.1f} % below it, {row['median_days']} days)")
+                     f"{row['median_price_amount']:,.2f} {listed} "
+                     f"({row['median_price_cny_per_gpu_hour']:.2f} CNY per GPU-hour; "
+                     f"{row['below_median_pct']:.1f} % below it as listed, "
+                     f"{row['median_days']} days)")
     lines += [f"Seen: {_ts(row['observed_at'])}", f"Link: {row['url']}"]
     return Alert(f"drop:{row['offer_id']}:{_key_ts(row['observed_at'])}", "drop", title,
                  "\n".join(lines), _payload(row, tests_met=tests))
@@ -696,7 +718,8 @@ def _new_low_alert(row: dict, rule: NewLowRule) -> Alert:
     title = f"New low for {group}: {price:.2f} CNY/GPU-h at {row['vendor']}"
     periods = ("billed per " + " or ".join(rule.offers.billing_periods)
                if rule.offers.billing_periods else "every billing period")
-    lines = [f"Lowest price ever seen for {group} (every vendor, {periods}).",
+    lines = [f"Lowest price ever seen for {group} (every vendor, {periods}), and the offer's "
+             "lowest listed price yet (an exchange-rate move alone makes no new low).",
              *_offer_lines(row),
              f"Earlier low: {float(row['earlier_low_cny_per_gpu_hour']):.2f} CNY per GPU-hour "
              f"({row['improvement_pct']:.1f} % lower now, over {row['earlier_observations']} "
@@ -718,21 +741,27 @@ def _month_end_dip_alert(row: dict) -> Alert:
             return "no price"
         return f"{cny:.2f} CNY" + (f" / {cny * usd:.2f} USD" if usd else "")
 
-    title = (f"Month-end dip {month}: {row['gpu_model']} {row['offer_kind']} at {row['vendor']} "
+    next_start = _f(row["next_start_price_cny_per_gpu_hour"])
+    card = f"{row['gpu_model']}{' ' + row['gpu_variant'] if row.get('gpu_variant') else ''}"
+    title = (f"Month-end dip {month}: {card} {row['offer_kind']} at {row['vendor']} "
              f"({row['region_code']})")
-    lines = [f"{row['vendor']} ({row['source']}): {row['gpu_model']}, {row['offer_kind']}, "
-             "hourly billing",
+    lines = [f"{row['vendor']} ({row['source']}): {card}, {row['offer_kind']}, hourly billing, "
+             f"listed in {row['currency']}; months on {row['local_time_zone']} days",
              f"Region: {_region_text(row)}",
-             f"Mid-month baseline (days 8-22): {money(baseline)} per GPU-hour; "
-             f"last 5 days: {money(month_end)} per GPU-hour"
-             + (f" ({row['dip_pct']:.1f} % lower)" if row["dip_pct"] is not None else ""),
-             f"Available offers: {row['baseline_available_offers']} mid-month, "
-             f"{row['month_end_available_offers']} at month end",
-             f"Signal: dipped in {row['months_dipped']} of {row['months_observed']} complete "
-             f"months (confidence {row['confidence']:.2f}), mean dip {row['strength_pct']:.1f} %",
+             f"The same {row['offers_compared']} offers, median of each offer's daily closes: "
+             f"{money(baseline)} per GPU-hour on days 8-22, {money(month_end)} in the last 5 "
+             f"days, {money(next_start)} on days 1-7 of the next month",
+             f"Dip: {row['dip_pct']:.1f} % below the line from mid-month to the next month's "
+             f"start (as listed; {row['drop_pct']:.1f} % below mid-month, "
+             f"{row['recovery_pct']:.1f} % back up after)",
+             f"Signal: {row['positive_offer_months']} of {row['offer_months']} offer-months "
+             f"below the line ({row['offers_followed']} offers, {row['months_observed']} months; "
+             f"sign test p = {row['p_value']:.3g}), median depth {row['strength_pct']:.1f} % "
+             f"({100 * row['ci_coverage']:.0f} % interval {row['depth_ci_low_pct']:.1f} to "
+             f"{row['depth_ci_high_pct']:.1f} %)",
              f"Link: {row['url'] or 'no current offer'}"]
-    key = (f"month_end_dip:{row['source']}:{row['gpu_model']}:{row['region_code']}:"
-           f"{row['offer_kind']}:{month}")
+    key = (f"month_end_dip:{row['source']}:{row['gpu_model']}:{row['gpu_variant'] or '-'}:"
+           f"{row['region_code']}:{row['offer_kind']}:{month}")
     return Alert(key, "month_end_dip", title, "\n".join(lines), _payload(row, month=month))
 
 

@@ -35,7 +35,7 @@ REPORT_TABLES = (
     "observations", "quarantine", "intermediate.int_offer_daily", "marts.latest_prices",
     "marts.cheapest_offers", "marts.slice_to_whole_ratio", "marts.regional_discount",
     "marts.spot_discount", "marts.monthly_vs_hourly_saving", "marts.multi_gpu_discount",
-    "marts.month_end_dip", "marts.market_claims",
+    "marts.month_end_dip", "marts.month_end_capacity", "marts.market_claims",
 )
 # Written by the advisor asset; optional: the page says so when it is not there yet.
 ADVICE_TABLE = "advisor.workload_advice"
@@ -402,14 +402,16 @@ def _on_latest(con: duckdb.DuckDBPyConnection, table: str) -> tuple[date | None,
 def slice_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
     day, when = _on_latest(con, "marts.slice_to_whole_ratio")
     rows = records(con, """
-        select gpu_model, gpu_fraction, slice_vram_gb, count(*) as slices,
-               count(distinct vendor) as vendors, median(slice_to_whole_ratio) as ratio,
+        select gpu_model, coalesce(gpu_variant, '?') as gpu_variant, gpu_fraction, slice_vram_gb,
+               count(distinct slice_offer_id) as slices, count(distinct vendor) as vendors,
+               median(slice_to_whole_ratio) as ratio,
                min(slice_to_whole_ratio) as low, max(slice_to_whole_ratio) as high,
                median(per_gpu_premium) as premium
         from marts.slice_to_whole_ratio where day = ?
-        group by all order by gpu_model, gpu_fraction, slice_vram_gb""", [day])
+        group by all order by gpu_model, gpu_variant, gpu_fraction, slice_vram_gb""", [day])
     table = render_table(
-        [col("card", "gpu_model"), col("slice", "gpu_fraction", fraction, "num"),
+        [col("card", "gpu_model"), col("variant", "gpu_variant"),
+         col("slice", "gpu_fraction", fraction, "num"),
          col("slice VRAM GB", "slice_vram_gb", lambda v: "—" if v is None else f"{float(v):g}",
              "num"),
          col("slices", "slices", count, "num"), col("vendors", "vendors", count, "num"),
@@ -418,8 +420,9 @@ def slice_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
          col("per-GPU premium", "premium", times, "num")],
         rows, "No slice has a whole card to compare with.")
     return ("Slice-to-whole ratio",
-            f"<p>A slice's hourly price as a share of the whole single card at the same vendor, "
-            f"region, kind and billing period; ×1.00 premium = pro-rata. {when}</p>{table}")
+            f"<p>Each slice offer's hourly price as a share of the cheapest whole single card "
+            f"at the same vendor and region, of the same card variant (? = not stated), kind and "
+            f"billing period; ×1.00 premium = pro-rata. {when}</p>{table}")
 
 
 def regional_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
@@ -444,7 +447,9 @@ def regional_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
             median = price(r["median_price_cny_per_gpu_hour"])
             title = (f"median {median} vs {clean_text(r['reference'])} "
                      f"{price(r['reference_price_cny_per_gpu_hour'])} CNY/GPU-h; "
-                     f"{r['vendors']} vendors, {r['offers']} offers")
+                     f"{r['vendors_paired']} of {r['vendors']} vendors paired, "
+                     f"{r['distinct_offers']} distinct offers; vendor ratios "
+                     f"{ratio_pct(r['ratio_low'])}–{ratio_pct(r['ratio_high'])}")
             shown = pct(d, signed=True) if d is not None else f"{median}*"
             return f'<span class="{tone}" title="{text(title, 400)}">{escape(shown)}</span>'
         return render
@@ -455,101 +460,136 @@ def regional_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
         [{"country": c, "region_group": g, "cards": v} for (c, g), v in regions.items()],
         "No hourly on-demand whole-card prices.")
     return ("Regional discount",
-            f"<p>Whole cards, hourly on-demand: how much cheaper (+) or dearer (−) a region's "
-            f"median is than the reference (China: tier-1 cities; elsewhere: the US); "
-            f"* = a price with no reference that day. Hover a cell for the prices. {when}</p>"
+            f"<p>Whole cards, hourly on-demand: how much cheaper (+) or dearer (−) a region is "
+            f"than the reference (China: tier-1 cities; elsewhere: the US) at the same vendor "
+            f"for the same offer line, median across vendors; * = a price with no vendor "
+            f"listing the same line in the reference that day. Hover a cell for the prices "
+            f"and the vendors behind it. {when}</p>"
             f"{table}")
 
 
 def spot_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
     day, when = _on_latest(con, "marts.spot_discount")
     rows = records(con, """
-        select gpu_model, count(*) as pairs, count(distinct vendor) as vendors,
+        select gpu_model, count(distinct spot_offer_id) as pairs,
+               count(distinct spot_offer_id) filter (where pairing = 'sku') as by_sku,
+               count(distinct vendor) as vendors,
                median(spot_to_on_demand_ratio) as ratio, median(spot_discount_pct) as discount,
                min(spot_discount_pct) as low, max(spot_discount_pct) as high
         from marts.spot_discount where day = ? group by gpu_model order by gpu_model""", [day])
     table = render_table(
-        [col("card", "gpu_model"), col("offer lines", "pairs", count, "num"),
-         col("vendors", "vendors", count, "num"),
+        [col("card", "gpu_model"), col("spot offers", "pairs", count, "num"),
+         col("same SKU", "by_sku", count, "num"), col("vendors", "vendors", count, "num"),
          col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
          col("discount (median)", "discount", pct, "num"), col("lowest", "low", pct, "num"),
          col("highest", "high", pct, "num")],
-        rows, "No offer line has both a spot and an on-demand hourly price.")
+        rows, "No spot offer has an on-demand offer to compare with.")
     return ("Spot discount",
-            f"<p>Lowest spot against lowest on-demand hourly price per vendor, region, card and "
-            f"slice. {when}</p>{table}")
+            f"<p>Each spot offer against the on-demand offer of the same instance type (SKU) at "
+            f"the same vendor and region, or, where the vendor has none, the cheapest on-demand "
+            f"offer of the same line (card variant, GPU count, slice, term). {when}</p>{table}")
 
 
 def saving_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
     day, when = _on_latest(con, "marts.monthly_vs_hourly_saving")
     rows = records(con, """
-        select gpu_model, count(*) as lines, count(distinct vendor) as vendors,
+        select gpu_model, count(distinct monthly_offer_id) as lines,
+               count(distinct vendor) as vendors,
                median(saving_pct) as saving, min(saving_pct) as low, max(saving_pct) as high
         from marts.monthly_vs_hourly_saving where day = ?
         group by gpu_model order by gpu_model""", [day])
     table = render_table(
-        [col("card", "gpu_model"), col("offer lines", "lines", count, "num"),
+        [col("card", "gpu_model"), col("monthly offers", "lines", count, "num"),
          col("vendors", "vendors", count, "num"), col("saving (median)", "saving", pct, "num"),
          col("lowest", "low", pct, "num"), col("highest", "high", pct, "num")],
-        rows, "No offer line has both an hourly and a monthly price.")
+        rows, "No monthly offer has an hourly offer to compare with.")
     return ("Monthly package saving",
-            f"<p>What a monthly package (÷ 730 h) saves against paying the hourly price for a "
-            f"whole month. {when}</p>{table}")
+            f"<p>What each monthly package (÷ 730 h) saves against paying, for a whole month, "
+            f"the hourly price of the same SKU (else the cheapest hourly offer of the same line) "
+            f"at the same vendor and region. {when}</p>{table}")
 
 
 def multi_gpu_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
     day, when = _on_latest(con, "marts.multi_gpu_discount")
     rows = records(con, """
-        select gpu_model, server_gpu_count, count(*) as lines, count(distinct vendor) as vendors,
+        select gpu_model, coalesce(gpu_variant, '?') as gpu_variant, server_gpu_count,
+               count(distinct server_offer_id) as lines, count(distinct vendor) as vendors,
                median(server_to_single_ratio) as ratio, median(discount_pct) as discount
         from marts.multi_gpu_discount where day = ?
-        group by gpu_model, server_gpu_count order by gpu_model, server_gpu_count""", [day])
+        group by all order by gpu_model, gpu_variant, server_gpu_count""", [day])
     table = render_table(
-        [col("card", "gpu_model"), col("GPUs", "server_gpu_count", count, "num"),
-         col("offer lines", "lines", count, "num"), col("vendors", "vendors", count, "num"),
+        [col("card", "gpu_model"), col("variant", "gpu_variant"),
+         col("GPUs", "server_gpu_count", count, "num"),
+         col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
          col("server / n × single (median)", "ratio", ratio_pct, "num"),
          col("discount (median)", "discount", pct, "num")],
         rows, "No multi-GPU server has a single card to compare with.")
     return ("Multi-GPU discount",
-            f"<p>A multi-card server's price per GPU against a single card of the same model at "
-            f"the same vendor, region, kind and billing period. {when}</p>{table}")
+            f"<p>Each multi-card server's price per GPU against the cheapest whole single card "
+            f"of the same model and variant (? = not stated) at the same vendor and region, of "
+            f"the same kind and billing period. {when}</p>{table}")
 
 
 def dip_table(con: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+    """The month-end dip test per group (its latest month's row carries it) and, beside it, how
+    many groups release capacity at month end (marts.month_end_capacity)."""
     month = latest_day(con, "marts.month_end_dip", "month")
-    summary = con.execute("""
+    groups, judged, signals = con.execute("""
         with latest as (
             select * from marts.month_end_dip
             qualify row_number() over (
-                partition by source, vendor, gpu_model, region_code, offer_kind
+                partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
                 order by month desc) = 1
         )
-        select count(*), count(*) filter (where months_observed >= 2),
+        select count(*), count(*) filter (where months_observed >= 2 and offer_months >= 5),
                count(*) filter (where dip_signal) from latest""").fetchone()
-    groups, judged, signals = summary
+    released, capacity_judged = con.execute("""
+        with latest as (
+            select * from marts.month_end_capacity
+            qualify row_number() over (
+                partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+                order by month desc) = 1
+        )
+        select count(*) filter (where release_signal), count(*) filter (where untied_months >= 5)
+        from latest""").fetchone()
     rows = records(con, """
         select * from marts.month_end_dip
         where months_observed >= 1
         qualify row_number() over (
-            partition by source, vendor, gpu_model, region_code, offer_kind
+            partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
             order by month desc) = 1
-        order by dip_signal desc, confidence desc nulls last, strength_pct desc nulls last,
+        order by dip_signal desc, p_value nulls last, strength_pct desc nulls last,
             gpu_model, vendor
         limit 40""")
+
+    def p_value(value: Any) -> str:
+        return "—" if value is None else f"{float(value):.3g}"
+
     table = render_table(
-        [col("card", "gpu_model"), col("vendor", "vendor"), col("region", "region_code"),
-         col("kind", "offer_kind", kind), col("months", "months_observed", count, "num"),
-         col("dipped", "months_dipped", count, "num"),
-         col("strength", "strength_pct", pct, "num"),
-         col("confidence", "confidence", ratio_pct, "num"),
+        [col("card", "gpu_model"), col("variant", "gpu_variant"), col("vendor", "vendor"),
+         col("region", "region_code"), col("kind", "offer_kind", kind),
+         col("months", "months_observed", count, "num"),
+         col("offer-months", "offer_months", count, "num"),
+         col("below the line", "positive_offer_months", count, "num"),
+         col("p (sign test)", "p_value", p_value, "num"),
+         col("median depth", "strength_pct", pct, "num"),
+         Column("interval", lambda r: escape(f"{pct(r.get('depth_ci_low_pct'))} – "
+                                             f"{pct(r.get('depth_ci_high_pct'))}"), "num nw"),
+         col("recovery", "median_recovery_pct", pct, "num"),
          Column("signal", lambda r: '<span class="good">dip</span>' if r.get("dip_signal")
                 else '<span class="muted">no</span>')],
-        rows, "No offer group has a complete month yet: a month needs daily prices on days "
-              "8–22 and in its last 5 days.")
+        rows, "No offer has a complete month yet: an offer-month needs its daily prices on "
+              "local days 8–22, in the last 5 days and on days 1–7 of the next month.")
     return ("Month-end dips",
-            f"<p>{groups:,} offer groups; {judged:,} with at least 2 complete months; "
-            f"{signals:,} with a dip signal (≥ 2 months, dipped in ≥ 60 % of them, mean dip "
-            f"≥ 3 %). Latest month in <code>marts.month_end_dip</code>: "
+            f"<p>Each hourly offer is followed through the vendor's local month in its listed "
+            f"currency; its depth is how far its last-5-days price lies below the straight line "
+            f"from its mid-month price (days 8–22) to the next month's start (days 1–7), so a "
+            f"steady trend is no dip. {groups:,} offer groups; {judged:,} with at least 2 months "
+            f"and 5 offer-months; {signals:,} with a dip signal (one-sided sign test p ≤ 0.05, "
+            f"median depth ≥ 1 %, dropping and recovering). Capacity released at month end is "
+            f"a separate signal: {released:,} of {capacity_judged:,} groups with 5 or more "
+            f"months in <code>marts.month_end_capacity</code>. Latest month in "
+            f"<code>marts.month_end_dip</code>: "
             f"{escape(month.isoformat()[:7]) if month else 'none'}. Strongest groups first "
             f"(up to 40).</p>{table}")
 
@@ -611,7 +651,7 @@ def workloads_section(con: duckdb.DuckDBPyConnection) -> str:
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
 
 VERDICT_CLASSES = {"holds": "verdict-holds", "does not hold": "verdict-fails",
-                   "not enough data": "verdict-nodata"}
+                   "inconclusive": "verdict-inconclusive", "not enough data": "verdict-nodata"}
 
 
 def expected_range(row: dict) -> str:
@@ -630,18 +670,28 @@ def claims_section(con: duckdb.DuckDBPyConnection) -> str:
     tally = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_CLASSES}
     table = render_table(
         [col("claim", "claim", lambda v: clean_text(v, 400)),
-         col("measured as", "measure", lambda v: clean_text(v, 400)),
-         col("measured", "measured_value", plain, "num"),
+         Column("measured as", lambda r: f'{text(r.get("measure"), 400)}<br>'
+                f'<span class="muted">{text(r.get("scope"), 400)}</span>'),
+         col("median", "median_value", plain, "num"),
+         Column("interval", lambda r: "—" if r.get("ci_low") is None else
+                f'{plain(r.get("ci_low"))} – {plain(r.get("ci_high"))}<br><span class="muted">'
+                f'{100 * float(r.get("ci_coverage") or 0):.0f} %</span>', "num"),
          Column("expected", lambda r: escape(expected_range(r)), "num"),
-         col("evidence rows", "evidence_rows", count, "num"),
+         Column("distinct offers", lambda r: f'{count(r.get("distinct_offers"))}<br>'
+                f'<span class="muted">{count(r.get("offers"))} offers, '
+                f'{count(r.get("vendors"))} vendors</span>', "num"),
          Column("verdict", lambda r: f'<span class="verdict '
                 f'{VERDICT_CLASSES.get(r.get("verdict"), "verdict-unknown")}">'
-                f'{text(r.get("verdict"))}</span>')],
+                f'{text(r.get("verdict"))}</span><br>'
+                f'<span class="muted">{text(r.get("reason"), 200)}</span>')],
         rows, "marts.market_claims is empty.")
     summary = ", ".join(f"{n} {v}" for v, n in tally.items())
     return (f'<section id="claims"><h2>Market claims scorecard</h2>'
-            f'<p>Rules of thumb from published guides, measured on the latest data '
-            f'(<code>marts.market_claims</code>): {escape(summary)}.</p>{table}</section>')
+            f'<p>Rules of thumb from published Chinese GPU-rental guides (2024–2026, listed in '
+            f'<code>docs/market-claims.md</code>), measured on the latest data '
+            f'(<code>marts.market_claims</code>): {escape(summary)}. The verdict is read from the '
+            f'≥ 90 % interval of the median over distinct offers (a price copied into many '
+            f'regions counts once) and needs at least 5 of them.</p>{table}</section>')
 
 
 # ── the page ────────────────────────────────────────────────────────────────────────────────────
@@ -680,6 +730,7 @@ tbody tr:hover { background: #f9fafb; }
   white-space: nowrap; }
 .verdict-holds { background: #d9f2df; color: #1e6b2f; }
 .verdict-fails { background: #f8d9d5; color: #9b2c20; }
+.verdict-inconclusive { background: #fbeccb; color: #7a5a10; }
 .verdict-nodata, .verdict-unknown { background: #e6e8eb; color: #58616b; }
 code { font-size: 12px; background: #eef1f4; padding: 0 3px; border-radius: 3px; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12px; }

@@ -4,6 +4,7 @@ keep simulated data out of the real history."""
 from __future__ import annotations
 
 import calendar
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -16,9 +17,13 @@ import pandas as pd
 
 from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema, transaction
 from pipelines.simulate.common import CHUNK_ROWS, NOISE_PCT, SimulationError
-from pipelines.simulate.effects import Effect
-from pipelines.simulate.plan import plan_simulation
-from pipelines.simulate.rows import hour_of, insert_hours, register_plan
+from pipelines.simulate.effects import Effect, effect_record
+from pipelines.simulate.plan import TRUTH_COLUMNS, Plan, plan_simulation
+from pipelines.simulate.rows import SQL, hour_of, insert_hours, register_plan
+
+TRUTH_SCHEMA = (SQL / "truth_schema.sql").read_text(encoding="utf-8")
+INSERT_TRUTH = (SQL / "insert_truth.sql").read_text(encoding="utf-8")
+INSERT_SCENARIO = (SQL / "insert_scenario.sql").read_text(encoding="utf-8")
 
 @dataclass(frozen=True)
 class ModelBuild:
@@ -39,6 +44,7 @@ class SimulationResult:
     models: tuple[ModelBuild, ...] = ()
     models_seconds: float = 0.0
     notes: tuple[str, ...] = ()     # effects that could not be applied everywhere, and why
+    truth_rows: int = 0             # rows written to truth.offer_effects
 
     @property
     def rows_per_second(self) -> float:
@@ -108,6 +114,61 @@ def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[Model
     return builds
 
 
+def write_truth(con: duckdb.DuckDBPyConnection, plan: Plan, effects: Sequence[Effect], *,
+                seed: int, noise_pct: float, start: datetime, days: int | None,
+                every_hours: int | None) -> int:
+    """The truth tables (created if missing), one truth.scenario row and the plan's truth rows
+    (truth.offer_effects); returns the truth rows written."""
+    catalog = _catalog(con)
+    con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))
+    records = json.dumps([effect_record(e) for e in effects], ensure_ascii=False)
+    con.execute(INSERT_SCENARIO.replace("{catalog}", catalog),
+                [seed, noise_pct, start, days, every_hours, len(plan.keys), records])
+    if not plan.truth_rows:
+        return 0
+    frame = pd.DataFrame([_truth_text(row) for row in plan.truth_rows],
+                         columns=list(TRUTH_COLUMNS))
+    for col in ("size_pct", "ratio"):
+        frame[col] = frame[col].astype(float)
+    con.register("sim_truth", frame)
+    try:
+        con.execute(INSERT_TRUTH.replace("{catalog}", catalog))
+    finally:
+        con.unregister("sim_truth")
+    return len(frame)
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NaT or value is pd.NA or (
+        isinstance(value, float) and np.isnan(value))
+
+
+def _truth_text(row: dict) -> dict:
+    """A truth row with text columns as str (times ISO, detail JSON) and numbers as float; what
+    is missing is None."""
+    out: dict = {}
+    for col in TRUTH_COLUMNS:
+        value = row.get(col)
+        if _missing(value):
+            out[col] = None
+        elif col in ("size_pct", "ratio"):
+            out[col] = float(value)
+        elif col in ("starts_at", "ends_at") and not isinstance(value, str):
+            stamp = pd.Timestamp(value)
+            out[col] = (stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp).isoformat()
+        elif col == "detail" and not isinstance(value, str):
+            out[col] = json.dumps(value, ensure_ascii=False, default=str)
+        else:
+            out[col] = str(value)
+    return out
+
+
+def _catalog(con: duckdb.DuckDBPyConnection) -> str:
+    """The database's catalog, quoted: `truth.x` alone is ambiguous in a file named truth.db."""
+    name = con.execute("select current_database()").fetchall()[0][0]
+    return '"' + name.replace('"', '""') + '"'
+
+
 def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
              offers: pd.DataFrame | Iterable[dict], effects: Sequence[Effect] = (), seed: int = 0,
              every_hours: int = 1, build_models: bool = True, noise_pct: float = NOISE_PCT,
@@ -121,7 +182,7 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
     if every_hours < 1:
         raise SimulationError(f"every_hours must be at least 1, got {every_hours}")
     start_dt = _start_datetime(start)
-    plan = plan_simulation(offers, effects, seed, noise_pct)
+    plan = plan_simulation(offers, effects, seed, noise_pct, start=start_dt)
     first = hour_of(start_dt)
     hours = np.arange(first, first + days * 24, every_hours, dtype=np.int64)
     n_offers = len(plan.keys)
@@ -143,12 +204,14 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
         con.execute(without_key)
         con.execute("set preserve_insertion_order = false")   # lets DuckDB write in parallel
         register_plan(con, plan)
+        truth_rows = write_truth(con, plan, effects, seed=seed, noise_pct=noise_pct,
+                                 start=start_dt, days=days, every_hours=every_hours)
         normalized_at = datetime.now(UTC)
         written = 0
         for i in range(0, len(hours), step):
             written += insert_hours(con, plan, hours[i:i + step], normalized_at, f"sim-seed-{seed}")
             if progress:
-                progress(written, total)
+                progress(written, max(total, written))
         con.execute("alter table observations add primary key (offer_id, observed_hour)")
         con.execute("checkpoint")
     except BaseException:
@@ -168,10 +231,10 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
     finally:
         con.close()
     end = start_dt + timedelta(days=days)
-    return SimulationResult(rows=total, offers=n_offers, seconds=seconds, db_path=path,
+    return SimulationResult(rows=written, offers=n_offers, seconds=seconds, db_path=path,
                             start=start_dt, end=end, crawls=len(hours) * len(plan.sources),
                             models=tuple(builds), models_seconds=models_seconds,
-                            notes=tuple(plan.gap_notes))
+                            notes=tuple(plan.notes), truth_rows=truth_rows)
 
 
 def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iterable[dict],
@@ -185,14 +248,25 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
         raise SimulationError(f"{path}: no such database (run simulate first)")
     if not _is_simulated(path):
         raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
-    plan = plan_simulation(offers, effects, seed, noise_pct)
     hours = np.array([hour_of(hour)], dtype=np.int64)
     con = connect(path)
     try:
         ensure_schema(con)
+        catalog = _catalog(con)
+        con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))
+        start = con.execute(f"select min(start_at) from {catalog}.truth.scenario"
+                            ).fetchall()[0][0]
+        recorded = start is not None
+        if not recorded:      # a database simulated before the truth tables: start where it did
+            start = con.execute("select min(observed_hour) from observations").fetchall()[0][0]
+        start = _start_datetime(start) if start is not None else _start_datetime(hour)
+        plan = plan_simulation(offers, effects, seed, noise_pct, start=start)
         register_plan(con, plan)
         before = con.execute("select count(*) from observations").fetchone()[0]
         with transaction(con):
+            if not recorded:
+                write_truth(con, plan, effects, seed=seed, noise_pct=noise_pct, start=start,
+                            days=None, every_hours=None)
             insert_hours(con, plan, hours, datetime.now(UTC), f"sim-seed-{seed}", or_ignore=True)
         return con.execute("select count(*) from observations").fetchone()[0] - before
     finally:

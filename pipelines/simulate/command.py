@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import textwrap
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import duckdb
 from pipelines.simulate.api import (ModelBuild, SimulationError, check_target, connect,
                                     months_to_days, run_models, simulate)
 from pipelines.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
-from pipelines.simulate.effects import Effect, MonthEndDip, PriceDrop, RegionalGap, split_names
+from pipelines.simulate.effects import (Effect, FxMove, MonthEndChurn, MonthEndDip, PriceDrop,
+                                        Trend, split_names)
 from pipelines.simulate.offers import load_offers
+from pipelines.simulate.structure import CLI_FLAGS
 
 def _default_start(months: int) -> date:
     today = datetime.now(UTC).date()
@@ -22,28 +25,62 @@ def _default_start(months: int) -> date:
     return date(today.year + year, month + 1, 1)
 
 
-def _parse_effects(dips: Sequence[str], dip_availability: bool, gaps: Sequence[str],
-                   drops: Sequence[str]) -> list[Effect]:
+# The effect options: the command's parameter name -> the parser of one spec (in this order).
+# The structural effects' options are structure.CLI_FLAGS (parameter: the flag's name, e.g.
+# --regional-gap -> regional_gap).
+EFFECT_PARSERS: dict[str, Callable[[str], Effect]] = {
+    "dips": MonthEndDip.parse,
+    **{_flag.flag.lstrip("-").replace("-", "_"): _flag.effect.parse for _flag in CLI_FLAGS},
+    "drops": PriceDrop.parse, "trends": Trend.parse, "churns": MonthEndChurn.parse,
+    "fx_moves": FxMove.parse,
+}
+
+
+def _parse_effects(specs: Mapping[str, Sequence[str]], dip_availability: bool) -> list[Effect]:
+    """Every effect option's specs parsed, in EFFECT_PARSERS order."""
+    effects: list[Effect] = []
     try:
-        effects: list[Effect] = [MonthEndDip.parse(s, dip_availability) for s in dips]
-        effects += [RegionalGap.parse(s) for s in gaps]
-        effects += [PriceDrop.parse(s) for s in drops]
+        for name, parse in EFFECT_PARSERS.items():
+            for spec in specs.get(name, ()):
+                effects.append(MonthEndDip.parse(spec, dip_availability) if name == "dips"
+                               else parse(spec))
     except SimulationError as exc:
         raise click.BadParameter(str(exc)) from exc
-    if dip_availability and not dips:
+    if dip_availability and not specs.get("dips"):
         raise click.BadParameter("--dip-availability needs a --dip")
     return effects
 
 
+def _who(sources: Sequence[str] | None) -> str:
+    return ", ".join(sources) if sources else "every source"
+
+
 def _describe(effect: Effect) -> str:
     if isinstance(effect, MonthEndDip):
-        who = ", ".join(effect.sources) if effect.sources else "every source"
         extra = ", every stated offer in stock" if effect.availability else ""
-        return (f"month-end dip: -{effect.size_pct:g} % over the last {effect.days} days "
-                f"({who}{extra})")
-    if isinstance(effect, RegionalGap):
-        return f"regional gap: {effect.province} {effect.pct:g} % below tier-1 cities"
-    return f"price drop: {effect.source} -{effect.pct:g} % from {effect.at.isoformat()}"
+        return (f"month-end dip: -{effect.size_pct:g} % over the last {effect.days} local days "
+                f"({_who(effect.sources)}{extra})")
+    if isinstance(effect, Trend):
+        return (f"trend: {effect.pct_per_30_days:+g} % per 30 days, compounding hourly "
+                f"({_who(effect.sources)})")
+    if isinstance(effect, MonthEndChurn):
+        what = "vanish" if effect.mode == "vanish" else "appear (#month-end clones)"
+        return (f"month-end churn: {effect.share:.0%} of the offers {what} in the last "
+                f"{effect.days} local days ({_who(effect.sources)})")
+    if isinstance(effect, FxMove):
+        return (f"exchange-rate move: 1 {effect.currency} worth {effect.pct:+g} % CNY from "
+                f"{effect.at.isoformat()}")
+    if isinstance(effect, PriceDrop):
+        return f"price drop: {effect.source} -{effect.pct:g} % from {effect.at.isoformat()}"
+    return effect.describe()          # the structural effects describe themselves
+
+
+def _structure_options(command):
+    """One repeatable option per structural effect (structure.CLI_FLAGS)."""
+    for flag in reversed(CLI_FLAGS):
+        command = click.option(flag.flag, flag.flag.lstrip("-").replace("-", "_"), multiple=True,
+                               metavar=flag.metavar, help=f"{flag.help} (repeatable)")(command)
+    return command
 
 
 SIMULATE_EPILOG = """\b
@@ -51,18 +88,41 @@ Examples:
   gpuprices simulate --months 3 --dip 8:autodl_cn,idc_ulanqab:5
   gpuprices simulate --start 2026-06-01 --days 60 --regional-gap "Inner Mongolia:25"
   gpuprices simulate --drop autodl_cn:10:2026-07-15T12:00 --every-hours 3
+  gpuprices simulate --trend -9:autodl_cn --churn vanish:idc_ulanqab --fx-move USD:5:2026-07-10
   gpuprices simulate --offers-from data/prices.db --scale 3 --months 12 --no-models
 \b
 Effects (repeatable; none by default):
   --dip SIZE_PCT[:SOURCES][:DAYS]  prices of SOURCES (comma-separated; all if empty) are SIZE_PCT %
-                                   lower in the last DAYS (default 5) UTC days of every month
-  --regional-gap PROVINCE:PCT      offers in PROVINCE cost PCT % less than tier-1 cities (same
-                                   card, kind and billing period; median of vendor medians)
+                                   lower in the last DAYS (default 5) days of every month of the
+                                   vendor's calendar (Beijing time for Chinese vendors, else UTC)
   --drop SOURCE:PCT:ISO_TIME       from ISO_TIME (UTC) on, SOURCE's prices are PCT % lower
+  --trend PCT[:SOURCES]            prices change PCT % per 30 days from the start, compounding
+                                   hourly (-9: a steady decline of about 1.5 % per 5 days)
+  --churn MODE[:SOURCES][:DAYS][:SHARE]
+                                   vanish: SHARE (0.5) of the offers are not listed in the last
+                                   DAYS (5) local days of each month; appear: clones of SHARE of
+                                   them (#month-end) are listed only then; prices do not move
+  --fx-move CCY:PCT:ISO_TIME       from ISO_TIME on, 1 CCY is worth PCT % more CNY: listed amounts
+                                   stay, CNY (and, but for USD, USD) prices per GPU-hour move
+{structural}
+\b
+Every injected effect is recorded in the database: truth.scenario (the run and its effects) and
+truth.offer_effects (one row per effect and affected offer).
 \b
 The simulated database is separate from the real one: a file named prices.db is refused, and an
 existing simulated database at --db is replaced. See docs/simulator.md.
 """
+
+
+def _structural_help() -> str:
+    lines = ["\b", "Structural effects (prices set once, before the first hour):"]
+    for flag in CLI_FLAGS:
+        lines.append(f"  {flag.flag} {flag.metavar}")
+        lines += [f"      {line}" for line in textwrap.wrap(flag.help, 88)]
+    return "\n".join(lines)
+
+
+SIMULATE_EPILOG = SIMULATE_EPILOG.format(structural=_structural_help())
 
 
 @click.command("simulate", epilog=SIMULATE_EPILOG,
@@ -97,16 +157,20 @@ existing simulated database at --db is replaced. See docs/simulator.md.
               help="Month-end dip (repeatable), e.g. 8:autodl_cn,idc_ulanqab:5.")
 @click.option("--dip-availability", is_flag=True,
               help="During a dip, every offer that states its stock is in stock.")
-@click.option("--regional-gap", "gaps", multiple=True, metavar="PROVINCE:PCT",
-              help='Regional gap (repeatable), e.g. "Inner Mongolia:25".')
 @click.option("--drop", "drops", multiple=True, metavar="SOURCE:PCT:ISO_TIME",
               help="Price drop (repeatable), e.g. autodl_cn:10:2026-07-15T12:00.")
+@click.option("--trend", "trends", multiple=True, metavar="PCT[:SOURCES]",
+              help="Steady trend, % per 30 days (repeatable), e.g. -9:autodl_cn.")
+@click.option("--churn", "churns", multiple=True, metavar="vanish|appear[:SOURCES][:DAYS][:SHARE]",
+              help="Month-end listing churn (repeatable), e.g. vanish:idc_ulanqab:5:0.5.")
+@click.option("--fx-move", "fx_moves", multiple=True, metavar="CCY:PCT:ISO_TIME",
+              help="Exchange-rate move (repeatable), e.g. USD:5:2026-07-10T00:00.")
 @click.option("--no-models", is_flag=True, help="Write the observations only; build no SQL model.")
+@_structure_options
 def simulate_command(db: Path | None, start: datetime | None, months: int, days: int | None,
                      every_hours: int, seed: int, sources: str | None, scale: int,
-                     offers_from: Path | None, noise_pct: float, dips: tuple[str, ...],
-                     dip_availability: bool, gaps: tuple[str, ...], drops: tuple[str, ...],
-                     no_models: bool) -> None:
+                     offers_from: Path | None, noise_pct: float, dip_availability: bool,
+                     no_models: bool, **effect_specs: tuple[str, ...]) -> None:
     """Simulate months of hourly price history with known effects, in a database of its own.
 
     The offers are real (the bundled snapshots, crawled offline and normalized, or --offers-from a
@@ -129,7 +193,7 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
         check_target(path)
     except SimulationError as exc:
         raise click.BadParameter(str(exc), param_hint="--db") from exc
-    effects = _parse_effects(dips, dip_availability, gaps, drops)
+    effects = _parse_effects(effect_specs, dip_availability)
     start_day = start.date() if start else _default_start(months)
     start_dt = start.replace(tzinfo=UTC) if start else datetime(start_day.year, start_day.month,
                                                                 start_day.day, tzinfo=UTC)
@@ -190,6 +254,8 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
     table.add_row("rows written", f"{result.rows:,} observations, {result.crawls:,} crawls")
     table.add_row("write speed", f"{result.rows_per_second:,.0f} rows/s ({result.seconds:.1f} s)")
     table.add_row("effects", "\n".join(_describe(e) for e in effects) or "none")
+    table.add_row("truth", f"{result.truth_rows:,} rows in truth.offer_effects, the scenario in "
+                           "truth.scenario")
     for note in result.notes:
         table.add_row("", f"[yellow]{note}[/]")
     table.add_row("models", f"{len(builds)} built in {models_seconds:.1f} s" if builds

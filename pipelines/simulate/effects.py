@@ -1,18 +1,26 @@
-"""The effects a simulation can inject, each a frozen dataclass with a `parse` for the CLI spec."""
+"""The time effects a simulation can inject (month-end dip, trend, price drop, month-end listing
+churn, exchange-rate move), each a frozen dataclass with a `parse` for the CLI spec, and
+`effect_record`, the JSON form `truth.scenario.effects` keeps. The structural effects (regional
+gap, region copies, slice/server/spot/monthly ratios) are in `structure.py`."""
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import numpy as np
 
-from pipelines.simulate.common import TIER1_PROVINCES, SimulationError
+from pipelines.simulate.common import SimulationError
+from pipelines.simulate.structure import (MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
+                                          SliceRatio, SpotRatio)
 
 @dataclass(frozen=True)
 class MonthEndDip:
-    """Prices of `sources` (None: every source) are `size_pct` % lower during the last `days` UTC
-    days of every month; with `availability`, every offer that states its stock is in stock then."""
+    """Prices of `sources` (None: every source) are `size_pct` % lower during the last `days` days
+    of every month of the vendor's local calendar (`calendar.local_time_zone`), back on local day
+    1; with `availability`, every offer that states its stock is in stock then."""
 
     size_pct: float
     sources: tuple[str, ...] | None = None
@@ -41,42 +49,7 @@ class MonthEndDip:
         return cls(size, sources or None, days, availability)
 
     def applies_to(self, sources: np.ndarray) -> np.ndarray:
-        if self.sources is None:
-            return np.ones(len(sources), dtype=bool)
-        return np.isin(sources, list(self.sources))
-
-
-@dataclass(frozen=True)
-class RegionalGap:
-    """Offers in `province` (China) cost `pct` % less than the tier-1 cities (Beijing, Shanghai,
-    Guangzhou, Shenzhen) for the same card, offer kind and billing period.
-
-    The province's offers of each card/kind/period are scaled by one factor so that the province's
-    median price per GPU-hour (a median of per-vendor medians, whole cards) is exactly
-    (1 - pct/100) x the tier-1 median computed the same way; their relative prices (servers,
-    slices, vendors) stay as they were. A card/kind/period without a tier-1 whole-card offer, or
-    without a whole-card offer in the province, is left as it is."""
-
-    province: str
-    pct: float
-
-    def __post_init__(self) -> None:
-        if not -100 < self.pct < 100:
-            raise SimulationError(f"regional gap: pct must be between -100 and 100, got {self.pct}")
-        if self.province.strip().lower() in {p.lower() for p in TIER1_PROVINCES}:
-            raise SimulationError(f"regional gap: {self.province} holds a tier-1 city (the "
-                                  "reference itself); pick another province")
-
-    @classmethod
-    def parse(cls, spec: str) -> RegionalGap:
-        """`PROVINCE:PCT`, e.g. `Inner Mongolia:25`."""
-        province, sep, pct = spec.rpartition(":")
-        if not sep or not province.strip():
-            raise SimulationError(f"regional gap {spec!r}: expected PROVINCE:PCT")
-        try:
-            return cls(province.strip(), float(pct))
-        except ValueError as exc:
-            raise SimulationError(f"regional gap {spec!r}: {exc}") from exc
+        return _members(self.sources, sources)
 
 
 @dataclass(frozen=True)
@@ -106,7 +79,146 @@ class PriceDrop:
             raise SimulationError(f"price drop {spec!r}: {exc}") from exc
 
 
-Effect = MonthEndDip | RegionalGap | PriceDrop
+@dataclass(frozen=True)
+class Trend:
+    """Prices of `sources` (None: every source) change steadily by `pct_per_30_days` % every 30
+    days (720 hours), compounding per hour, from `since` on (None: the simulation's start, which
+    `append_hour` reads back from `truth.scenario`); negative is a decline. Before `since` prices
+    are untouched."""
+
+    pct_per_30_days: float
+    sources: tuple[str, ...] | None = None
+    since: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not -100 < self.pct_per_30_days <= 1000:
+            raise SimulationError(f"trend: % per 30 days must be above -100 (and at most 1000), "
+                                  f"got {self.pct_per_30_days}")
+        if self.since is not None and self.since.tzinfo is None:
+            object.__setattr__(self, "since", self.since.replace(tzinfo=UTC))
+
+    @classmethod
+    def parse(cls, spec: str) -> Trend:
+        """`PCT[:SOURCES]`, e.g. `-9` (every source) or `-9:autodl_cn,idc_ulanqab`."""
+        pct, _, sources = spec.partition(":")
+        try:
+            return cls(float(pct), split_names(sources) or None)
+        except ValueError as exc:
+            raise SimulationError(f"trend {spec!r}: expected PCT[:SOURCES] ({exc})") from exc
+
+    def applies_to(self, sources: np.ndarray) -> np.ndarray:
+        return _members(self.sources, sources)
+
+
+CHURN_MODES = ("vanish", "appear")
+CHURN_SUFFIX = "#month-end"      # offer_id and sku suffix of the listings that appear
+
+
+@dataclass(frozen=True)
+class MonthEndChurn:
+    """Listings that come and go with the vendor's local month end; prices do not move.
+
+    mode 'vanish': a seeded `share` of the `sources`' offers (None: every source) is not listed
+    at all (no observation) in the last `days` local days of each month, and is back on day 1.
+    mode 'appear': extra listings (clones of a seeded `share` of the offers, offer_id and sku
+    suffixed `#month-end`, same price path, in stock) are listed only in those days."""
+
+    mode: str
+    sources: tuple[str, ...] | None = None
+    days: int = 5
+    share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if self.mode not in CHURN_MODES:
+            raise SimulationError(f"churn: mode must be vanish or appear, got {self.mode!r}")
+        if not 1 <= self.days <= 28:
+            raise SimulationError(f"churn: days must be 1-28, got {self.days}")
+        if not 0 < self.share <= 1:
+            raise SimulationError(f"churn: share must be in (0, 1], got {self.share}")
+
+    @classmethod
+    def parse(cls, spec: str) -> MonthEndChurn:
+        """`vanish|appear[:SOURCES][:DAYS][:SHARE]`, e.g. `vanish`, `appear:autodl_cn:3:0.25`."""
+        parts = spec.split(":")
+        if len(parts) > 4:
+            raise SimulationError(f"churn {spec!r}: expected "
+                                  "vanish|appear[:SOURCES][:DAYS][:SHARE]")
+        parts += [""] * (4 - len(parts))
+        try:
+            return cls(parts[0].strip(), split_names(parts[1]) or None,
+                       int(parts[2]) if parts[2].strip() else 5,
+                       float(parts[3]) if parts[3].strip() else 0.5)
+        except ValueError as exc:
+            raise SimulationError(f"churn {spec!r}: {exc}") from exc
+
+    def applies_to(self, sources: np.ndarray) -> np.ndarray:
+        return _members(self.sources, sources)
+
+
+@dataclass(frozen=True)
+class FxMove:
+    """From `at` on (observed_at >= at), one unit of `currency` is worth `pct` % more CNY (and, for
+    a currency other than USD, `pct` % more USD): offers listed in it keep their listed
+    `price_amount`, their CNY (and USD) price per GPU-hour moves."""
+
+    currency: str
+    pct: float
+    at: datetime
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "currency", self.currency.strip().upper())
+        if not re.fullmatch(r"[A-Z]{3}", self.currency) or self.currency == "CNY":
+            raise SimulationError(f"fx move: currency must be a 3-letter code other than CNY, "
+                                  f"got {self.currency!r}")
+        if not -100 < self.pct < 1000:
+            raise SimulationError(f"fx move: pct must be above -100, got {self.pct}")
+        if self.at.tzinfo is None:
+            object.__setattr__(self, "at", self.at.replace(tzinfo=UTC))
+
+    @classmethod
+    def parse(cls, spec: str) -> FxMove:
+        """`CURRENCY:PCT:ISO_TIME`, e.g. `USD:5:2026-07-10T00:00` (UTC unless offset)."""
+        parts = spec.split(":", 2)
+        if len(parts) != 3:
+            raise SimulationError(f"fx move {spec!r}: expected CURRENCY:PCT:ISO_TIME")
+        try:
+            return cls(parts[0], float(parts[1]), datetime.fromisoformat(parts[2].strip()))
+        except ValueError as exc:
+            raise SimulationError(f"fx move {spec!r}: {exc}") from exc
+
+
+TIME_EFFECTS = (MonthEndDip, Trend, PriceDrop, MonthEndChurn, FxMove)
+Effect = (MonthEndDip | PriceDrop | Trend | MonthEndChurn | FxMove | RegionalGap | RegionCopy
+          | SliceRatio | ServerRatio | SpotRatio | MonthlyRatio)
+
+# The name each effect has in truth.scenario.effects (structural effects: their class name in
+# snake case, as in truth.offer_effects: RegionalGap -> regional_gap, SliceRatio -> slice_ratio).
+EFFECT_NAMES = {MonthEndDip: "dip", Trend: "trend", PriceDrop: "drop", MonthEndChurn: "churn",
+                FxMove: "fx_move"}
+
+
+def effect_name(effect) -> str:
+    cls = type(effect)
+    return EFFECT_NAMES.get(cls) or re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+
+def effect_record(effect) -> dict:
+    """{"effect": name, parameter: value, ...}, JSON-ready (times ISO, tuples as lists)."""
+    record: dict = {"effect": effect_name(effect)}
+    for f in dataclasses.fields(effect):
+        value = getattr(effect, f.name)
+        if isinstance(value, datetime):
+            value = value.isoformat()
+        elif isinstance(value, tuple):
+            value = list(value)
+        record[f.name] = value
+    return record
+
+
+def _members(wanted: tuple[str, ...] | None, sources: np.ndarray) -> np.ndarray:
+    if wanted is None:
+        return np.ones(len(sources), dtype=bool)
+    return np.isin(sources, list(wanted))
 
 
 def split_names(text: str) -> tuple[str, ...]:

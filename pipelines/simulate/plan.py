@@ -1,20 +1,25 @@
-"""The plan: per-offer constants computed once from the offers and the effects."""
+"""The plan: per-offer constants computed once from the offers and the effects, and the truth rows
+of every effect (one per effect and affected offer, the columns of truth.offer_effects)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from decimal import Decimal
 
 import numpy as np
 import pandas as pd
 
+from pipelines.simulate.calendar import local_time_zone
 from pipelines.simulate.common import SimulationError
-from pipelines.simulate.effects import Effect, MonthEndDip, PriceDrop, RegionalGap
+from pipelines.simulate.effects import (CHURN_SUFFIX, Effect, FxMove, MonthEndChurn, MonthEndDip,
+                                        PriceDrop, Trend)
 from pipelines.simulate.offers import as_frame
-from pipelines.simulate.randomness import (S_ABLOCK, S_APHASE, S_KNOT, S_PHASE, offer_keys,
-                                           uniform)
+from pipelines.simulate.randomness import (S_ABLOCK, S_APHASE, S_CHURN, S_KNOT, S_PHASE, U64,
+                                           offer_keys, uniform)
+from pipelines.simulate.structure import STRUCTURAL_EFFECTS, TRUTH_COLUMNS, apply_structure
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
 @dataclass
@@ -31,11 +36,20 @@ class Plan:
     avail_phase: np.ndarray
     p_unavailable: np.ndarray     # (N,) chance a block is sold out
     avail_stated: np.ndarray      # (N,) bool: the vendor states stock (else available is null)
-    keys: np.ndarray              # (N,) uint64
+    keys: np.ndarray              # (N,) uint64 of the offer_id (stock)
+    noise_keys: np.ndarray        # (N,) uint64 of the noise_key (price level: same key, same path)
     noise: float                  # fraction, e.g. 0.01
+    zones: list[str]              # the local calendars in use
+    zone_idx: np.ndarray          # (N,) index into zones
     dips: list[tuple[MonthEndDip, np.ndarray]]
     drops: list[tuple[PriceDrop, np.ndarray]]
-    gap_notes: list[str] = field(default_factory=list)
+    trends: list[tuple[Trend, int, np.ndarray]] = field(default_factory=list)  # (, since hour, )
+    fx_moves: list[tuple[FxMove, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # (days, offers, listed in the window or out of it): month-end churn
+    listings: list[tuple[int, np.ndarray, bool]] = field(default_factory=list)
+    truth_rows: list[dict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
 
 
 def _decimal_tick(value) -> float:
@@ -54,9 +68,76 @@ def _fx(currency: str, to: str, on) -> float | None:
         return None
 
 
+def _check_sources(what: str, wanted: Iterable[str] | None, known: list[str]) -> None:
+    unknown = sorted(set(wanted or ()) - set(known))
+    if unknown:
+        raise SimulationError(f"{what}: no offers of source(s) {', '.join(unknown)}; "
+                              f"sources: {', '.join(known)}")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
+
+
+def truth_rows(effect: str, df: pd.DataFrame, members: np.ndarray, **columns) -> list[dict]:
+    """One truth row per offer of `df` in `members`; `columns` are constants, or (N,) arrays
+    taken per offer (e.g. time_zone)."""
+    rows = []
+    for i in np.flatnonzero(members):
+        row = {c: None for c in TRUTH_COLUMNS}
+        row.update(effect=effect, offer_id=df["offer_id"].iat[i], source=df["source"].iat[i],
+                   vendor=df["vendor"].iat[i])
+        for name, value in columns.items():
+            row[name] = value[i] if isinstance(value, np.ndarray) else value
+        rows.append(row)
+    return rows
+
+
+def _churn_clones(df: pd.DataFrame, effects: Sequence[Effect], keys: np.ndarray,
+                  known: list[str]) -> tuple[pd.DataFrame, list[tuple[MonthEndChurn, np.ndarray]]]:
+    """Month-end churn: the offers that vanish (a seeded share of the sources' offers) and the
+    clones that appear (added to the offers, listed in stock); returns the offers with the clones
+    and, per churn effect, the (N,) offers it lists only in, or only out of, the window."""
+    originals, sources = len(df), df["source"].to_numpy()
+    chosen: list[tuple[MonthEndChurn, np.ndarray]] = []
+    clones = []
+    for k, churn in enumerate(e for e in effects if isinstance(e, MonthEndChurn)):
+        _check_sources("churn", churn.sources, known)
+        picked = churn.applies_to(sources) & (uniform(keys ^ U64(S_CHURN), k) < churn.share)
+        if churn.mode == "appear":
+            clone = df[picked].copy()
+            suffix = CHURN_SUFFIX if not clones else f"{CHURN_SUFFIX}-{len(clones) + 1}"
+            clone["clone_of"] = clone["offer_id"]
+            clone["offer_id"] = clone["offer_id"] + suffix
+            clone["sku"] = clone["sku"] + suffix
+            clone["available"] = True
+            clones.append(clone)
+        chosen.append((churn, picked))
+    if not clones:
+        return df, [(c, p) for c, p in chosen]
+    grown = pd.concat([df, *clones], ignore_index=True)
+    out, start = [], originals
+    for churn, picked in chosen:
+        members = np.zeros(len(grown), dtype=bool)
+        if churn.mode == "appear":
+            members[start:start + picked.sum()] = True
+            start += picked.sum()
+        else:
+            members[:originals] = picked
+        out.append((churn, members))
+    return grown, out
+
+
 def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Effect], seed: int,
-          noise_pct: float) -> Plan:
+                    noise_pct: float, start: datetime | None = None) -> Plan:
+    """The plan of a simulation starting at `start` (the reference of a Trend without `since`)."""
     df = as_frame(offers)
+    # Structural effects first (prices changed, clones added, noise_key shared by region copies),
+    # then the month-end clones (which copy the structured offer, noise_key included).
+    df, truth, notes = apply_structure(df, effects, seed)
+    truth, notes = list(truth), list(notes)
+    known_sources = sorted(set(df["source"]))
+    df, churns = _churn_clones(df, effects, offer_keys(df["offer_id"], seed), known_sources)
     n = len(df)
     amount = df["price_amount"].astype(float).to_numpy()
     if (amount <= 0).any():
@@ -88,14 +169,15 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     usd_factor = fx_usd / (hours * units)
 
     keys = offer_keys(df["offer_id"], seed)
+    noise_keys = offer_keys(df["noise_key"], seed)
     kind = df["vendor_kind"].to_numpy()
     spot = (df["offer_kind"] == "spot").to_numpy()
     # How often prices are revised: spot and marketplaces within days, list prices of
     # hyperscalers over months, GPU clouds and IDCs within weeks.
     lo = np.where(spot | (kind == "marketplace"), 6, np.where(kind == "hyperscaler", 336, 48))
     hi = np.where(spot | (kind == "marketplace"), 48, np.where(kind == "hyperscaler", 2160, 336))
-    knot_hours = (lo + np.floor(uniform(keys, S_KNOT) * (hi - lo + 1))).astype(np.int64)
-    knot_phase = np.floor(uniform(keys, S_PHASE) * knot_hours).astype(np.int64)
+    knot_hours = (lo + np.floor(uniform(noise_keys, S_KNOT) * (hi - lo + 1))).astype(np.int64)
+    knot_phase = np.floor(uniform(noise_keys, S_PHASE) * knot_hours).astype(np.int64)
     avail_hours = (12 + np.floor(uniform(keys, S_ABLOCK) * 61)).astype(np.int64)
     avail_phase = np.floor(uniform(keys, S_APHASE) * avail_hours).astype(np.int64)
     stated = df["available"].map(lambda v: v is not None and not pd.isna(v)).to_numpy(bool)
@@ -104,28 +186,63 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     p_unavailable = np.where(in_stock, 0.05, 0.6)   # sold-out offers mostly stay sold out
 
     sources_arr = df["source"].to_numpy()
-    known_sources = sorted(set(sources_arr))
-    dips, drops, gap_notes = [], [], []
-    base = amount.copy()
+    zone = np.array([local_time_zone(s, c) for s, c in zip(df["source"], df["country"])])
+    zones = sorted(set(zone))
+    dips, drops, trends, fx_moves, listings = [], [], [], [], []
     for effect in effects:
         if isinstance(effect, MonthEndDip):
-            unknown = sorted(set(effect.sources or ()) - set(known_sources))
-            if unknown:
-                raise SimulationError(f"month-end dip: no offers of source(s) {', '.join(unknown)}"
-                                      f"; sources: {', '.join(known_sources)}")
-            dips.append((effect, effect.applies_to(sources_arr)))
+            _check_sources("month-end dip", effect.sources, known_sources)
+            members = effect.applies_to(sources_arr)
+            dips.append((effect, members))
+            truth += truth_rows("dip", df, members, size_pct=effect.size_pct, time_zone=zone,
+                                detail={"days": effect.days, "availability": effect.availability})
         elif isinstance(effect, PriceDrop):
-            if effect.source not in known_sources:
-                raise SimulationError(f"price drop: no offers of source {effect.source!r}; "
-                                      f"sources: {', '.join(known_sources)}")
-            drops.append((effect, sources_arr == effect.source))
-        elif isinstance(effect, RegionalGap):
-            gap_notes += _apply_gap(df, effect, base, cny_factor)
-        else:
+            _check_sources("price drop", [effect.source], known_sources)
+            members = sources_arr == effect.source
+            drops.append((effect, members))
+            truth += truth_rows("drop", df, members, size_pct=effect.pct,
+                                starts_at=_iso(effect.at))
+        elif isinstance(effect, Trend):
+            _check_sources("trend", effect.sources, known_sources)
+            since = effect.since or start
+            if since is None:
+                raise SimulationError("trend: no start to count from (give Trend(since=...), or "
+                                      "append to a database whose truth.scenario has start_at)")
+            members = effect.applies_to(sources_arr)
+            trends.append((effect, int(since.timestamp()) // 3600, members))
+            truth += truth_rows("trend", df, members, size_pct=effect.pct_per_30_days,
+                                starts_at=_iso(since), detail={
+                                    "compounding": "hourly", "hours_per_period": 720,
+                                    "per_hour_factor": (1 + effect.pct_per_30_days / 100)
+                                    ** (1 / 720)})
+        elif isinstance(effect, FxMove):
+            members = (df["currency"] == effect.currency).to_numpy()
+            if not members.any():     # a currency nobody lists: nothing to move (a note)
+                notes.append(f"fx move: no offers listed in {effect.currency} (currencies: "
+                             f"{', '.join(sorted(set(df['currency'])))}); nothing moved")
+            moves_usd = effect.currency != "USD"
+            fx_moves.append((effect, members, members & moves_usd))
+            truth += truth_rows("fx_move", df, members, size_pct=effect.pct,
+                                starts_at=_iso(effect.at), detail={
+                                    "currency": effect.currency, "moves_usd": moves_usd,
+                                    "listed_amount": "unchanged"})
+        elif not isinstance(effect, (MonthEndChurn, *STRUCTURAL_EFFECTS)):
             raise SimulationError(f"unknown effect {effect!r}")
+    for churn, members in churns:
+        appear = churn.mode == "appear"
+        listings.append((churn.days, members, appear))
+        detail = {"days": churn.days, "share": churn.share}
+        if appear:
+            p_unavailable = np.where(members, 0.0, p_unavailable)   # in stock while listed
+            for row in truth_rows("churn_appear", df, members, time_zone=zone):
+                clone_of = df.loc[df["offer_id"] == row["offer_id"], "clone_of"].iat[0]
+                row["detail"] = {**detail, "clone_of": clone_of}
+                truth.append(row)
+        else:
+            truth += truth_rows("churn_vanish", df, members, time_zone=zone, detail=detail)
 
     source_idx = np.searchsorted(np.array(known_sources), sources_arr)
-    sql_offers = df.copy()
+    sql_offers = df[[c for c in df.columns if c not in ("noise_key", "clone_of")]].copy()
     sql_offers.insert(0, "oi", np.arange(n, dtype=np.int32))
     sql_offers["gpu_count"] = sql_offers["gpu_count"].astype(int)
     for col in ("gpu_fraction", "vram_gb"):
@@ -142,42 +259,10 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     return Plan(
         offers=sql_offers, sources=known_sources, source_idx=source_idx,
         source_keys=offer_keys([f"source|{s}" for s in known_sources], seed),
-        base_amount=base, tick=np.array([_decimal_tick(v) for v in df["price_amount"]]),
+        base_amount=amount, tick=np.array([_decimal_tick(v) for v in df["price_amount"]]),
         knot_hours=knot_hours, knot_phase=knot_phase, avail_hours=avail_hours,
         avail_phase=avail_phase, p_unavailable=p_unavailable, avail_stated=stated, keys=keys,
-        noise=noise_pct / 100, dips=dips, drops=drops, gap_notes=gap_notes)
-
-
-def _median_of_vendor_medians(cny: np.ndarray, vendors: np.ndarray) -> float:
-    return float(np.median([np.median(cny[vendors == v]) for v in np.unique(vendors)]))
-
-
-def _apply_gap(df: pd.DataFrame, gap: RegionalGap, base: np.ndarray,
-               cny_factor: np.ndarray) -> list[str]:
-    """Scale the province's offers (in place, in `base`) per card/kind/period; returns notes on
-    what could not be gapped."""
-    cn = (df["country"] == "CN").to_numpy()
-    province = df["province_or_state"].fillna("").str.lower().to_numpy()
-    target = cn & (province == gap.province.lower())
-    if not target.any():
-        provinces = sorted(set(df.loc[cn, "province_or_state"].dropna()))
-        raise SimulationError(f"regional gap: no offers in {gap.province!r}; Chinese provinces "
-                              f"in the offers: {', '.join(provinces) or 'none'}")
-    tier1 = cn & df["is_tier1_city"].astype(bool).to_numpy()
-    whole = df["gpu_fraction"].astype(float).to_numpy() == 1
-    cny = base * cny_factor
-    vendors = df["vendor"].to_numpy()
-    group = (df["gpu_model"] + "|" + df["offer_kind"] + "|" + df["billing_period"]).to_numpy()
-    notes = []
-    for key in sorted(set(group[target])):
-        in_key = group == key
-        ref, own = tier1 & whole & in_key, target & whole & in_key
-        if not ref.any() or not own.any():
-            why = "no tier-1 whole-card offer" if not ref.any() else "no whole-card offer there"
-            notes.append(f"{gap.province} {key.replace('|', ' ')}: not gapped ({why})")
-            continue
-        reference = _median_of_vendor_medians(cny[ref], vendors[ref])
-        current = _median_of_vendor_medians(cny[own], vendors[own])
-        base[target & in_key] *= (1 - gap.pct / 100) * reference / current
-    return notes
+        noise_keys=noise_keys, noise=noise_pct / 100, zones=zones,
+        zone_idx=np.searchsorted(np.array(zones), zone), dips=dips, drops=drops, trends=trends,
+        fx_moves=fx_moves, listings=listings, truth_rows=truth, notes=notes)
 

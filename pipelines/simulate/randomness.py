@@ -33,6 +33,6 @@ def offer_keys(offer_ids: Iterable[str], seed: int) -> np.ndarray:
 
 
 # Salts: independent streams per purpose.
-S_KNOT, S_PHASE, S_LEVEL, S_ABLOCK, S_APHASE, S_AVAIL, S_OFFSET = (
-    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77)
+S_KNOT, S_PHASE, S_LEVEL, S_ABLOCK, S_APHASE, S_AVAIL, S_OFFSET, S_CHURN = (
+    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88)
 LEVEL_WINDOW = 4   # the noise level is a moving average of this many knot draws: a slow walk

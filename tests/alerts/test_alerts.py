@@ -256,6 +256,25 @@ def test_drop_below_trailing_median(con):
     assert "5.0 % below it" in alert["body"]
 
 
+def test_exchange_rate_moves_are_no_drop_and_no_new_low(con):
+    r = rules(new_low={"min_improvement_pct": 1})
+    def usd(amount: str, rate: str, day: int) -> dict:
+        return obs(float(amount), day=day, currency="USD", sku="us-1x",
+                   price_per_gpu_hour_usd=Decimal(amount),
+                   price_per_gpu_hour_cny=Decimal(amount) * Decimal(rate))
+    load(con, [usd("2", "7", 0)])
+    al.detect_alerts(con, r)
+    load(con, [usd("2", "6", 1)])          # 14 % cheaper in CNY, the same 2 USD as listed
+    assert al.detect_alerts(con, r).detected == 0
+    load(con, [usd("1.7", "6", 2)])        # a real 15 % cut, as listed
+    found = al.detect_alerts(con, r)
+    assert len(found.new_keys["drop"]) == 1 and len(found.new_keys["new_low"]) == 1
+    [drop] = outbox(con, "drop")
+    assert "-15.0 %" in drop["title"]
+    assert "Was: 2.00 USD per hour as listed (12.00 CNY per GPU-hour)" in drop["body"]
+    assert "(-15.0 % as listed, -15.0 % in CNY)" in drop["body"]
+
+
 def test_median_test_needs_enough_history(con):
     r = rules(drop={"min_below_median_pct": 5, "median_min_days": 3})
     load(con, [obs(100, day=0), obs(100, day=1)])
@@ -343,22 +362,24 @@ def test_watch_region_spellings_resolve_to_one_place():
     assert al._watch_region("US") == ("country", "US")
 
 
-def test_month_end_dip_alerts_once_for_the_latest_month(con):
+def test_month_end_dip_alerts_once_for_the_latest_complete_month(con):
+    # 3 offers, 10 % cheaper in the last 5 days of September and October, back on the 1st; the
+    # data run to Nov 7, so October is the latest complete month (6 offer-months, p = 1/64).
     r = al.parse_rules({"drop": {"enabled": False}, "new_low": {"enabled": False}}, "t")
-    rows = []
-    for month_start, days in ((datetime(2026, 9, 1, 9, tzinfo=timezone.utc), 30),
-                              (datetime(2026, 10, 1, 9, tzinfo=timezone.utc), 31)):
-        for d in range(days):
-            at = month_start + timedelta(days=d)
-            rows.append(obs(90 if d >= days - 5 else 100, observed_at=at))
+    rows, first = [], datetime(2026, 9, 1, 9, tzinfo=timezone.utc)
+    for d in range(68):
+        at = first + timedelta(days=d)
+        last_days = (at + timedelta(days=5)).month != at.month
+        rows += [obs(90 if last_days else 100, observed_at=at, sku=sku) for sku in "abc"]
     load(con, rows)
     found = al.detect_alerts(con, r)
     assert al.detect_alerts(con, r).detected == 0
     [alert] = outbox(con, "month_end_dip")
     assert found.new_keys["month_end_dip"] == [alert["alert_key"]]
-    assert alert["alert_key"] == "month_end_dip:idc_test:A100-80GB:北京:on_demand:2026-10"
+    assert alert["alert_key"] == "month_end_dip:idc_test:A100-80GB:SXM:北京:on_demand:2026-10"
     assert "100.00 CNY / 14.29 USD" in alert["body"] and "90.00 CNY" in alert["body"]
-    assert "10.0 % lower" in alert["body"]
+    assert "Dip: 10.0 % below the line" in alert["body"]
+    assert "6 of 6 offer-months" in alert["body"] and "p = 0.0156" in alert["body"]
 
 
 # ---------------------------------------------------------------------------------- delivery

@@ -290,10 +290,11 @@ def test_signals_show_the_latest_day_and_the_scorecard(data_dir, monkeypatch):
     assert "spot_discount:" in result.stdout and "multi_gpu_discount:" in result.stdout
     assert "market claims" in result.stdout
     assert "A100 80 GB whole card costs 50-80 CNY/h in Beijing" in result.stdout
-    [(verdict,)] = published(data_dir, "select verdict from marts.market_claims "
-                                       "where claim_id = 'a100_80gb_beijing_hourly'")
-    assert verdict == "holds"      # 62 CNY/h, the only Beijing whole A100 80 GB hourly offer
-    assert "holds" in result.stdout
+    [(verdict, reason)] = published(data_dir, "select verdict, reason from marts.market_claims "
+                                              "where claim_id = 'a100_80gb_beijing_hourly'")
+    # 62 CNY/h is inside 50-80, but one offer is no evidence: a verdict needs 5 distinct offers
+    assert (verdict, reason.split(" (")[0]) == ("not enough data", "only 1 distinct offer")
+    assert "not enough data" in result.stdout and "only 1 distinct offer" in result.stdout
 
 
 def test_signals_narrowed_by_region(data_dir, monkeypatch):
@@ -308,7 +309,7 @@ def test_signals_narrowed_by_region(data_dir, monkeypatch):
 
 
 def test_claims_scorecard(data_dir, monkeypatch):
-    monkeypatch.setattr(cli.console, "width", 200)
+    monkeypatch.setattr(cli.console, "width", 260)      # each claim on one line
     result = gpuprices(data_dir, "claims")
     assert result.exit_code == 0, result.output
     claims = published(data_dir, "select claim, verdict from marts.market_claims")
@@ -317,11 +318,14 @@ def test_claims_scorecard(data_dir, monkeypatch):
         assert claim in result.stdout
     counts = {v: sum(verdict == v for _, verdict in claims) for v in cli.VERDICTS}
     assert (f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
+            f"{counts['inconclusive']} inconclusive, "
             f"{counts['not enough data']} without enough data") in result.stdout
     rows = json.loads(gpuprices(data_dir, "claims", "--format", "json").stdout)
     assert len(rows) == len(claims)
     assert {r["verdict"] for r in rows} <= set(cli.VERDICTS)
-    assert {"claim_id", "measured_value", "expected_low", "evidence_rows"} <= set(rows[0])
+    assert {"claim_id", "median_value", "ci_low", "ci_high", "distinct_offers", "vendors",
+            "expected_low", "verdict", "reason", "source_doc"} <= set(rows[0])
+    assert all(r["source_doc"].startswith("docs/market-claims.md#") for r in rows)
 
 
 # --- export -------------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from pipelines.lib.report import (
     MAX_TEXT_CHARS,
     ReportError,
     build_report,
+    claims_section,
     clean_text,
     figure,
     link,
@@ -289,11 +290,30 @@ def test_scraped_values_are_escaped_in_the_file(report):
     assert 'href="javascript' not in html
 
 
-def test_claims_scorecard_colours_each_verdict(report):
-    _, html = report
+def test_claims_scorecard_colours_each_verdict():
+    """Five Beijing A100s inside 50-80 (holds), five Jiangsu A100s at 10 (does not hold), five
+    Jiangsu H800s from 35 to 58 against 40-60 (inconclusive); the rest lack data."""
+    from tests.sql.test_marts import NANJING, build, obs
+
+    def five(prices, **where):
+        return [obs(p, vendor=f"Vendor {i}", source=f"idc_{i}", **where)
+                for i, p in enumerate(prices)]
+    con = duckdb.connect()
+    ensure_schema(con)
+    build(con, [*five([55, 60, 62, 65, 70]), *five([10] * 5, **NANJING),
+                *five([35, 45, 50, 55, 58], gpu_model="H800-80GB", **NANJING)])
+    html = claims_section(con)
     verdicts = set(re.findall(r'<span class="verdict (verdict-\w+)">([^<]+)</span>', html))
     assert verdicts == {("verdict-holds", "holds"), ("verdict-fails", "does not hold"),
+                        ("verdict-inconclusive", "inconclusive"),
                         ("verdict-nodata", "not enough data")}
+    assert "55 – 70" in html and "docs/market-claims.md" in html
+    assert "only 1 distinct offer" not in html and "no offer in scope" in html
+
+
+def test_claims_scorecard_in_the_page(report):
+    _, html = report
+    assert html.count('<span class="verdict ') == 19            # every claim, with its verdict
 
 
 def test_page_loads_without_console_or_page_errors(rendered):
@@ -475,7 +495,7 @@ def test_report_on_a_real_replayed_run(tmp_path, browser):
         assert seen.page_errors == [] and seen.console_errors == []
         assert seen.dialogs == [] and seen.remote_requests == []
         claims = seen.page.locator("#claims tbody tr")
-        assert claims.count() == 15
+        assert claims.count() == 19
         assert seen.page.locator("#cheapest tbody tr").count() > 20
         save_artifact(seen.page, "report_replay.png")
     finally:

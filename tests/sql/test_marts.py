@@ -14,20 +14,13 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from pipelines.lib.db import ensure_schema
 from pipelines.lib.sql_models import load_models, run_model
 from pipelines.paths import SQL_DIR
 
 EXTERNAL = {"observations", "quarantine"}
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 SIGNAL_MARTS = ("slice_to_whole_ratio", "regional_discount", "month_end_dip", "spot_discount",
-                "monthly_vs_hourly_saving", "multi_gpu_discount", "cheapest_offers",
-                "market_claims")
-CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly",
-             "slice_share_of_whole", "quarter_a100_share_of_whole", "half_a100_hourly",
-             "a100_80gb_monthly", "server_8gpu_monthly", "server_8gpu_share_of_single",
-             "jiangsu_a100_80gb_hourly", "jiangsu_h800_hourly", "monthly_package_saving",
-             "inner_mongolia_guizhou_discount", "spot_share_of_regular", "month_end_dips"]
+                "monthly_vs_hourly_saving", "multi_gpu_discount", "cheapest_offers")
 DAY = datetime(2026, 11, 30, 9, tzinfo=timezone.utc)
 
 # Regions as normalization writes them: (region_code, country, province_or_state, city, tier-1).
@@ -111,14 +104,6 @@ def records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-@pytest.fixture
-def con() -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect()
-    ensure_schema(connection)
-    yield connection
-    connection.close()
-
-
 def approx(value, rel: float = 1e-6):
     return pytest.approx(value, rel=rel, abs=1e-9)
 
@@ -127,41 +112,43 @@ def approx(value, rel: float = 1e-6):
 
 def test_every_mart_builds_on_empty_observations(con):
     build(con, [])
-    for mart in SIGNAL_MARTS[:-1]:
+    for mart in SIGNAL_MARTS:     # market_claims: tests/sql/test_market_claims.py
         assert con.execute(f"select count(*) from marts.{mart}").fetchone()[0] == 0, mart
-    claims = records(con, "select claim_id, verdict, evidence_rows from marts.market_claims")
-    assert [c["claim_id"] for c in claims] == CLAIM_IDS
-    assert {c["verdict"] for c in claims} == {"not enough data"}
-    assert {c["evidence_rows"] for c in claims} == {0}
 
 
 def test_marts_have_the_contract_columns(con):
     build(con, [])
     expected = {
-        "slice_to_whole_ratio": "day source vendor region_code region_group gpu_model offer_kind "
-        "billing_period slice_offer_id slice_sku gpu_fraction slice_vram_gb "
-        "slice_price_cny_per_hour whole_price_cny_per_hour slice_to_whole_ratio per_gpu_premium",
-        "regional_discount": "day gpu_model offer_kind billing_period country region_group offers "
-        "vendors median_price_cny_per_gpu_hour reference reference_price_cny_per_gpu_hour "
+        "slice_to_whole_ratio": "day source vendor vendor_kind region_code region_group gpu_model "
+        "gpu_variant offer_kind billing_period offer_line slice_offer_id slice_sku gpu_fraction "
+        "slice_vram_gb whole_offer_id slice_price_cny_per_hour whole_price_cny_per_hour "
+        "slice_to_whole_ratio per_gpu_premium",
+        "regional_discount": "day gpu_model offer_kind billing_period country region_group "
+        "comparison reference vendors vendors_paired offers distinct_offers "
+        "median_price_cny_per_gpu_hour reference_price_cny_per_gpu_hour ratio_low ratio_high "
         "discount_pct",
-        "month_end_dip": "month source vendor gpu_model region_code region_group offer_kind "
-        "baseline_price_cny_per_gpu_hour month_end_price_cny_per_gpu_hour dip_pct "
-        "baseline_available_offers month_end_available_offers availability_change_pct dipped "
-        "months_observed months_dipped strength_pct confidence dip_signal",
-        "spot_discount": "day source vendor region_code region_group gpu_model gpu_fraction "
-        "on_demand_price_cny_per_gpu_hour spot_price_cny_per_gpu_hour spot_to_on_demand_ratio "
-        "spot_discount_pct",
-        "monthly_vs_hourly_saving": "day source vendor region_code region_group gpu_model "
-        "gpu_fraction gpu_count offer_kind hourly_price_cny_per_gpu_hour "
+        "month_end_dip": "month local_time_zone source vendor gpu_model gpu_variant region_code "
+        "region_group offer_kind currency offers_listed offers_compared "
+        "baseline_price_cny_per_gpu_hour month_end_price_cny_per_gpu_hour "
+        "next_start_price_cny_per_gpu_hour dip_pct drop_pct recovery_pct dipped months_observed "
+        "months_dipped offers_followed offer_months positive_offer_months p_value strength_pct "
+        "depth_ci_low_pct depth_ci_high_pct ci_coverage median_drop_pct median_recovery_pct "
+        "dip_signal",
+        "spot_discount": "day source vendor vendor_kind region_code region_group gpu_model "
+        "gpu_variant gpu_count gpu_fraction billing_period offer_line spot_offer_id spot_sku "
+        "on_demand_offer_id on_demand_sku pairing on_demand_price_cny_per_gpu_hour "
+        "spot_price_cny_per_gpu_hour spot_to_on_demand_ratio spot_discount_pct",
+        "monthly_vs_hourly_saving": "day source vendor vendor_kind region_code region_group "
+        "gpu_model gpu_variant gpu_fraction gpu_count offer_kind offer_line monthly_offer_id "
+        "monthly_sku hourly_offer_id hourly_sku pairing hourly_price_cny_per_gpu_hour "
         "monthly_price_cny_per_gpu_hour saving_pct",
-        "multi_gpu_discount": "day source vendor region_code region_group gpu_model offer_kind "
-        "billing_period server_gpu_count server_price_cny_per_gpu_hour "
+        "multi_gpu_discount": "day source vendor vendor_kind region_code region_group gpu_model "
+        "gpu_variant offer_kind billing_period offer_line server_offer_id server_sku "
+        "server_gpu_count single_offer_id server_price_cny_per_gpu_hour "
         "single_price_cny_per_gpu_hour server_to_single_ratio discount_pct",
         "cheapest_offers": "gpu_model offer_kind billing_period country region_group rank vendor "
         "source sku region_code gpu_fraction gpu_count price_per_gpu_hour_cny price_amount "
         "currency last_seen_at url",
-        "market_claims": "claim_id claim measure measured_value expected_low expected_high "
-        "evidence_rows verdict",
     }
     for mart, columns in expected.items():
         cursor = con.execute(f"select * from marts.{mart} limit 0")
@@ -213,20 +200,24 @@ def test_slice_without_a_whole_card_there_has_no_row(con):
 def test_regional_discount_against_tier1_cities(con):
     build(con, [obs(60, vendor="BJ one", source="bj_one"),
                 obs(64, vendor="BJ two", source="bj_two"),
+                obs(62, vendor="NM IDC", source="nm_idc"),
                 obs("46.5", vendor="NM IDC", source="nm_idc", **ULANQAB),
                 obs(10, gpu_fraction=0.25, vendor="NM IDC", source="nm_idc", **ULANQAB)])
     rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
     assert set(rows) == {"Beijing", "Inner Mongolia"}
     beijing, mongolia = rows["Beijing"], rows["Inner Mongolia"]
-    assert (beijing["offers"], beijing["vendors"]) == (2, 2)
+    assert (beijing["vendors"], beijing["vendors_paired"], beijing["offers"]) == (3, 3, 3)
     assert beijing["median_price_cny_per_gpu_hour"] == Decimal("62")
     assert beijing["reference"] == "CN tier-1 cities"
     assert beijing["reference_price_cny_per_gpu_hour"] == Decimal("62")
     assert beijing["discount_pct"] == approx(0.0)
-    assert (mongolia["offers"], mongolia["vendors"]) == (1, 1)   # the slice is not a whole card
+    # the slice is not a whole card; the pair is NM IDC's Ulanqab card against its Beijing card
+    assert (mongolia["vendors"], mongolia["vendors_paired"], mongolia["offers"]) == (1, 1, 2)
     assert mongolia["median_price_cny_per_gpu_hour"] == Decimal("46.5")
     assert mongolia["reference_price_cny_per_gpu_hour"] == Decimal("62")
     assert mongolia["discount_pct"] == approx(25.0)
+    assert mongolia["ratio_low"] == mongolia["ratio_high"] == approx(0.75)
+    assert mongolia["comparison"] == "same vendor"
     assert mongolia["country"] == "CN" and mongolia["day"] == date(2026, 11, 30)
 
 
@@ -240,27 +231,36 @@ def test_a_replicated_price_does_not_outweigh_other_vendors(con):
                 obs(24, vendor="Cloud B", source="cloud_b", **FRANKFURT)])
     rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
     usa, germany = rows["US"], rows["DE"]
-    assert (usa["offers"], usa["vendors"]) == (13, 3)
+    assert (usa["offers"], usa["vendors"], usa["vendors_paired"]) == (13, 3, 3)
+    assert usa["distinct_offers"] == 4                # Copycat's ten copies of 10 CNY count once
     # per vendor first: Copycat 10, Cloud B 30, Cloud C 33 -> 30 (the median over offers is 10)
     assert usa["median_price_cny_per_gpu_hour"] == Decimal("30")
     assert usa["reference"] == "US" and usa["reference_price_cny_per_gpu_hour"] == Decimal("30")
+    assert usa["discount_pct"] == approx(0.0)
+    # Germany: only Cloud B lists there, so only its own US price is the reference
     assert germany["reference"] == "US"
+    assert (germany["vendors_paired"], germany["offers"], germany["distinct_offers"]) == (1, 2, 2)
     assert germany["reference_price_cny_per_gpu_hour"] == Decimal("30")
     assert germany["discount_pct"] == approx(20.0)
 
 
 def test_replicated_offers_inside_one_region_count_once(con):
     build(con, [obs(60, vendor="BJ one", source="bj_one"),
+                obs(45, vendor="BJ one", source="bj_one", **ULANQAB),
                 obs(64, vendor="BJ two", source="bj_two"),
-                *[obs(20, vendor="NM cheap", source="nm_cheap", sku=f"box {i}", **ULANQAB)
-                  for i in range(5)],
-                obs(50, vendor="NM one", source="nm_one", **ULANQAB),
-                obs(52, vendor="NM two", source="nm_two", **ULANQAB)])
+                obs(56, vendor="BJ two", source="bj_two", **ULANQAB),
+                obs(25, vendor="Copycat", source="copycat"),
+                *[obs(20, vendor="Copycat", source="copycat", sku=f"box {i}", **ULANQAB)
+                  for i in range(5)]])
     [row] = records(con, "select * from marts.regional_discount "
                          "where region_group = 'Inner Mongolia'")
-    assert (row["offers"], row["vendors"]) == (7, 3)
-    assert row["median_price_cny_per_gpu_hour"] == Decimal("50")     # not 20
-    assert row["discount_pct"] == approx(100 * (62 - 50) / 62)
+    assert (row["offers"], row["vendors"], row["vendors_paired"]) == (10, 3, 3)
+    assert row["distinct_offers"] == 6                # Copycat: 20 and 25, once each
+    # vendor ratios 0.75, 0.8 (five copies, one vote), 0.875 -> 0.8
+    assert row["discount_pct"] == approx(20.0)
+    assert (row["ratio_low"], row["ratio_high"]) == (approx(0.75), approx(0.875))
+    assert row["median_price_cny_per_gpu_hour"] == Decimal("45")
+    assert row["reference_price_cny_per_gpu_hour"] == Decimal("60")
 
 
 def test_regional_discount_without_a_reference_that_day(con):
@@ -270,6 +270,8 @@ def test_regional_discount_without_a_reference_that_day(con):
                          "'Inner Mongolia'")
     assert row["reference"] == "CN tier-1 cities"
     assert row["reference_price_cny_per_gpu_hour"] is None and row["discount_pct"] is None
+    assert (row["vendors"], row["vendors_paired"], row["offers"]) == (1, 0, 0)
+    assert row["median_price_cny_per_gpu_hour"] == Decimal("46.5")     # shown, not compared
 
 
 # -- month_end_dip -----------------------------------------------------------------------------
@@ -289,108 +291,29 @@ def is_month_end(day: date) -> bool:
     return (day + timedelta(days=5)).month != day.month
 
 
-def month_end_rows(con) -> list[dict]:
-    return records(con, "select * from marts.month_end_dip order by month")
-
-
-def test_month_end_dip_in_two_months_is_a_signal(con):
-    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30),
-                            lambda d: 45 if is_month_end(d) else 50))
-    rows = month_end_rows(con)
-    assert [r["month"] for r in rows] == [date(2026, 10, 1), date(2026, 11, 1)]
-    for row in rows:
-        assert row["baseline_price_cny_per_gpu_hour"] == Decimal("50")
-        assert row["month_end_price_cny_per_gpu_hour"] == Decimal("45")
-        assert row["dip_pct"] == approx(10.0)
-        assert row["baseline_available_offers"] == 1 and row["month_end_available_offers"] == 1
-        assert row["availability_change_pct"] == approx(0.0)
-        assert row["dipped"] is True
-        assert (row["months_observed"], row["months_dipped"]) == (2, 2)
-        assert row["strength_pct"] == approx(10.0)
-        assert row["confidence"] == approx(1.0)
-        assert row["dip_signal"] is True
-        assert row["region_group"] == "Beijing"
-
-
-def test_month_end_windows_are_days_8_to_22_and_the_last_5_days(con):
-    # a drop outside both windows (days 1-7 and 23-25 of November) changes nothing
-    def price(d: date) -> int:
-        if is_month_end(d):
-            return 45
-        return 30 if d.day < 8 or d.day > 22 else 50
-    build(con, daily_series(date(2026, 11, 1), date(2026, 11, 30), price))
-    [row] = month_end_rows(con)
-    assert row["baseline_price_cny_per_gpu_hour"] == Decimal("50")
-    assert row["month_end_price_cny_per_gpu_hour"] == Decimal("45")
-
-
-def test_a_flat_series_has_no_dip(con):
-    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50))
-    rows = month_end_rows(con)
-    assert len(rows) == 2
-    for row in rows:
-        assert row["dip_pct"] == approx(0.0)
-        assert row["dipped"] is False
-        assert (row["months_observed"], row["months_dipped"]) == (2, 0)
-        assert row["confidence"] == approx(0.0) and row["strength_pct"] == approx(0.0)
-        assert row["dip_signal"] is False
-
-
-def test_one_complete_month_is_no_signal(con):
-    build(con, daily_series(date(2026, 11, 1), date(2026, 12, 10),
-                            lambda d: 45 if is_month_end(d) else 50))
-    november, december = month_end_rows(con)
-    assert november["dipped"] is True and november["dip_pct"] == approx(10.0)
-    assert december["month_end_price_cny_per_gpu_hour"] is None
-    assert december["baseline_price_cny_per_gpu_hour"] == Decimal("50")   # days 8-10
-    assert december["dipped"] is None                                    # month not complete
-    for row in (november, december):
-        assert row["months_observed"] == 1
-        assert row["confidence"] == approx(1.0)
-        assert row["dip_signal"] is False
-
-
-def test_more_available_offers_at_month_end_is_a_dip(con):
-    steady = daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50, sku="steady")
-    released = daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50, sku="released",
-                            available_on=is_month_end)
-    build(con, steady + released)
-    rows = month_end_rows(con)
-    assert len(rows) == 2                         # both offers fall in one group
-    for row in rows:
-        assert row["dip_pct"] == approx(0.0)
-        assert row["baseline_available_offers"] == 1 and row["month_end_available_offers"] == 2
-        assert row["availability_change_pct"] == approx(100.0)
-        assert row["dipped"] is True
-        assert row["months_dipped"] == 2 and row["confidence"] == approx(1.0)
-        assert row["dip_signal"] is False         # strength 0 % < 3 %
-
-
-def test_month_end_dip_is_hourly_only_and_per_group(con):
-    build(con, [*daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 50 * 730,
-                              billing_period="month"),
-                *daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 50),
-                *daily_series(date(2026, 11, 1), date(2026, 11, 30), lambda d: 20,
-                              gpu_model="RTX4090-24GB")])
-    rows = records(con, "select gpu_model, baseline_price_cny_per_gpu_hour as p "
-                        "from marts.month_end_dip order by gpu_model")
-    assert rows == [{"gpu_model": "A100-80GB", "p": Decimal("50")},
-                    {"gpu_model": "RTX4090-24GB", "p": Decimal("20")}]
+# month_end_dip and month_end_capacity: tests/sql/test_month_end.py. The helpers above serve the
+# month-end claims of tests/sql/test_market_claims.py.
 
 
 # -- spot_discount -----------------------------------------------------------------------------
 
-def test_spot_discount_uses_the_lowest_prices(con):
+def test_spot_discount_pairs_each_spot_offer(con):
     build(con, [obs(10), obs(12, sku="big box"), obs(3, offer_kind="spot"),
                 obs(4, offer_kind="spot", sku="big box"),
-                obs(2, offer_kind="spot", billing_period="month"),        # not hourly
+                obs(2, offer_kind="spot", billing_period="month"),        # no monthly on-demand
                 obs(1, gpu_fraction=0.5, offer_kind="spot", sku="half")])  # no on-demand half
-    [row] = records(con, "select * from marts.spot_discount")
-    assert row["gpu_fraction"] == Decimal("1")
-    assert row["on_demand_price_cny_per_gpu_hour"] == Decimal("10")
-    assert row["spot_price_cny_per_gpu_hour"] == Decimal("3")
-    assert row["spot_to_on_demand_ratio"] == approx(0.3)
-    assert row["spot_discount_pct"] == approx(70.0)
+    rows = records(con, "select * from marts.spot_discount order by spot_price_cny_per_gpu_hour")
+    assert [(r["spot_sku"], r["on_demand_sku"], r["pairing"]) for r in rows] == [
+        ("A100-80GB 1x1 spot hour", "A100-80GB 1x1 on_demand hour", "line"),   # the cheapest
+        ("big box", "big box", "sku")]                      # its own instance type, not 10
+    line, sku = rows
+    assert line["gpu_fraction"] == Decimal("1")
+    assert line["on_demand_price_cny_per_gpu_hour"] == Decimal("10")
+    assert line["spot_price_cny_per_gpu_hour"] == Decimal("3")
+    assert line["spot_to_on_demand_ratio"] == approx(0.3)
+    assert line["spot_discount_pct"] == approx(70.0)
+    assert sku["on_demand_price_cny_per_gpu_hour"] == Decimal("12")
+    assert sku["spot_to_on_demand_ratio"] == approx(4 / 12)
 
 
 def test_spot_dearer_than_on_demand_stays_with_a_negative_discount(con):
@@ -412,9 +335,14 @@ def test_monthly_package_saving(con):
                     sku="other package"),
                 obs(50, billing_period="day", gpu_model="RTX4090-24GB", vram_gb=24),
                 obs(62)])                                        # hourly only: no row
-    [row] = records(con, "select * from marts.monthly_vs_hourly_saving")
+    rows = records(con, "select * from marts.monthly_vs_hourly_saving "
+                        "order by monthly_price_cny_per_gpu_hour")
+    assert len(rows) == 2                               # one row per monthly offer
+    row = rows[0]
     assert (row["gpu_model"], row["gpu_count"], row["offer_kind"]) == ("RTX4090-24GB", 1,
                                                                        "on_demand")
+    assert {r["pairing"] for r in rows} == {"line"}      # no hourly offer has their SKUs
+    assert rows[1]["saving_pct"] == approx(100 * (2.38 - 1400 / 730) / 2.38, rel=1e-5)
     assert row["hourly_price_cny_per_gpu_hour"] == Decimal("2.38")
     assert float(row["monthly_price_cny_per_gpu_hour"]) == approx(1299 / 730, rel=1e-6)
     assert row["saving_pct"] == approx(100 * (2.38 - 1299 / 730) / 2.38, rel=1e-5)
@@ -433,9 +361,13 @@ def test_multi_gpu_server_against_a_single_card(con):
     build(con, [obs(62), obs(66, sku="single premium"), obs(8 * 52.5, gpu_count=8),
                 obs(8 * 60, gpu_count=8, sku="server premium"), obs(4 * 62, gpu_count=4),
                 obs(8 * 40, gpu_count=8, **SHANGHAI)])           # no single card there
-    rows = records(con, "select * from marts.multi_gpu_discount order by server_gpu_count")
-    assert [r["server_gpu_count"] for r in rows] == [4, 8]
-    four, eight = rows
+    rows = records(con, "select * from marts.multi_gpu_discount "
+                        "order by server_gpu_count, server_price_cny_per_gpu_hour")
+    assert [r["server_gpu_count"] for r in rows] == [4, 8, 8]     # one row per server offer
+    four, eight, premium = rows
+    assert premium["server_sku"] == "server premium"
+    assert premium["server_to_single_ratio"] == approx(60 / 62)
+    assert {r["single_offer_id"] for r in rows} == {obs(62)["offer_id"]}
     assert eight["server_price_cny_per_gpu_hour"] == Decimal("52.5")
     assert eight["single_price_cny_per_gpu_hour"] == Decimal("62")
     assert eight["server_to_single_ratio"] == approx(52.5 / 62)     # 0.8468
@@ -478,107 +410,3 @@ def test_cheapest_offers_rank_per_kind_and_billing_period(con):
         {"offer_kind": "on_demand", "billing_period": "month", "region_group": "Beijing",
          "rank": 1},
         {"offer_kind": "spot", "billing_period": "hour", "region_group": "Beijing", "rank": 1}]
-
-
-# -- market_claims -----------------------------------------------------------------------------
-
-def claims(con) -> dict[str, dict]:
-    rows = records(con, "select * from marts.market_claims")
-    assert [r["claim_id"] for r in rows] == CLAIM_IDS        # every claim exactly once
-    return {r["claim_id"]: r for r in rows}
-
-
-def test_market_claims_hold_fail_or_lack_data(con):
-    build(con, [obs(62),                                                     # Beijing whole
-                obs("24.50", gpu_fraction=0.25, sku="MIG 2g.20gb"),          # 20 GB slice
-                obs(8 * 52.5, gpu_count=8),                                  # 8-GPU server
-                obs("7.5", **NANJING)])                                      # Jiangsu whole
-    result = claims(con)
-    verdicts = {k: v["verdict"] for k, v in result.items()}
-    assert verdicts == {
-        "a100_80gb_beijing_hourly": "holds",
-        "slice_20gb_hourly": "holds",
-        "slice_40gb_hourly": "not enough data",
-        "slice_share_of_whole": "holds",
-        "quarter_a100_share_of_whole": "holds",
-        "half_a100_hourly": "not enough data",
-        "a100_80gb_monthly": "not enough data",
-        "server_8gpu_monthly": "not enough data",
-        "server_8gpu_share_of_single": "holds",
-        "jiangsu_a100_80gb_hourly": "does not hold",
-        "jiangsu_h800_hourly": "not enough data",
-        "monthly_package_saving": "not enough data",
-        "inner_mongolia_guizhou_discount": "not enough data",
-        "spot_share_of_regular": "not enough data",
-        "month_end_dips": "not enough data",
-    }
-    assert result["a100_80gb_beijing_hourly"]["measured_value"] == approx(62.0)
-    assert result["a100_80gb_beijing_hourly"]["evidence_rows"] == 1
-    assert (result["a100_80gb_beijing_hourly"]["expected_low"],
-            result["a100_80gb_beijing_hourly"]["expected_high"]) == (50.0, 80.0)
-    assert result["slice_20gb_hourly"]["measured_value"] == approx(24.5)
-    assert result["slice_share_of_whole"]["measured_value"] == approx(39.5161, rel=1e-5)
-    assert result["quarter_a100_share_of_whole"]["expected_low"] == approx(100 / 3)
-    assert result["server_8gpu_share_of_single"]["measured_value"] == approx(84.6774, rel=1e-5)
-    assert result["jiangsu_a100_80gb_hourly"]["measured_value"] == approx(7.5)
-    assert result["jiangsu_h800_hourly"]["measured_value"] is None
-    for row in result.values():
-        assert row["claim"] and row["measure"]
-
-
-def test_market_claims_on_monthly_spot_and_regional_data(con):
-    build(con, [obs(62), obs(12.4, offer_kind="spot"),
-                obs(36, gpu_fraction=0.5, sku="MIG 3g.40gb"),                 # 40 GB, 1/2 slice
-                obs(9350, billing_period="month"),                            # 12.81 / GPU-h
-                obs(9550, billing_period="month", sku="other package"),
-                obs(70000, gpu_count=8, billing_period="month"),
-                obs("46.5", vendor="NM IDC", source="nm_idc", **ULANQAB),      # 25 % cheaper
-                obs("43.4", vendor="GZ IDC", source="gz_idc", **GUIAN),        # 30 % cheaper
-                obs(50, gpu_model="H800-80GB", **NANJING)])
-    result = claims(con)
-    expected = {
-        "slice_40gb_hourly": (36.0, "holds"),
-        "half_a100_hourly": (36.0, "does not hold"),
-        "a100_80gb_monthly": (9450.0, "holds"),
-        "server_8gpu_monthly": (70000.0, "holds"),
-        "jiangsu_h800_hourly": (50.0, "holds"),
-        "monthly_package_saving": (100 * (62 - 9350 / 730) / 62, "holds"),
-        "inner_mongolia_guizhou_discount": (27.5, "holds"),
-        "spot_share_of_regular": (20.0, "holds"),
-    }
-    for claim_id, (value, verdict) in expected.items():
-        assert result[claim_id]["measured_value"] == approx(value, rel=1e-5), claim_id
-        assert result[claim_id]["verdict"] == verdict, claim_id
-    assert result["monthly_package_saving"]["expected_high"] is None      # open-ended
-    assert result["a100_80gb_monthly"]["evidence_rows"] == 2
-    assert result["inner_mongolia_guizhou_discount"]["evidence_rows"] == 2
-
-
-def test_market_claims_use_the_latest_day(con):
-    build(con, [obs(30, observed_at=DAY - timedelta(days=1)), obs(62)])
-    result = claims(con)
-    assert result["a100_80gb_beijing_hourly"]["measured_value"] == approx(62.0)
-    assert result["a100_80gb_beijing_hourly"]["evidence_rows"] == 1
-
-
-def test_month_end_dip_claim_holds_when_a_group_signals(con):
-    build(con, [*daily_series(date(2026, 10, 1), date(2026, 11, 30),
-                              lambda d: 45 if is_month_end(d) else 50),
-                *daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 20,
-                              gpu_model="RTX4090-24GB")])
-    row = claims(con)["month_end_dips"]
-    assert (row["measured_value"], row["evidence_rows"], row["verdict"]) == (50.0, 2, "holds")
-
-
-def test_month_end_dip_claim_fails_when_no_group_signals(con):
-    build(con, daily_series(date(2026, 10, 1), date(2026, 11, 30), lambda d: 50))
-    row = claims(con)["month_end_dips"]
-    assert (row["measured_value"], row["evidence_rows"], row["verdict"]) == (0.0, 1,
-                                                                           "does not hold")
-
-
-def test_month_end_dip_claim_needs_two_complete_months(con):
-    build(con, daily_series(date(2026, 11, 1), date(2026, 11, 30),
-                            lambda d: 45 if is_month_end(d) else 50))
-    row = claims(con)["month_end_dips"]
-    assert (row["evidence_rows"], row["verdict"]) == (0, "not enough data")

@@ -84,3 +84,27 @@ def test_alias_publishes_a_top_level_view(tmp_path):
     [model] = load_models(tmp_path, EXTERNAL)
     run_model(con, model)
     assert con.execute("select n from m_alias").fetchall() == [(0,)]
+
+
+def test_an_incremental_model_whose_columns_changed_is_rebuilt_in_full(tmp_path):
+    """An upgrade that adds a column to an incremental model must not insert into the old table
+    (it would fail, or leave old rows without the column): the model is rebuilt in full."""
+    from datetime import UTC, datetime
+
+    from pipelines.lib.sql_models import run_model
+
+    con = duckdb.connect()
+    ensure_schema(con)
+    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, normalized_at) "
+                "values ('c1', 's', 'replay', true, 0, ?)", [datetime(2026, 1, 1, tzinfo=UTC)])
+    old = "/* m */\n-- incremental: d\nselect date '2026-01-01' as d, 1 as a"
+    _write(tmp_path, "marts/m.sql", old)
+    [model] = load_models(tmp_path, EXTERNAL)
+    assert run_model(con, model) == "full"
+    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, normalized_at) "
+                "values ('c2', 's', 'replay', true, 0, now())")
+    _write(tmp_path, "marts/m.sql", old + ", 2 as b")
+    [model] = load_models(tmp_path, EXTERNAL)
+    assert run_model(con, model) == "full"
+    assert con.execute("select d, a, b from marts.m").fetchall()[0][1:] == (1, 2)
+    assert run_model(con, model) == "up to date"      # same columns: incremental again

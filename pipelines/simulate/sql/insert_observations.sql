@@ -7,8 +7,11 @@
         o.gpu_fraction::decimal(9, 6), o.vram_gb::decimal(9, 2), o.offer_kind, o.billing_period,
         round(c.amount, 6)::decimal(18, 6) as price_amount,
         o.currency,
-        round(round(c.amount, 6) * o.cny_factor, 6)::decimal(18, 6) as price_per_gpu_hour_cny,
-        round(round(c.amount, 6) * o.usd_factor, 6)::decimal(18, 6) as price_per_gpu_hour_usd,
+        -- cny_scale / usd_scale: exchange-rate moves (1 otherwise); the listed amount stays put
+        round(round(c.amount, 6) * o.cny_factor * c.cny_scale, 6)::decimal(18, 6)
+            as price_per_gpu_hour_cny,
+        round(round(c.amount, 6) * o.usd_factor * c.usd_scale, 6)::decimal(18, 6)
+            as price_per_gpu_hour_usd,
         o.fx_rate_date::date,
         case c.available when 1 then true when 0 then false end as available,
         o.url, o.raw_ref, o.offer_id,

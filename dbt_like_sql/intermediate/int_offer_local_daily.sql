@@ -1,0 +1,39 @@
+/* One row per offer and LOCAL day: the day on the vendor's own calendar (`local_date` of
+   staging.stg_observations: Beijing time for Chinese vendors, UTC elsewhere), so a Beijing
+   vendor's month-end price cut that starts at local 00:00 (16:00 UTC the day before) falls on
+   the right day and month. The day's closing price as listed (exchange rates cannot move it),
+   the same close in CNY per GPU-hour beside it, and whether the offer was listed and in stock.
+   The daily series the month-end signals (month_end_dip, month_end_capacity) follow.
+   Incremental: the runner deletes and re-inserts local days >= `since` (a UTC date). Zones are
+   UTC or east of it, so every new observation falls on a local day >= since; but local day
+   `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from
+   `since` - 1 day on (the partial local day since - 1 this yields is dropped by the runner). */
+-- incremental: local_date
+select
+    offer_id,
+    local_date,                                         -- the vendor's calendar day
+    any_value(local_month) as local_month,              -- first day of the local month
+    any_value(local_time_zone) as local_time_zone,      -- 'Asia/Shanghai' or 'UTC'
+    any_value(source) as source,
+    any_value(vendor) as vendor,
+    any_value(vendor_kind) as vendor_kind,
+    any_value(gpu_model) as gpu_model,
+    any_value(gpu_variant) as gpu_variant,              -- null: the listing did not say
+    any_value(region_code) as region_code,
+    any_value(region_group) as region_group,            -- province in China, else country
+    any_value(offer_kind) as offer_kind,
+    any_value(billing_period) as billing_period,
+    any_value(offer_line) as offer_line,                -- the same vendor's same thing
+    any_value(currency) as currency,                    -- the listed currency
+    arg_max(price_amount, observed_at) as close_price_amount,   -- last listed amount of the day
+    arg_max(price_per_gpu_hour_cny, observed_at)
+        as close_price_cny_per_gpu_hour,                -- the same close in CNY, for reading
+    bool_or(coalesce(available, true)) as available,   -- in stock at some look (unknown = yes)
+    arg_max_null(available, observed_at) as close_available,    -- stock at the last look
+    count(*) as observations                            -- looks at the offer that day
+from staging.stg_observations
+-- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
+-- build, a plain DuckDB shell) reads everything.
+where observed_hour >= coalesce((getvariable('since')::date - interval 1 day)::timestamptz,
+                                timestamptz '0001-01-01 00:00:00+00')
+group by offer_id, local_date

@@ -1,0 +1,69 @@
+/* Month-phase stability: one row per offer and LOCAL month, how much the same offer's listed
+   price moves from one local day to the next in each phase of the month: the start (days 2-7),
+   mid-month (days 8-22) and the month end (its last 5 days), from the offer's own daily closes
+   (intermediate.int_offer_local_daily: the vendor's calendar, the listed currency, so exchange
+   rates cannot move it). A change is counted on the later of two consecutive local days; day 1's
+   change (against the previous month's last day) belongs to no phase: it is the recovery from
+   the previous month end. The statistic per phase is the MEAN absolute day-to-day change, % per
+   day: a median of daily changes would hide a single step (most days do not change at all). */
+with daily as (
+    select
+        *,
+        lag(local_date) over offer_days as previous_date,
+        lag(close_price_amount) over offer_days as previous_amount,
+        lag(currency) over offer_days as previous_currency
+    from intermediate.int_offer_local_daily
+    window offer_days as (partition by offer_id order by local_date)
+),
+
+changes as (
+    select
+        *,
+        100 * abs(close_price_amount - previous_amount) / previous_amount as abs_change_pct,
+        case
+            when day(local_date) between 2 and 7 then 'start'
+            when day(local_date) between 8 and 22 then 'mid'
+            when date_diff('day', local_date, last_day(local_date)) < 5 then 'month_end'
+        end as month_phase
+    from daily
+    where previous_date = local_date - 1                -- consecutive days only
+        and previous_amount > 0
+        and previous_currency = currency
+)
+
+select
+    local_month,                                        -- first day of the vendor's month
+    offer_id,
+    any_value(source) as source,
+    any_value(vendor) as vendor,
+    any_value(vendor_kind) as vendor_kind,
+    any_value(offer_line) as offer_line,                -- the same vendor's same thing
+    any_value(gpu_model) as gpu_model,
+    split_part(any_value(gpu_model), '-', 1) as gpu_family,
+    any_value(gpu_variant) as gpu_variant,              -- null: the listing did not say
+    any_value(region_code) as region_code,
+    any_value(region_group) as region_group,
+    any_value(offer_kind) as offer_kind,
+    any_value(billing_period) as billing_period,
+    any_value(currency) as currency,                    -- the listed currency
+    count(*) filter (where month_phase = 'start') as start_changes,   -- day pairs seen, days 2-7
+    avg(abs_change_pct) filter (where month_phase = 'start')::double
+        as start_mean_abs_change_pct,                   -- % per day, days 2-7
+    count(*) filter (where month_phase = 'mid') as mid_changes,       -- day pairs seen, days 8-22
+    avg(abs_change_pct) filter (where month_phase = 'mid')::double
+        as mid_mean_abs_change_pct,                     -- % per day, days 8-22
+    count(*) filter (where month_phase in ('start', 'mid'))
+        as start_mid_changes,                           -- day pairs seen, days 2-22
+    count(*) filter (where month_phase in ('start', 'mid') and abs_change_pct > 0)
+        as start_mid_days_changed,                      -- ... on which the price moved
+    avg(abs_change_pct) filter (where month_phase in ('start', 'mid'))::double
+        as start_mid_mean_abs_change_pct,               -- % per day, days 2-22: the claim's value
+    max(abs_change_pct) filter (where month_phase in ('start', 'mid'))::double
+        as start_mid_max_abs_change_pct,                -- the largest single move, days 2-22
+    count(*) filter (where month_phase = 'month_end')
+        as month_end_changes,                           -- day pairs seen, last 5 days
+    avg(abs_change_pct) filter (where month_phase = 'month_end')::double
+        as month_end_mean_abs_change_pct                -- % per day, last 5 days: the comparison
+from changes
+where month_phase is not null
+group by local_month, offer_id

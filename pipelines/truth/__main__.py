@@ -1,0 +1,3 @@
+from pipelines.truth.run import main
+
+main()

@@ -1,0 +1,69 @@
+"""Scores of the signals against the simulator's truth: pure functions over the rows the SQL in
+`sql/` returns from a simulated database, so each one is tested on hand-made rows."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+SQL_DIR = Path(__file__).parent / "sql"
+FALSE_POSITIVE_CATEGORIES = ("noise", "trend", "churn", "fx")
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str) -> pd.DataFrame:
+    """Run `sql/<name>.sql` on a simulated database."""
+    return con.execute((SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")).df()
+
+
+def _share(flags: Iterable) -> float | None:
+    values = [bool(v) for v in flags]
+    return sum(values) / len(values) if values else None
+
+
+def dip_recall(groups: pd.DataFrame) -> dict[str, float | None]:
+    """Dip size (as injected, '%g') -> share of the dipped groups the mart signalled."""
+    dipped = groups[groups["category"] == "dip"]
+    return {f"{size:g}": _share(part["dip_signal"])
+            for size, part in sorted(dipped.groupby("dip_size_pct"), key=lambda kv: kv[0])}
+
+
+def false_positive_rates(groups: pd.DataFrame) -> dict[str, float | None]:
+    """Category -> share of its groups (no dip injected) that the mart signalled as a dip."""
+    return {category: _share(groups.loc[groups["category"] == category, "dip_signal"])
+            for category in FALSE_POSITIVE_CATEGORIES}
+
+
+def group_counts(groups: pd.DataFrame) -> dict[str, int]:
+    counts = groups["category"].value_counts()
+    return {category: int(counts.get(category, 0)) for category in ("dip", *FALSE_POSITIVE_CATEGORIES)}
+
+
+def error_summary(errors: Sequence[float]) -> dict[str, float | None]:
+    """Median, 95th percentile and maximum of absolute errors (None when there are none)."""
+    values = sorted(float(e) for e in errors if e is not None and not math.isnan(float(e)))
+    if not values:
+        return {"median": None, "p95": None, "max": None, "rows": 0}
+    p95 = values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
+    return {"median": float(pd.Series(values).median()), "p95": p95, "max": values[-1],
+            "rows": len(values)}
+
+
+def ratio_errors(rows: pd.DataFrame) -> dict[str, dict]:
+    """Measure ('slice', 'server', 'spot', 'monthly') -> relative error of the mart's ratio against
+    the injected one, and the share of pairs made with the reference the simulator priced from."""
+    out = {}
+    for measure, part in rows.groupby("measure"):
+        relative = (part["measured_ratio"] / part["injected_ratio"] - 1).abs()
+        out[measure] = {**error_summary(relative.tolist()),
+                        "same_reference": _share(v is True or v == 1 for v in part["same_reference"])}
+    return out
+
+
+def claims_summary(claims: pd.DataFrame) -> dict[str, object]:
+    with_interval = claims["ci_low"].notna() & claims["ci_high"].notna()
+    return {"claims_total": int(len(claims)), "claims_with_interval": int(with_interval.sum()),
+            "verdicts": {str(k): int(v) for k, v in claims["verdict"].value_counts().items()}}

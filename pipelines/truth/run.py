@@ -1,0 +1,205 @@
+"""`make truth`: simulate a grid of histories with known effects, build every SQL model on each,
+and score the signals against what was injected. It prints figures next to their targets and
+writes them to `data/truth/truth-<UTC time>.json` and `data/truth/latest.json`; it asserts
+nothing (the figures are the result).
+
+    python -m pipelines.truth [--seeds 1,2,3] [--noises 1,3] [--months 6] [--every-hours 4]
+                              [--sources a,b] [--keep DIR] [--out-dir DIR] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from pipelines.truth import grid, metrics
+
+TARGETS = {  # (key, comparison, target): figures, never test thresholds
+    "dip_recall >=3 % at noise 1": (">=", 0.95),
+    "dip_recall >=3 % at noise 3": (">=", 0.80),
+    "dip_fpr_noise": ("<=", 0.05), "dip_fpr_trend": ("<=", 0.05),
+    "dip_fpr_churn": ("<=", 0.05), "dip_fpr_fx": ("<=", 0.05),
+    "regional_error_pp_median": ("<=", 0.5), "regional_error_pp_max": ("<=", 1.5),
+    "slice_ratio_max_rel_error_noise0": ("<=", 1e-6),
+}
+
+
+def _csv(kind):
+    def parse(text: str):
+        try:
+            return tuple(kind(x) for x in text.split(",") if x.strip())
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(f"{text!r}: {exc}") from exc
+    return parse
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m pipelines.truth", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seeds", type=_csv(int), default=(1, 2, 3))
+    p.add_argument("--noises", type=_csv(float), default=(1.0, 3.0), help="noise bounds, %%")
+    p.add_argument("--months", type=int, default=6, help="length of each history (calendar months)")
+    p.add_argument("--every-hours", type=int, default=4, help="one crawl every K hours")
+    p.add_argument("--start", type=date.fromisoformat, default=date(2026, 1, 1))
+    p.add_argument("--sources", type=_csv(str), default=None, help="only these sources' offers")
+    p.add_argument("--keep", type=Path, default=None, help="keep the simulated databases here")
+    p.add_argument("--out-dir", type=Path, default=None, help="[default: <data dir>/truth]")
+    p.add_argument("--quick", action="store_true", help="one seed, 4 months: a fast look")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.seeds, args.months = args.seeds[:1], 4
+    return args
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def score_database(path: Path) -> dict[str, pd.DataFrame]:
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        return {name: metrics.query(con, name)
+                for name in ("dip_groups", "regional_errors", "ratio_errors", "claims")}
+    finally:
+        con.close()
+
+
+def run_grid(args: argparse.Namespace, work: Path) -> dict:
+    from pipelines.simulate import load_offers, months_to_days, simulate
+
+    started = time.perf_counter()
+    _say("offers: crawling the bundled snapshots offline ...")
+    offers = load_offers(sources=list(args.sources) if args.sources else None)
+    sources = sorted(set(offers["source"]))
+    _say(f"  {len(offers)} offers of {len(sources)} sources")
+    days = months_to_days(args.start, args.months)
+    scenarios = grid.dip_scenarios(sources, seeds=args.seeds, noises=args.noises,
+                                   start=args.start, days=days, every_hours=args.every_hours)
+    scenarios.append(grid.ratio_scenario(sources, start=args.start, days=min(days, 31),
+                                         every_hours=max(args.every_hours, 6)))
+    scored: list[tuple[grid.Scenario, dict[str, pd.DataFrame]]] = []
+    for i, sc in enumerate(scenarios, 1):
+        t0 = time.perf_counter()
+        path = work / f"{sc.name}.db"
+        result = simulate(path, start=sc.start, days=sc.days, offers=offers, effects=sc.effects,
+                          seed=sc.seed, every_hours=sc.every_hours, noise_pct=sc.noise_pct)
+        scored.append((sc, score_database(path)))
+        if not args.keep:
+            path.unlink(missing_ok=True)
+        _say(f"[{i}/{len(scenarios)}] {sc.name}: {result.rows:,} rows, "
+             f"{time.perf_counter() - t0:.0f} s")
+    return summarize(scored, args, sources, time.perf_counter() - started)
+
+
+def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def summarize(scored, args, sources, seconds) -> dict:
+    dips_by_noise: dict[str, pd.DataFrame] = {}
+    for sc, frames in scored:
+        if sc.name.startswith("ratios"):
+            continue
+        dips_by_noise.setdefault(f"{sc.noise_pct:g}", [])
+        dips_by_noise[f"{sc.noise_pct:g}"].append(frames["dip_groups"].assign(seed=sc.seed))
+    dips = {noise: _concat(parts) for noise, parts in dips_by_noise.items()}
+    all_dips = _concat(list(dips.values()))
+    fpr = metrics.false_positive_rates(all_dips) if not all_dips.empty else {}
+    regional_frames: dict[str, list[pd.DataFrame]] = {}
+    for sc, frames in scored:   # the noise-0 history carries the same gaps: pairing alone
+        regional_frames.setdefault(f"{sc.noise_pct:g}", []).append(frames["regional_errors"])
+    regional_by_noise = {}
+    for noise, parts in regional_frames.items():
+        rows = _concat(parts)
+        regional_by_noise[noise] = metrics.error_summary(
+            rows["error_pp"].tolist() if "error_pp" in rows else [])
+    ratio_rows = _concat([fr["ratio_errors"] for sc, fr in scored if sc.name.startswith("ratios")])
+    ratios = metrics.ratio_errors(ratio_rows) if not ratio_rows.empty else {}
+    first_noise = min(dips) if dips else None
+    claims = next((fr["claims"] for sc, fr in scored
+                   if f"{sc.noise_pct:g}" == first_noise and not sc.name.startswith("ratios")),
+                  pd.DataFrame(columns=["ci_low", "ci_high", "verdict"]))
+    claim_figures = metrics.claims_summary(claims)
+    main_regional = regional_by_noise.get("1") or next(iter(regional_by_noise.values()), {})
+    return {
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "grid": {"seeds": list(args.seeds), "noises": list(args.noises), "months": args.months,
+                 "every_hours": args.every_hours, "start": args.start.isoformat(),
+                 "sources": sources, "histories": len(scored), "seconds": round(seconds, 1)},
+        "dip_recall": {noise: metrics.dip_recall(frame) for noise, frame in dips.items()},
+        "dip_groups": {noise: metrics.group_counts(frame) for noise, frame in dips.items()},
+        "dip_fpr_noise": fpr.get("noise"), "dip_fpr_trend": fpr.get("trend"),
+        "dip_fpr_churn": fpr.get("churn"), "dip_fpr_fx": fpr.get("fx"),
+        "dip_fpr_by_noise": {noise: metrics.false_positive_rates(frame)
+                             for noise, frame in dips.items()},
+        "regional_error_pp_median": main_regional.get("median"),
+        "regional_error_pp_max": main_regional.get("max"),
+        "regional_error_pp_by_noise": regional_by_noise,
+        "slice_ratio_max_rel_error_noise0": (ratios.get("slice") or {}).get("max"),
+        "ratio_errors_noise0": ratios,
+        "claims_total": claim_figures["claims_total"],
+        "claims_with_interval": claim_figures["claims_with_interval"],
+        "claims_verdicts": claim_figures["verdicts"],
+    }
+
+
+def _recall_at_least(recall: dict[str, float | None], size: float) -> float | None:
+    values = [v for k, v in recall.items() if float(k) >= size and v is not None]
+    return min(values) if values else None
+
+
+def print_report(result: dict) -> None:
+    figures = {
+        "dip_recall >=3 % at noise 1": _recall_at_least(result["dip_recall"].get("1", {}), 3),
+        "dip_recall >=3 % at noise 3": _recall_at_least(result["dip_recall"].get("3", {}), 3),
+        **{k: result.get(k) for k in TARGETS if k in result},
+    }
+    _say("\nsignal truth (simulated histories scored against what was injected)")
+    for noise, recall in result["dip_recall"].items():
+        sizes = ", ".join(f"{k} %: {v:.2f}" if v is not None else f"{k} %: -"
+                          for k, v in recall.items())
+        _say(f"  dip recall at noise {noise} %  {sizes}   groups {result['dip_groups'][noise]}")
+    for key, (op, target) in TARGETS.items():
+        value = figures.get(key)
+        ok = value is not None and (value >= target if op == ">=" else value <= target)
+        shown = "-" if value is None else f"{value:.4g}"
+        _say(f"  {key:<36} {shown:>10}   target {op} {target:g}   {'met' if ok else 'NOT MET'}")
+    _say(f"  regional error by noise: {result['regional_error_pp_by_noise']}")
+    _say(f"  ratio errors at noise 0: {result['ratio_errors_noise0']}")
+    _say(f"  claims: {result['claims_total']} rows, {result['claims_with_interval']} with an "
+         f"interval, verdicts {result['claims_verdicts']}")
+
+
+def write(result: dict, out_dir: Path) -> Path:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path = out_dir / f"truth-{stamp}.json"
+    text = json.dumps(result, indent=2, ensure_ascii=False, default=str)
+    path.write_text(text, encoding="utf-8")
+    (out_dir / "latest.json").write_text(text, encoding="utf-8")
+    return path
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    from pipelines.paths import data_dir
+
+    args = parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="gpuprices-truth-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        result = run_grid(args, work)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    print_report(result)
+    path = write(result, args.out_dir or data_dir() / "truth")
+    _say(f"\nwritten: {path} (and latest.json)")
