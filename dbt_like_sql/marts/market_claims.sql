@@ -116,7 +116,7 @@ stats as (
         claim_id,
         any_value(measured_on) as measured_on,
         any_value(distinct_offers) as n,
-        sum(offers) as offers,
+        sum(offers)::bigint as offers,
         count(distinct vendor) as vendors,
         median(value) as median_value,
         list(value order by value_rank) as sorted_values
