@@ -25,6 +25,7 @@ churned_sources as (
 verdicts as (
     select
         source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
+        any_value(local_time_zone) as local_time_zone,  -- the calendar the group is judged in
         bool_or(coalesce(dip_signal, false)) as dip_signal,
         max(months_observed) as months_observed,
         max(offer_months) as offer_months,
