@@ -52,6 +52,12 @@ def error_summary(errors: Sequence[float]) -> dict[str, float | None]:
             "rows": len(values)}
 
 
+def share_within(errors: Sequence[float], bound: float) -> float | None:
+    """The share of errors at most `bound` (None when there are none)."""
+    values = [float(e) for e in errors if e is not None and not math.isnan(float(e))]
+    return sum(v <= bound for v in values) / len(values) if values else None
+
+
 def ratio_errors(rows: pd.DataFrame) -> dict[str, dict]:
     """Measure ('slice', 'server', 'spot', 'monthly') -> relative error of the mart's ratio against
     the injected one, and the share of pairs made with the reference the simulator priced from."""

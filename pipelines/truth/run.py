@@ -123,8 +123,9 @@ def summarize(scored, args, sources, seconds) -> dict:
     regional_by_noise = {}
     for noise, parts in regional_frames.items():
         rows = _concat(parts)
-        regional_by_noise[noise] = metrics.error_summary(
-            rows["error_pp"].tolist() if "error_pp" in rows else [])
+        errors = rows["error_pp"].tolist() if "error_pp" in rows else []
+        regional_by_noise[noise] = {**metrics.error_summary(errors),
+                                    "share_within_1_5_pp": metrics.share_within(errors, 1.5)}
     ratio_rows = _concat([fr["ratio_errors"] for sc, fr in scored if sc.name.startswith("ratios")])
     ratios = metrics.ratio_errors(ratio_rows) if not ratio_rows.empty else {}
     first_noise = min(dips) if dips else None

@@ -42,6 +42,11 @@ def test_error_summary(errors, median, p95, maximum):
     assert summary["max"] == pytest.approx(maximum)
 
 
+def test_share_within_a_bound():
+    assert metrics.share_within([0.5, 1.5, 1.6, float("nan"), 3.0], 1.5) == 0.5
+    assert metrics.share_within([], 1.5) is None
+
+
 def test_error_summary_of_nothing_is_none():
     assert metrics.error_summary([]) == {"median": None, "p95": None, "max": None, "rows": 0}
 
