@@ -3,7 +3,8 @@
 Commands: `run` (one run of the job, with a live view of its steps and a summary), `sources`,
 `reject`, `prices` (the latest price of every offer), `signals` (the latest day of each signal
 mart and the market-claims scorecard), `claims` (just the scorecard), `export` (every mart to
-CSV/Parquet files) and `ui` (the Dagster UI). The reading commands open the published database
+CSV/Parquet files), `check-sources` (does each source's page still have the shape its spider
+reads: pipelines/check_sources.py) and `ui` (the Dagster UI). The reading commands open the published database
 `data/prices.db` read-only, never the pipeline's working copy, so they never block a run.
 
 Exit codes, the same for every command, for scripts:
@@ -1278,6 +1279,11 @@ else:
 from pipelines.advise_cli import advise_command  # noqa: E402  (registered after the group exists)
 
 main.add_command(advise_command, "advise")
+
+# Its module imports Scrapy only when the command runs, so `gpuprices --help` stays fast.
+from pipelines.check_sources import check_sources_command  # noqa: E402
+
+main.add_command(check_sources_command, "check-sources")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,17 @@ class RawOffer(scrapy.Item):
     raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
     observed_at = scrapy.Field()   # UTC ISO time: fetch time, or a snapshot's capture time in replay
     vendor_data = scrapy.Field()   # vendor-specific extras (dict)
+    # What a listing says about its price and count besides the price itself. A spider sets them
+    # when the vendor states them apart from price_text (an API field, a column, a header, the
+    # page); the base spider fills the rest from price_text and gpu_text (spiders/parsing/).
+    config_text = scrapy.Field()   # the configuration cell as written ("8卡整机", "2×Xeon, 8×A100")
+    price_low = scrapy.Field()     # both ends of a listed range ("20-30元/小时"), decimal strings
+    price_high = scrapy.Field()
+    range_end = scrapy.Field()     # "low" | "high": the end the source declares it lists, else None
+    price_per_card = scrapy.Field()  # True: the price is one card's ("元/月/卡", per-card column)
+    list_price_amount = scrapy.Field()  # original / struck-through price (原价) as a decimal string
+    tax_included = scrapy.Field()  # True (含税) / False (不含税, "excl. VAT") / None (not said)
+    min_term_hours = scrapy.Field()  # minimum rental term in hours ("3个月起" -> 2190)
 
 
 REQUIRED_FIELDS = ("source", "vendor", "sku", "gpu_text", "region_text", "offer_kind", "url",

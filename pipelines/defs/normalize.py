@@ -5,8 +5,10 @@ Rows are validated as a batch before they join the history, so bad data never re
 
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from datetime import UTC, datetime
+from decimal import Decimal
+from statistics import median
 
 import dagster as dg
 import pandas as pd
@@ -24,9 +26,49 @@ PENDING_OFFERS_SQL = """
 """
 
 
+# A row whose per-GPU price is this far from the same vendor's single card (either way) carries the
+# signature of a GPU count or per-card misread (x8 on an 8-GPU server, /8 when a per-card price is
+# divided again). Real spreads stay inside it: a slice costs 1-2x the whole card per GPU-hour, an
+# 8-GPU server 70-100 % of 8 single cards, regions of one vendor up to 3x apart (GCP H100).
+CONSISTENCY_FACTOR = Decimal(4)
+
+
+def is_single_card(row: dict) -> bool:
+    return row["gpu_count"] == 1 and row["gpu_fraction"] == 1
+
+
+def inconsistent_rows(rows: list[dict]) -> dict[int, str]:
+    """Index -> reason for each row out of line with its vendor's single card of the same model.
+
+    The reference is the median per-GPU-hour price (CNY) of the *other* single-card rows of the
+    same source, card and offer kind in the batch (spot is compared with spot). A single card is
+    only judged against at least two others: with one, which of the two is wrong is unknown.
+    """
+    groups: dict[tuple, list[int]] = defaultdict(list)
+    for i, row in enumerate(rows):
+        groups[row["source"], row["gpu_model"], row["offer_kind"]].append(i)
+    reasons = {}
+    for (_, model, kind), members in groups.items():
+        singles = [i for i in members if is_single_card(rows[i])]
+        for i in members:
+            others = [rows[j]["price_per_gpu_hour_cny"] for j in singles if j != i]
+            if len(others) < (2 if is_single_card(rows[i]) else 1):
+                continue
+            price, reference = rows[i]["price_per_gpu_hour_cny"], median(others)
+            if reference * CONSISTENCY_FACTOR < price or price * CONSISTENCY_FACTOR < reference:
+                ratio = max(price / reference, reference / price)
+                reasons[i] = (
+                    f"{price} CNY per GPU-hour is {ratio:.1f}x away from the vendor's single "
+                    f"{model} card at {reference.quantize(Decimal('0.01'))} CNY per GPU-hour "
+                    f"(median of {len(others)} {kind} single-card offers in this batch; more "
+                    f"than {CONSISTENCY_FACTOR}x apart): a GPU count or per-card price misread?")
+    return reasons
+
+
 def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
-    """Normalize (crawl_id, item_no, source, item_json) rows into batch rows and quarantine rows."""
-    rows, quarantined, seen = [], [], set()
+    """Normalize (crawl_id, item_no, source, item_json) rows into batch rows and quarantine rows;
+    rows out of line with their vendor's single card are quarantined at stage "consistency"."""
+    rows, origins, quarantined, seen = [], [], [], set()
     now = datetime.now(UTC)
     for crawl_id, item_no, source, item_json in pending:
         item = json.loads(item_json)
@@ -37,6 +79,7 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
                 raise Quarantined("dedupe", "the same offer appears twice in one crawl hour")
             seen.add(natural_key)
             rows.append({**row, "crawl_id": crawl_id})
+            origins.append((item_no, item_json))
         except Quarantined as exc:
             quarantined.append({"source": source, "crawl_id": crawl_id, "item_no": item_no,
                                 "stage": exc.stage, "reason": exc.reason, "raw_item": item_json,
@@ -45,6 +88,13 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
             quarantined.append({"source": source, "crawl_id": crawl_id, "item_no": item_no,
                                 "stage": "error", "reason": f"{type(exc).__name__}: {exc}",
                                 "raw_item": item_json, "quarantined_at": now})
+    out_of_line = inconsistent_rows(rows)
+    for i, reason in out_of_line.items():
+        item_no, item_json = origins[i]
+        quarantined.append({"source": rows[i]["source"], "crawl_id": rows[i]["crawl_id"],
+                            "item_no": item_no, "stage": "consistency", "reason": reason,
+                            "raw_item": item_json, "quarantined_at": now})
+    rows = [row for i, row in enumerate(rows) if i not in out_of_line]
     return pd.DataFrame(rows), quarantined
 
 

@@ -2,8 +2,11 @@
 
 One price unit compares everything: price_per_gpu_hour_* is the price of one whole-GPU
 equivalent for one hour, i.e. the listed price turned hourly (HOURS_PER_PERIOD: a month is 730 h)
-divided by gpu_count x gpu_fraction (by gpu_fraction alone when the price is written per card,
-"￥8000/卡/月"). The listed amount and period stay on the row.
+divided by gpu_count x gpu_fraction (by gpu_fraction alone when the price is one card's:
+"￥8000/卡/月", "元/月/卡", a per-card column; never divided twice). The listed amount and
+period stay on the row. A range ("20-30元/时") is a price only when the source declares which end
+it lists (range_end); the count comes from the raw item or from the card/configuration text, and
+when both are written they must agree.
 """
 
 from __future__ import annotations
@@ -13,24 +16,24 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
+from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
 from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
-from spiders.parsing.prices import HOURS_PER_PERIOD, PriceParseError, parse_price, per_hour
+from spiders.parsing.counts import GpuCountError, gpu_count_in_text
+from spiders.parsing.prices import (HOURS_PER_PERIOD, RANGE_ENDS, PriceParseError, parse_price,
+                                    per_hour)
 from spiders.parsing.regions import RegionParseError, resolve_region
 
 OFFER_KINDS = ("on_demand", "spot", "reserved")
 
-# Plausible price per whole-GPU-hour in CNY, per card family. Wide on purpose: they catch unit
-# and currency slips (x1000 for 厘, x7 for USD<->CNY, a monthly price read as hourly), not market
-# moves. Reference points: ../shared/reference (A100 0.76-4.85 USD/h, H100 1.87-12.74 USD/h,
-# RTX 4090 0.35-0.74 USD/h) and the Chinese IDC ranges in DESIGN.md (A100 80 GB 50-80 CNY/h).
+# Plausible price per whole-GPU-hour in CNY, per card family, from spiders/parsing/card_catalog.csv
+# (each row cites its evidence: ../shared/reference, real-prices.md, the bundled snapshots). They
+# catch unit and currency slips (x1000 for 厘, x7 for USD<->CNY, a monthly price read as hourly)
+# and a GPU count read as 1 on an 8-GPU server: the high bound is below 8x the card's typical
+# price. A price divided by 8 twice is left to the batch's consistency check (spot prices reach
+# a fifth of on-demand, so the low bound cannot be that tight).
 PRICE_BOUNDS_CNY_PER_GPU_HOUR: dict[str, tuple[Decimal, Decimal]] = {
-    "A100": (Decimal("1"), Decimal("250")),
-    "H100": (Decimal("2"), Decimal("400")),
-    "H800": (Decimal("2"), Decimal("400")),
-    "RTX4090": (Decimal("0.3"), Decimal("40")),
-    "RTX4090D": (Decimal("0.3"), Decimal("40")),
-}
+    card.family: (card.low_cny, card.high_cny) for card in CARDS}
 
 
 class Quarantined(Exception):
@@ -50,21 +53,50 @@ class _Listed:
     per_card: bool = False   # the listed price is for one card ("￥8000/卡/月"), not the machine
 
 
+def _decimal(item: dict, field: str) -> Decimal | None:
+    value = item.get(field)
+    if value in (None, ""):
+        return None
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation as exc:
+        raise Quarantined("price", f"{field} is not a number: {value!r}") from exc
+    if not amount.is_finite() or amount <= 0:
+        raise Quarantined("price", f"{field} must be positive, got {value!r}")
+    return amount
+
+
+def _range_price(low: Decimal, high: Decimal, range_end: str | None, written: str) -> Decimal:
+    """The end of a range the source declares it lists; a range without a declaration is kept
+    whole in quarantine, never read as one of its ends."""
+    if high <= low:
+        raise Quarantined("price", f"range upper end not above lower end: {written}")
+    if range_end is None:
+        raise Quarantined("range", f"price range {written}: the source does not declare which "
+                                   f"end it lists (range_end)")
+    return low if range_end == "low" else high
+
+
 def _listed_price(item: dict) -> _Listed:
     period = item.get("billing_period")
-    if item.get("price_amount") not in (None, ""):
-        try:
-            amount = Decimal(str(item["price_amount"]))
-        except InvalidOperation as exc:
-            raise Quarantined("price", f"price_amount is not a number: {item['price_amount']!r}") from exc
+    range_end = item.get("range_end") or None
+    if range_end not in (None, *RANGE_ENDS):
+        raise Quarantined("range", f"unknown range_end {range_end!r} (expected low or high)")
+    stated_per_card = item.get("price_per_card") is True
+    low, high = _decimal(item, "price_low"), _decimal(item, "price_high")
+    if item.get("price_amount") not in (None, "") or (low and high and not item.get("price_text")):
+        amount = _decimal(item, "price_amount") or _range_price(
+            low, high, range_end, f"{low}-{high} {item.get('currency')}")  # type: ignore[arg-type]
+        # (a range given as two numbers, e.g. an API's min and max, and no price text)
         if not item.get("currency"):
             raise Quarantined("currency", "price_amount without a currency")
-        if amount <= 0:
-            raise Quarantined("price", f"price must be positive, got {amount}")
         try:
             currency = iso_currency(item["currency"])
         except ValueError as exc:
             raise Quarantined("currency", str(exc)) from exc
+        if period not in HOURS_PER_PERIOD:
+            raise Quarantined("price", f"unknown billing period {period!r}")
+        listed = _Listed(amount, currency, period, stated_per_card)
     else:
         try:
             parsed = parse_price(item.get("price_text") or "", default_period=period)
@@ -72,20 +104,43 @@ def _listed_price(item: dict) -> _Listed:
             raise Quarantined("price", str(exc)) from exc
         if period not in HOURS_PER_PERIOD and parsed.period is None:
             raise Quarantined("price", f"unknown billing period {period!r}")
-        return _Listed(parsed.amount, parsed.currency, parsed.period or period, parsed.per_card)
-    if period not in HOURS_PER_PERIOD:
-        raise Quarantined("price", f"unknown billing period {period!r}")
-    return _Listed(amount, currency, period)
+        amount = parsed.amount
+        if parsed.is_range:
+            amount = _range_price(parsed.price_low, parsed.price_high,  # type: ignore[arg-type]
+                                  range_end, repr(item.get("price_text")))
+        listed = _Listed(amount, parsed.currency,  # type: ignore[arg-type]
+                         parsed.period or period, parsed.per_card or stated_per_card)
+        if item.get("tax_included") is not None and parsed.tax_included is not None \
+                and item["tax_included"] != parsed.tax_included:
+            raise Quarantined("price", f"tax_included={item['tax_included']} but the price says "
+                                       f"otherwise: {item.get('price_text')!r}")
+    original = _decimal(item, "list_price_amount")
+    if original is not None and original < listed.amount:
+        raise Quarantined("price", f"original price {original} below the current price "
+                                   f"{listed.amount}")
+    return listed
 
 
-def _gpu_count(value: object) -> int:
-    text = str(value if value not in (None, "") else 1).strip()
+def _gpu_count(item: dict) -> int:
+    """The stated count (a count column or API field), else the count the card or configuration
+    text writes ("A100 80G ×8", "8卡整机"), else 1; both written and different -> quarantine."""
+    value = item.get("gpu_count")
     try:
-        count = int(Decimal(text))
-    except InvalidOperation as exc:
+        written = gpu_count_in_text(item.get("gpu_text"), item.get("config_text"))
+    except GpuCountError as exc:
+        raise Quarantined("count", str(exc)) from exc
+    if value in (None, ""):
+        return written or 1
+    try:
+        count = int(Decimal(str(value).strip()))
+    except (InvalidOperation, ValueError, OverflowError) as exc:
         raise Quarantined("card", f"gpu_count is not a number: {value!r}") from exc
     if count < 1:
         raise Quarantined("card", f"gpu_count must be at least 1, got {count}")
+    if written is not None and written != count:
+        texts = " / ".join(t for t in (item.get("gpu_text"), item.get("config_text")) if t)
+        raise Quarantined("count", f"gpu_count {count} but the card text says {written} GPUs: "
+                                   f"{texts!r}")
     return count
 
 
@@ -103,7 +158,7 @@ def normalize_offer(item: dict) -> dict:
         gpu = parse_gpu(item.get("gpu_text") or "", vram_gb_hint=item.get("vram_gb") or None)
     except GpuParseError as exc:
         raise Quarantined("card", str(exc)) from exc
-    gpu_count = _gpu_count(item.get("gpu_count"))
+    gpu_count = _gpu_count(item)
     try:
         region = resolve_region(item.get("region_text") or "", vendor=item.get("source"))
     except RegionParseError as exc:

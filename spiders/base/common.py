@@ -13,6 +13,13 @@ Attributes a vendor spider sets:
   api_key_required  True when there is no keyless path: without the key the source is skipped
                 with a message naming the variable, and never counted as a failure.
   max_concurrency   requests in flight at once for this source (default 4)
+  range_end     "low" | "high": which end of a price range ("20-30元/时") the source lists as
+                its price. None (default): a range is kept whole and quarantined, never one end.
+  price_per_card    True when the source says once (a note, a header) that every price is one
+                card's; prices that say so themselves ("元/卡/月", "per GPU") need nothing.
+Every offer goes through `offer()`, which also reads what the listing writes in its texts: a GPU
+count in the card or configuration text ("A100 80G ×8", "8卡整机") when no count was given, and a
+price text's range ends, original price, per-card marker, tax flag and minimum term.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ from scrapy_playwright.page import PageMethod
 from spiders.items import RawOffer
 from spiders.middlewares.raw_archive import archive_for, captured_at
 from spiders.middlewares.replay import playwright_replay_route, replay_base_url
+from spiders.parsing.counts import GpuCountError, gpu_count_in_text
+from spiders.parsing.prices import RANGE_ENDS, raw_price_fields
 from spiders.settings import PLAYWRIGHT_SETTINGS
 
 
@@ -42,10 +51,15 @@ class GpuPriceSpider(scrapy.Spider):
     api_key_required: ClassVar[bool] = False
     max_concurrency: ClassVar[int] = 4
     fetch_style: ClassVar[str] = "HTTP"   # shown by `gpuprices sources`
+    range_end: ClassVar[str | None] = None
+    price_per_card: ClassVar[bool] = False
 
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crawl_id = crawl_id
+        if self.range_end not in (None, *RANGE_ENDS):   # a configuration typo must be loud
+            raise ValueError(f"{self.name}: range_end must be one of {RANGE_ENDS}, "
+                             f"not {self.range_end!r}")
 
     @classmethod
     def update_settings(cls, settings) -> None:
@@ -103,5 +117,28 @@ class GpuPriceSpider(scrapy.Spider):
         return RawOffer(
             source=self.name, vendor=self.vendor, vendor_kind=self.vendor_kind,
             url=response.url, raw_ref=hashlib.sha256(response.body).hexdigest(),
-            observed_at=observed, **fields,
+            observed_at=observed, **self.written_fields(fields),
         )
+
+    def written_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """`fields` plus what the listing writes in its texts; a value the spider set wins.
+        Normalization reads the same texts again and quarantines what contradicts."""
+        fields = dict(fields)
+        if fields.get("gpu_count") in (None, ""):
+            try:
+                written = gpu_count_in_text(fields.get("gpu_text"), fields.get("config_text"))
+            except GpuCountError:   # two counts: normalization quarantines the offer with why
+                written = None
+            if written is not None:
+                fields["gpu_count"] = written
+        if self.range_end:
+            fields.setdefault("range_end", self.range_end)
+        if self.price_per_card:
+            fields.setdefault("price_per_card", True)
+        if fields.get("price_text") and fields.get("price_amount") in (None, ""):
+            said = raw_price_fields(fields["price_text"], fields.get("currency"),
+                                    fields.get("billing_period"))
+            for name, value in said.items():
+                if fields.get(name) is None:
+                    fields[name] = value
+        return fields

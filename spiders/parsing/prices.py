@@ -1,5 +1,11 @@
 """Parse listed GPU rental prices ("¥1.98/时", "3.5万元/年", "$2.49/hr") into Decimal + ISO + period.
 
+The grammar, class by class: amounts with 万/千/k and the 元/角/分/厘 units; periods from the hour
+to the year (a quarter is 2190 h); ranges ("20-30元/时") keep both ends and name a price only when
+the source declares which end it lists; per-card markers in any position (元/卡/月, 元/月/卡, 每卡,
+单卡, per GPU, /GPU/hr); original/current price pairs (原价/现价, 折后); tax markers (含税/不含税,
+"excl. VAT") and minimum terms ("3个月起", "min. 1 month") are kept as fields, never read as prices.
+
 Own grammar, because price-parser alone gets the Chinese market wrong: it drops 万 (3.5万 -> 3.5,
 a 10,000x error), does not know 元, and reads "0.125" as 125 (dot taken as a thousands separator).
 price-parser is used only as a last resort to *name* an exotic currency symbol, so that it can be
@@ -22,19 +28,31 @@ class PriceParseError(ValueError):
     """The text is not one unambiguous price; the message says why."""
 
 
-# A month is 730 h (8760 / 12), the convention cloud vendors use for monthly estimates.
-HOURS_PER_PERIOD = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
+# A month is 730 h (8760 / 12), the convention cloud vendors use for monthly estimates; a quarter
+# is three such months.
+HOURS_PER_PERIOD = {"hour": 1, "day": 24, "week": 168, "month": 730, "quarter": 2190, "year": 8760}
+# Which end of a range a source lists as its price (declared per source, never guessed).
+RANGE_ENDS = ("low", "high")
 
 
 @dataclass(frozen=True)
 class ParsedPrice:
-    amount: Decimal                     # the price charged now, in `currency`, per `period`
+    # The price charged now, in `currency`, per `period`; None only for a range whose listed end
+    # the caller did not declare (range_end): then price_low and price_high say what was written.
+    amount: Decimal | None
     currency: str                       # ISO 4217
     period: str | None                  # key of HOURS_PER_PERIOD, or None if unknown
     list_amount: Decimal | None = None  # struck-through/original price (原价), if shown
-    amount_max: Decimal | None = None   # upper end of a range ("20-30元/小时")
+    price_low: Decimal | None = None    # both ends of a range ("20-30元/小时"), else None
+    price_high: Decimal | None = None
     is_starting_price: bool = False     # "起" / "from $2"
-    per_card: bool = False              # "￥8000/卡/月", "$2.79 / GPU / hr", "¥8/卡时": one card's price
+    per_card: bool = False              # "￥8000/卡/月", "元/月/卡", "单卡", "$2.79 / GPU / hr"
+    tax_included: bool | None = None    # 含税 -> True, 不含税 / "excl. VAT" -> False, else None
+    min_term_hours: int | None = None   # minimum rental term ("3个月起" -> 2190), if stated
+
+    @property
+    def is_range(self) -> bool:
+        return self.price_low is not None
 
 
 def _alt(words) -> str:
@@ -55,6 +73,7 @@ _PERIOD_WORDS = {
     "day": "天 日 卡天 day days daily",
     "week": "周 星期 week weeks wk wks weekly",
     "month": "月 个月 卡月 month months mo mos mth mths monthly",
+    "quarter": "季 季度 3个月 三个月 quarter quarters qtr quarterly",
     "year": "年 年度 year years yr yrs yearly annually annum",
     "minute": "分钟 min mins minute minutes",   # billed by the minute/second: unsupported,
     "second": "秒 sec secs second seconds",     # raise rather than silently rescale
@@ -62,26 +81,38 @@ _PERIOD_WORDS = {
 _PERIOD_OF = {w: p for p, ws in _PERIOD_WORDS.items() for w in ws.split()}
 # Words that name a period without a "/" or "每" in front ("8000元包月", "$2 hourly").
 _SELF_MARKED = {"包月": "month", "包年": "year", "包周": "week", "包天": "day", "包日": "day",
-                "hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month",
-                "yearly": "year", "annually": "year"}
+                "包季": "quarter", "hourly": "hour", "daily": "day", "weekly": "week",
+                "monthly": "month", "quarterly": "quarter", "yearly": "year", "annually": "year"}
 _PERIOD_OF.update(_SELF_MARKED)
 
 _SEP = r"(?:/|每|一|按|per(?![a-z])|an?(?![a-z]))"
 _UNIT = r"(?:卡|张|台|个|实例|gpus?(?![a-z])|cards?(?![a-z])|instances?(?![a-z]))"
-_CARD_UNIT_RE = re.compile(r"卡|张|(?<![a-z])(?:gpus?|cards?)(?![a-z])")  # per card, not per machine
+# "gpu-hr", "卡·时": a unit joined to the period by a hyphen or a dot.
+_UNIT_SEP = rf"(?:{_SEP}|-|·)"
+# The price is one card's, wherever the marker stands: "/卡/月", "/月/卡", "每卡", "单卡", "每张卡",
+# "卡时", "per GPU", "/GPU/hr", "GPU-hour". Machine markers say the opposite.
+_PER_CARD_RE = re.compile(
+    r"(?:(?<![a-z])(?:per|a|each)[\s-]+|每\s*|单\s*|/\s*)(?:张卡?|块卡?|卡|gpus?(?![a-z])|cards?(?![a-z]))"
+    r"|卡\s*(?:小时|时|天|日|周|月|季|年)|(?<![a-z])gpu[-\s]?(?:hours?|hrs?|h)(?![a-z])")
+_PER_MACHINE_RE = re.compile(
+    r"整机|每台|/\s*台|每实例|/\s*实例|(?<![a-z])per\s+(?:node|server|machine|instance)(?![a-z])"
+    r"|/\s*(?:node|server|machine|instance)(?![a-z])")
 _PERIOD = _alt(set(_PERIOD_OF) - set(_SELF_MARKED))
 _SELF = _alt(_SELF_MARKED)
 _CUR = _alt(currency_tokens())
 _NUM = r"(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)"
-_ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?\s*(?P<cur>{_CUR})?")
+# 角/毛, 分 and 厘 are tenths, hundredths and thousandths of a 元 ("2720厘/时" is 2.72 元/时).
+_ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?"
+                      rf"\s*(?:(?P<sub>角|毛|分(?!钟)|厘)|(?P<cur>{_CUR}))?")
+_SUB_UNIT = {"角": Decimal("0.1"), "毛": Decimal("0.1"), "分": Decimal("0.01"), "厘": Decimal("0.001")}
 # "/ 1 hour" (Google's pricing pages) reads as "/hour": a count of one before the unit.
 _TAIL_RE = re.compile(
-    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
-    rf"|(?:{_SEP}\s*{_UNIT}\s*)?(?P<s>{_SELF}))")
+    rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
+    rf"(?:\s*{_SEP}\s*{_UNIT})?|(?:{_SEP}\s*{_UNIT}\s*)?(?P<s>{_SELF}))")
 _UNKNOWN_PER_RE = re.compile(rf"\s*起?\s*(?:/|每|per(?![a-z]))\s*(?!{_UNIT}\s*(?:$|[\s,;)]))(\S+)")
 _PERIOD_ONLY_RE = re.compile(
-    rf"\s*(?:{_SEP}\s*)?(?:{_UNIT}\s*{_SEP}?\s*)?(?:(?P<p>{_PERIOD})|(?P<s>{_SELF}))"
-    r"\s*(?:付|租|价|计费|起)?\s*")
+    rf"\s*(?:{_SEP}\s*)?(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:(?P<p>{_PERIOD})|(?P<s>{_SELF}))"
+    rf"(?:\s*{_SEP}\s*{_UNIT})?\s*(?:付|租|价|计费|起)?\s*")
 # A period written before the amount: "每小时 ¥2", "按月计费：1299元", "月付 ¥99", "hourly: $2".
 _PREFIX_PERIOD_RE = re.compile(
     rf"(?:(?:每|按|包|per\s)\s*(?P<a>{_PERIOD})\s*(?:付|租|价|计费|价格|费用|rate|price)?"
@@ -106,6 +137,32 @@ _NO_NUMBER_REASONS = [
     (r"暂无|暂未|待定|(?<![a-z])(?:n/?a|none|null|tbd)(?![a-z])|^[-—–\s/]*$", "no price given"),
 ]
 _DOLLARS = {"USD", "HKD", "SGD", "AUD", "CAD", "NZD"}
+# Tax markers are a flag, and their numbers ("含6%增值税") are no price. "Not included" first.
+_PCT = r"(?:(?<![0-9.])[0-9.]+\s*%\s*)?"
+_TAX_WORD = r"(?:vat|tax(?:es)?|gst)(?![a-z])"
+_TAX_EXCLUDED_RE = re.compile(
+    rf"(?:不|未)含{_PCT}(?:增值)?税|税前|税费另计|"
+    rf"(?<![a-z])(?:ex(?:cl(?:uding|usive)?)?\.?|plus|before|pre-?|without|\+)\s*{_PCT}{_TAX_WORD}"
+    rf"|(?<![a-z]){_TAX_WORD}\s*(?:not included|excluded|extra)")
+_TAX_INCLUDED_RE = re.compile(
+    rf"含{_PCT}(?:增值)?税|价税合计|"
+    rf"(?<![a-z])(?:incl?(?:uding|usive)?\.?|with|after)\s*{_PCT}{_TAX_WORD}"
+    rf"|(?<![a-z]){_TAX_WORD}\s*(?:included|incl\.?)(?![a-z])")
+# Discount rates ("8折", "-20%", "20% off") qualify a price pair; they are never a price.
+# The look-behind keeps a match from starting inside a run of digits: without it a long number
+# (a hostile 1 MB "price") costs quadratic time, one failed attempt per digit.
+_DISCOUNT_RATE_RE = re.compile(
+    r"[-−]?\s*(?<![0-9.])[0-9]+(?:\.[0-9]+)?\s*(?:%(?:\s*off(?![a-z]))?|折(?!后))")
+# Minimum terms: "3个月起", "1月起租", "起租期：7天", "最短租期 1 个月", "min. 1 month", "3-month minimum".
+_TERM = _alt(w for w, p in _PERIOD_OF.items() if p in HOURS_PER_PERIOD and not re.search(
+    r"[0-9三卡包]|ly$", w))
+_TERM_N = r"(?P<n>[0-9]+(?:\.[0-9]+)?)"
+_MIN_TERM_RES = [re.compile(p) for p in (
+    rf"(?<![/0-9.]){_TERM_N}\s*(?P<u>{_TERM})\s*起租?",
+    rf"(?:起租(?:期|时长)?|最短(?:租期|租用时长|租用|时长)?|至少|最少)\s*[:：]?\s*{_TERM_N}\s*(?P<u>{_TERM})",
+    rf"(?<![a-z])min(?:imum|\.)?\s*(?:term|rental|commitment|period)?\s*(?:of\s*)?[:：]?\s*"
+    rf"{_TERM_N}\s*-?\s*(?P<u>{_TERM})",
+    rf"(?<![/0-9.]){_TERM_N}\s*-?\s*(?P<u>{_TERM})\s*(?:minimum|min(?![a-z]))")]
 
 
 def _norm(text: str) -> str:
@@ -189,18 +246,80 @@ def _currency(text: str, original: str, default: str | None, implied: str | None
     return default or implied  # type: ignore[return-value]
 
 
+def is_per_card(text: str | None) -> bool:
+    """Whether a price, its column header or a unit cell says the price is one card's
+    ("单卡价格", "元/卡/时", "per GPU"); a text that names both a card and a machine is not."""
+    s = _norm(text or "")
+    return bool(_PER_CARD_RE.search(s)) and not _PER_MACHINE_RE.search(s)
+
+
+def _cut(pattern: re.Pattern, s: str) -> tuple[str, list[re.Match]]:
+    """`s` with every match of `pattern` blanked out (its digits are no price), and the matches."""
+    found = list(pattern.finditer(s))
+    return pattern.sub(" ", s), found
+
+
+def _tax_flag(s: str, text: str) -> tuple[str, bool | None]:
+    s, excluded = _cut(_TAX_EXCLUDED_RE, s)
+    s, included = _cut(_TAX_INCLUDED_RE, s)
+    if excluded and included:
+        raise PriceParseError(f"both tax-included and tax-excluded markers in {text!r}")
+    return s, (False if excluded else True if included else None)
+
+
+def _min_term_hours(s: str, text: str) -> tuple[str, int | None]:
+    terms = set()
+    for pattern in _MIN_TERM_RES:
+        s, found = _cut(pattern, s)
+        terms |= {int(Decimal(m["n"]) * HOURS_PER_PERIOD[_PERIOD_OF[m["u"]]]) for m in found}
+    if len(terms) > 1:
+        raise PriceParseError(f"several minimum terms in {text!r}")
+    if terms == {0}:
+        raise PriceParseError(f"zero minimum term in {text!r}")
+    return s, (terms.pop() if terms else None)
+
+
+def _range_amount(low: Decimal, high: Decimal, range_end: str | None) -> Decimal | None:
+    return {"low": low, "high": high, None: None}[range_end]
+
+
 def parse_price(text: str, default_currency: str | None = None,
-                default_period: str | None = None) -> ParsedPrice:
-    """Parse one listed price; raise PriceParseError with a reason unless it is exactly one."""
+                default_period: str | None = None, range_end: str | None = None) -> ParsedPrice:
+    """Parse one listed price; raise PriceParseError with a reason unless it is exactly one.
+
+    A range ("20-30元/时") keeps both ends; its `amount` is the end named by `range_end` ("low" or
+    "high", the source's declaration), else None: the caller must not pick one silently."""
+    try:
+        return _parse_price(text, default_currency, default_period, range_end)
+    except ArithmeticError as exc:   # decimal Overflow/InvalidOperation: a hostile 1 MB number
+        raise PriceParseError(f"amount out of range in {_shown(text)}: "
+                              f"{type(exc).__name__}") from exc
+
+
+def _shown(text: str | None, limit: int = 80) -> str:
+    shown = (text or "").strip() or "<empty>"
+    return repr(shown if len(shown) <= limit else shown[:limit] + "...")
+
+
+def _parse_price(text: str, default_currency: str | None, default_period: str | None,
+                 range_end: str | None) -> ParsedPrice:
     if default_currency is not None and default_currency not in KNOWN_CURRENCIES:
         raise PriceParseError(f"unknown default currency: {default_currency!r}")
     if default_period is not None and default_period not in HOURS_PER_PERIOD:
         raise PriceParseError(f"unknown default period: {default_period!r}")
+    if range_end not in (None, *RANGE_ENDS):
+        raise PriceParseError(f"unknown range end: {range_end!r} (expected low or high)")
     s = _norm(text or "").strip()
     shown = (text or "").strip() or "<empty>"
     for pattern, reason in _NEVER_A_PRICE:
         if re.search(pattern, s):
             raise PriceParseError(f"not a price: {shown} ({reason})")
+    s, tax_included = _tax_flag(s, text)
+    s, min_term_hours = _min_term_hours(s, text)
+    s = _DISCOUNT_RATE_RE.sub(" ", s)
+    per_card = bool(_PER_CARD_RE.search(s))
+    if per_card and _PER_MACHINE_RE.search(s):
+        raise PriceParseError(f"both a per-card and a per-machine price in {text!r}")
     atoms, pos = [], 0
     while m := _ATOM_RE.search(s, pos):
         tail = _TAIL_RE.match(s, m.end())
@@ -215,7 +334,8 @@ def parse_price(text: str, default_currency: str | None = None,
     if len(atoms) > 2:
         raise PriceParseError(f"{len(atoms)} numbers in {text!r}; refusing to guess the price")
     values = [_number(m["num"]) for _, m, _ in atoms]
-    mults = [_MULT.get(m["mult"] or "", Decimal(1)) for _, m, _ in atoms]
+    mults = [_MULT.get(m["mult"] or "", Decimal(1)) * _SUB_UNIT.get(m["sub"] or "", Decimal(1))
+             for _, m, _ in atoms]
     labels = [_CUR_RE.sub(" ", label) for label, _, _ in atoms]
     said = [t for _, _, t in atoms] + [_PREFIX_PERIOD_RE.search(lb.strip()) for lb in labels]
     periods = {_period_from(m) for m in said} - {None}
@@ -224,14 +344,16 @@ def parse_price(text: str, default_currency: str | None = None,
     first_label = labels[0].rstrip()
     if first_label.endswith(("-", "−")):
         raise PriceParseError(f"negative amount in {text!r}")
-    amount, amount_max, list_amount = values[0] * mults[0], None, None
+    amount, low, high, list_amount = values[0] * mults[0], None, None, None
     if len(atoms) == 2:
         if _RANGE_SEP_RE.fullmatch(labels[1]):
             # "2-3万" writes the multiplier once; "5000-3万" does not share it.
-            shared = atoms[0][1]["mult"] is None and values[0] < values[1]
-            amount, amount_max = values[0] * mults[1 if shared else 0], values[1] * mults[1]
-            if amount_max <= amount:
+            first = atoms[0][1]
+            shared = first["mult"] is None and first["sub"] is None and values[0] < values[1]
+            low, high = values[0] * mults[1 if shared else 0], values[1] * mults[1]
+            if high <= low:
                 raise PriceParseError(f"range upper end not above lower end in {text!r}")
+            amount = _range_amount(low, high, range_end)
         else:
             kinds = ["list" if _LIST_RE.search(lb) else "now" if _NOW_RE.search(lb) else ""
                      for lb in labels]
@@ -243,14 +365,32 @@ def parse_price(text: str, default_currency: str | None = None,
                 raise PriceParseError(f"original price below current price in {text!r}")
     elif _LIST_RE.search(labels[0]):
         raise PriceParseError(f"only an original (list) price, no current price, in {text!r}")
-    if amount == 0:
+    if amount == 0 or low == 0:
         raise PriceParseError(f"zero amount in {text!r}: a zero price is not a price")
-    # Chinese units (万, 千, 小时, 月...) with no currency at all: the Chinese market prices in CNY.
+    # Chinese units (万, 千, 小时, 月...) with no currency at all: the Chinese market prices in CNY;
+    # 角/分/厘 are CNY units as surely as 元 is.
     chinese = any(m["mult"] in ("万", "千") for _, m, _ in atoms) or any(
         re.search(r"[\u4e00-\u9fff]", m.group()) for m in said if m)
+    sub_units = " 元" if any(m["sub"] for _, m, _ in atoms) else ""
     return ParsedPrice(
-        amount=amount, currency=_currency(s, text, default_currency, "CNY" if chinese else None),
+        amount=amount,
+        currency=_currency(s + sub_units, text, default_currency, "CNY" if chinese else None),
         period=periods.pop() if periods else default_period,
-        list_amount=list_amount, amount_max=amount_max,
-        is_starting_price=bool(_STARTING_RE.search(s)),
-        per_card=any(_CARD_UNIT_RE.search(t.group()) for _, _, t in atoms if t))
+        list_amount=list_amount, price_low=low, price_high=high,
+        is_starting_price=bool(_STARTING_RE.search(s)), per_card=per_card,
+        tax_included=tax_included, min_term_hours=min_term_hours)
+
+
+def raw_price_fields(text: str | None, default_currency: str | None = None,
+                     default_period: str | None = None) -> dict[str, object]:
+    """What a price text says besides its price, as RawOffer fields (decimal strings, flags):
+    price_low/price_high, list_price_amount, price_per_card, tax_included, min_term_hours.
+    Empty when the text is no readable price: normalization quarantines it with the reason."""
+    try:
+        got = parse_price(text or "", default_currency, default_period)
+    except PriceParseError:
+        return {}
+    fields = {"price_low": got.price_low, "price_high": got.price_high,
+              "list_price_amount": got.list_amount, "tax_included": got.tax_included,
+              "min_term_hours": got.min_term_hours, "price_per_card": got.per_card or None}
+    return {k: str(v) if isinstance(v, Decimal) else v for k, v in fields.items() if v is not None}

@@ -45,6 +45,9 @@ _ZONE_RES = tuple(re.compile(p) for p in (
 # RunPod-style data-centre ids not in the table: "EU-PL-1" -> PL, "US-XX-1" -> US.
 _DC_ID_RE = re.compile(r"^(?P<p>us|ca|eu|eur|ap|oc|sa|af|me)-(?P<c>[a-z]{2,3})-\d+$")
 _NOT_A_COUNTRY = {"NA"}   # "NA" as a region is "not available" far more often than Namibia
+# What a spider writes as region text when the vendor gives no location at all (a vast.ai host
+# hiding it): the offer is kept, and normalization quarantines it with this as the reason.
+NO_LOCATION = "no location given by the vendor"
 
 
 class RegionParseError(ValueError):
@@ -122,7 +125,8 @@ def _lookup(key: str, vendor: str | None) -> Region | None:
 
 
 def _country_only(key: str, vendor: str | None) -> Region | None:
-    """"Texas, US" / ", US" / "US" / "EU-PL-1": the country, with a known place when it agrees."""
+    """"Texas, US" / ", US" / "US" / "EU-PL-1": the country, with a known place when it agrees
+    (vast.ai's states and provinces are vendor rows of regions.csv: "texas" -> Texas)."""
     place, _, cc = key.rpartition(",")
     cc = cc.strip().upper()
     if m := _DC_ID_RE.match(key):
@@ -142,6 +146,8 @@ def _country_only(key: str, vendor: str | None) -> Region | None:
 def resolve_region(text: str, vendor: str | None = None) -> Region:
     """Region text as the vendor writes it ("eastus", "cn-beijing", "内蒙B区", "Texas, US")."""
     key, vkey = _norm(text or ""), vendor_key(vendor)
+    if key == NO_LOCATION:
+        raise RegionParseError(f"{NO_LOCATION} (vendor {vendor!r}): the offer cannot be placed")
     if key:
         spelling = _SPELLING_SUFFIX_RE.match(key)
         for candidate in (key, key.replace(" ", ""), spelling and spelling.group(1)):

@@ -1,8 +1,14 @@
-"""Google Cloud: A100 40GB, A100 80GB and H100 80GB GPUs, on-demand and spot, per region.
+"""Google Cloud: every GPU model it prices (A100, H100, H200, B200, L4, T4, V100 ...), on-demand
+and spot, per region.
 
 Prices are for the GPU alone: the VM's vCPUs and memory are billed on top (host + accelerator).
 Without a key the public GPU pricing page is read (static HTML, a table per GPU model); with
-GCP_API_KEY the Cloud Billing Catalog API is paged instead.
+GCP_API_KEY the Cloud Billing Catalog API is paged instead. Which cards are read is
+normalization's decision (spiders/parsing/card_catalog.csv): a GPU it does not know (P100, K80)
+is quarantined there with the reason. In the API, SKUs outside the GPU resource group (vCPU, RAM)
+are skipped, counted in `gcp/non_gpu_skus_skipped`; GPU SKUs that are not a plain on-demand or
+spot GPU-hour (commitments, Virtual Workstation licences, reservations, sole tenancy: the SKUs
+SkyPilot's fetch_gcp.py also prunes) are skipped, counted in `gcp/gpu_skus_other_pricing`.
 """
 
 from __future__ import annotations
@@ -23,9 +29,9 @@ API_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus" 
 # Page column header -> offer kind; every cell is per GPU per hour.
 PRICE_COLUMNS = {"On-demand price per GPU (USD per hour)": "on_demand",
                  "Spot price per GPU (USD per hour)": "spot"}
-# Catalog SKUs of the tracked GPUs. "H100 80GB Mega" (a3-megagpu), commitments, DWS and other
-# GPUs fall outside the pattern; the description itself is a spelling parse_gpu understands.
-API_SKU = re.compile(r"Nvidia (Tesla A100|A100 80GB|H100 80GB) GPU running in ")
+# The description ("Nvidia A100 80GB GPU running in Americas", "Nvidia B200 (1 gpu slice) running
+# in ...") is a spelling parse_gpu reads. These words say the price is not the GPU-hour alone.
+OTHER_PRICING = re.compile(r"Virtual Workstation|Reserved|Sole Tenancy|Commitment|DWS", re.I)
 API_KINDS = {"OnDemand": "on_demand", "Preemptible": "spot"}
 
 
@@ -72,14 +78,18 @@ class GcpSpider(GpuPriceSpider):
 
     def parse_skus(self, response: Response) -> Iterable:
         body = response.json()
+        stats = self.crawler.stats
         for sku in body.get("skus", []):
             category = sku.get("category", {})
-            kind = API_KINDS.get(category.get("usageType"))
-            if (kind is None or category.get("resourceGroup") != "GPU"
-                    or not API_SKU.search(sku["description"]) or not sku.get("pricingInfo")):
+            if category.get("resourceGroup") != "GPU":
+                stats.inc_value("gcp/non_gpu_skus_skipped")
                 continue
-            expression = sku["pricingInfo"][0]["pricingExpression"]
-            if expression["usageUnit"] != "h":
+            kind = API_KINDS.get(category.get("usageType"))
+            pricing = sku.get("pricingInfo") or [{}]
+            expression = pricing[0].get("pricingExpression") or {}
+            if (kind is None or OTHER_PRICING.search(sku["description"])
+                    or expression.get("usageUnit") != "h"):
+                stats.inc_value("gcp/gpu_skus_other_pricing")
                 continue
             price = expression["tieredRates"][0]["unitPrice"]
             # proto3 JSON leaves out zero fields: 0.35 comes as {"nanos": 350000000}, no "units".

@@ -10,7 +10,7 @@ from spiders.base import HtmlTableSpider
 
 SOURCES_FILE = Path(__file__).resolve().parents[1] / "sources.toml"
 _SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "columns", "prices",
-                 "region", "offer_kind", "min_offers"}
+                 "region", "offer_kind", "min_offers", "range_end", "price_per_card"}
 
 
 def _class_name(slug: str) -> str:

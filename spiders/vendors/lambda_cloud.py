@@ -5,6 +5,10 @@ region and the page names none, so page offers carry region "us" (country only: 
 regions are in the US; an assumption, not a per-region price). With the key, the API lists the
 regions with capacity right now: one offer per such region, and an instance type with no capacity
 anywhere keeps its price as one "us" offer with available=False.
+
+Every GPU instance is yielded (A100, H100, A10, GH200, B200 ...): which cards are read is
+normalization's decision, from spiders/parsing/card_catalog.csv. An API instance type without GPUs
+(specs.gpus == 0) is no GPU offer: skipped, counted in the stat `lambda_cloud/cpu_only_skipped`.
 """
 
 from __future__ import annotations
@@ -17,11 +21,11 @@ from scrapy.http import Response
 
 from spiders.base import HtmlTableSpider
 from spiders.items import RawOffer
+from spiders.parsing.prices import is_per_card
 
 PAGE_URL = "https://lambda.ai/service/gpu-cloud"
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 INSTANCE_RE = re.compile(r"^\s*(\d+)x\s+(.+?)\s*$")          # "8x A100 (80 GB SXM4)"
-TRACKED_RE = re.compile(r"\b(A100|H100)\b")                   # not A10, GH200, B200, V100
 PRICE_RE = re.compile(r"\$\s*([0-9][0-9,]*(?:\.[0-9]+)?)")
 
 
@@ -47,18 +51,21 @@ class LambdaCloudSpider(HtmlTableSpider):
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
         instance, price_text = cells.get("Instance type", ""), cells.get("Price", "")
         m, price = INSTANCE_RE.match(instance), PRICE_RE.search(price_text)
-        if not (m and price and TRACKED_RE.search(m[2])):
+        common = dict(sku=instance, vram_gb=cells.get("VRAM / GPU"), region_text=self.region,
+                      offer_kind="on_demand", price_text=price_text, billing_period="hour",
+                      available=None, vendor_data={"row": cells})
+        if not (m and price):
+            # Not the "8x A100 (...)" / "$X" shape: the texts go to normalization as written
+            # (count from the name, "/ GPU" from the price), which reads them or says why not.
+            yield self.offer(response, gpu_text=instance, **common)
             return
-        count, per_gpu = int(m[1]), Decimal(price[1].replace(",", ""))
-        # The page quotes "$2.79 / GPU / hr" for the whole 8-GPU instance. parse_price reads that
-        # as $2.79 per hour (the "/ GPU" is lost), which normalization would divide by 8 again,
-        # so the instance price goes in price_amount (exact: 2.79 x 8 = 22.32) next to the text.
-        amount = per_gpu * count if re.search(r"/\s*GPU", price_text, re.I) else per_gpu
-        yield self.offer(
-            response, sku=instance, gpu_text=m[2], gpu_count=count, vram_gb=cells.get("VRAM / GPU"),
-            region_text=self.region, offer_kind="on_demand", price_text=price_text,
-            price_amount=str(amount), currency="USD", billing_period="hour", available=None,
-            vendor_data={"row": cells})
+        count, listed = int(m[1]), Decimal(price[1].replace(",", ""))
+        # The page quotes "$2.79 / GPU / hr" for the whole 8-GPU instance; the API quotes the
+        # instance. The instance price goes in price_amount (exact: 2.79 x 8 = 22.32) so page and
+        # API rows list the same amount for the same instance.
+        amount = listed * count if is_per_card(price_text) else listed
+        yield self.offer(response, gpu_text=m[2], gpu_count=count, price_amount=str(amount),
+                         currency="USD", **common)
 
     def parse_api(self, response: Response) -> Iterable[RawOffer]:
         data = response.json().get("data")
@@ -67,14 +74,18 @@ class LambdaCloudSpider(HtmlTableSpider):
                              f"{response.text[:200]}")
         for name, entry in data.items():
             itype = entry["instance_type"]
-            m = INSTANCE_RE.match(itype["description"])
-            if not (m and TRACKED_RE.search(m[2])):
+            gpus = (itype.get("specs") or {}).get("gpus")
+            if gpus == 0:
+                self.crawler.stats.inc_value("lambda_cloud/cpu_only_skipped")
                 continue
+            # "8x A100 (80 GB SXM4)"; another wording keeps the description and specs.gpus
+            m = INSTANCE_RE.match(itype["description"])
+            gpu_text, count = (m[2], int(m[1])) if m else (itype["description"], gpus)
             cents = itype["price_cents_per_hour"]
             regions = entry.get("regions_with_capacity_available") or []
             for region, available in [(r["name"], True) for r in regions] or [(self.region, False)]:
                 yield self.offer(
-                    response, sku=name, gpu_text=m[2], gpu_count=int(m[1]), region_text=region,
+                    response, sku=name, gpu_text=gpu_text, gpu_count=count, region_text=region,
                     offer_kind="on_demand", price_text=f"{cents} cents/hour",
                     price_amount=str(Decimal(cents) / 100), currency="USD", billing_period="hour",
                     available=available,

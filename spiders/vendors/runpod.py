@@ -1,42 +1,53 @@
 """RunPod: the public GraphQL API (POST /graphql, no key), GPU pod prices per GPU per hour.
 
-RunPod quotes one list price per GPU type and tier worldwide (its catalog repeats 1.39 for the
-A100 80GB in all 48 datacenters); the response's only placement data is which datacenter lists
-the card (`dataCenters.gpuAvailability`). So the spider emits the prices once per datacenter of a
-fixed handful that lists the GPU: "this card is rentable in US-TX-3 at the list price". Those rows
-are replicated by construction, not independent regional prices. Community hosts are not pinned
-to these datacenters either; their price is still attached to the same places, sku "| community".
-A datacenter listing the card with stockStatus null is sold out: the offer stays, available=False
-(the price did not vanish, and capacity coming back is the signal we track).
+The requests are the ones dstack's gpuhunt sends without a key (dstackai/gpuhunt
+`src/gpuhunt/providers/runpod.py`, see data/snapshots/runpod/manifest.json): first the places,
+`countryCodes` and `dataCenters { id name listed }`; then, per listed datacenter (Secure Cloud)
+and per country code (Community Cloud), every GPU type with
+`lowestPrice(input: {secureCloud, dataCenterId | countryCode, gpuCount: 1})`.
+
+* A GPU type is offered at a place when its `lowestPrice.stockStatus` is set ("High", "Medium",
+  "Low"); null (or the docs' "None") means not offered there *or* sold out, which the API does not
+  tell apart, so no offer is emitted (as gpuhunt does). Community hosts are placed by country only.
+* Prices are gpuhunt's: `securePrice` at a datacenter, `communityPrice` in a country, USD per GPU
+  per hour. They are list prices, the same at every place; what varies is where a card is offered.
+* `threeMonthPrice` / `sixMonthPrice` are read as the per-GPU hourly rate of RunPod's 3/6-month
+  prepaid savings plans, Secure Cloud only. That unit is inferred (runpod/docs' own examples show
+  both 0.204 and 500), so a rate not below the on-demand `securePrice` is not trusted: no offer,
+  counted in the stat `runpod/savings_plan_rate_not_hourly`.
+* Spot is gone (RunPod dropped spot pods on 2026-09-11; gpuhunt commit 310de51): `minimumBidPrice`
+  is not read.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Any
 
+from scrapy import Request
 from scrapy.http import Response
 
 from spiders.base import GpuPriceSpider
 from spiders.items import RawOffer
 
 API_URL = "https://api.runpod.io/graphql"
-QUERY = """query GpuPrices($lowestPriceInput: GpuLowestPriceInput) {
-  gpuTypes { id displayName memoryInGb securePrice communityPrice oneMonthPrice threeMonthPrice
-    sixMonthPrice lowestPrice(input: $lowestPriceInput) { minimumBidPrice uninterruptablePrice
-    stockStatus } }
-  dataCenters { id name location gpuAvailability { gpuTypeId stockStatus } }
+PLACES_QUERY = "query GpuTypes { countryCodes dataCenters { id name listed } }"
+PRICES_QUERY = """query GpuTypes($lowestPriceInput: GpuLowestPriceInput) {
+  gpuTypes { lowestPrice(input: $lowestPriceInput) { uninterruptablePrice minVcpu minMemory
+    stockStatus countryCode } id displayName memoryInGb securePrice communityPrice threeMonthPrice
+    sixMonthPrice }
 }"""
-BODY = {"query": QUERY, "variables": {"lowestPriceInput": {"gpuCount": 1}}}
-GPU_IDS = {"NVIDIA A100 80GB PCIe", "NVIDIA A100-SXM4-80GB", "NVIDIA H100 80GB HBM3",
-           "NVIDIA H100 PCIe", "NVIDIA H100 NVL", "NVIDIA GeForce RTX 4090"}
-DATACENTERS = ("US-TX-3", "US-GA-1", "EU-RO-1", "EU-SE-1", "CA-MTL-1", "AP-JP-1")
-# sku suffix -> (offer kind, price field). The *MonthPrice fields are per-GPU *hourly* rates
-# under a 1/3/6-month commitment (a savings plan), not monthly totals: reserved, billed per hour.
-PRICES = (("secure", "on_demand", "securePrice"), ("community", "on_demand", "communityPrice"),
-          ("spot", "spot", "minimumBidPrice"), ("reserved 1 month", "reserved", "oneMonthPrice"),
-          ("reserved 3 months", "reserved", "threeMonthPrice"),
-          ("reserved 6 months", "reserved", "sixMonthPrice"))
+SAVINGS_PLANS = (("savings plan 3 months", "threeMonthPrice"),
+                 ("savings plan 6 months", "sixMonthPrice"))
+NOT_OFFERED = (None, "None", "")
+
+
+def prices_body(*, secure: bool, place: str) -> dict[str, Any]:
+    """The per-place request: a datacenter id (Secure Cloud) or a country code (Community)."""
+    where = {"dataCenterId": place} if secure else {"countryCode": place}
+    return {"query": PRICES_QUERY,
+            "variables": {"lowestPriceInput": {"secureCloud": secure, **where, "gpuCount": 1}}}
 
 
 class RunpodSpider(GpuPriceSpider):
@@ -46,31 +57,64 @@ class RunpodSpider(GpuPriceSpider):
     min_offers = 20
 
     async def start(self):
-        yield self.request(API_URL, method="POST", body=json.dumps(BODY),
-                           headers={"Content-Type": "application/json"})
+        yield self._post({"query": PLACES_QUERY}, self.parse)
 
-    def parse(self, response: Response) -> Iterable[RawOffer]:
-        data = response.json().get("data") or {}
-        if not data.get("gpuTypes") or not data.get("dataCenters"):
-            raise ValueError(f"runpod: no gpuTypes/dataCenters in {response.url}: "
-                             f"{response.text[:300]}")
-        stock = {(dc["id"], a["gpuTypeId"]): a["stockStatus"] for dc in data["dataCenters"]
-                 if dc["id"] in DATACENTERS for a in dc.get("gpuAvailability") or []}
-        for gpu in data["gpuTypes"]:
-            if gpu["id"] not in GPU_IDS:
-                continue  # RTX A6000, L40S, ...: not a tracked card
-            prices = {**gpu, **(gpu.get("lowestPrice") or {})}
-            for dc in DATACENTERS:
-                if (dc, gpu["id"]) not in stock:
-                    continue
-                status = stock[dc, gpu["id"]]
-                for tier, kind, field in PRICES:
-                    if prices.get(field):
-                        yield self.offer(
-                            response, sku=f"{gpu['id']} | {tier}", gpu_text=gpu["displayName"],
-                            gpu_count=1, vram_gb=gpu["memoryInGb"], region_text=dc,
-                            offer_kind=kind, price_amount=str(prices[field]), currency="USD",
-                            billing_period="hour", price_text=f"${prices[field]}/GPU/hr",
-                            available=status is not None,
-                            vendor_data={"field": field, "stockStatus": status,
-                                         "gpuTypeId": gpu["id"]})
+    def _post(self, body: dict, callback, **cb_kwargs: Any) -> Request:
+        return self.request(API_URL, callback=callback, method="POST", body=json.dumps(body),
+                            headers={"Content-Type": "application/json"}, cb_kwargs=cb_kwargs)
+
+    def parse(self, response: Response) -> Iterable[Request]:
+        data = _data(response, "dataCenters", "countryCodes")
+        for dc in data["dataCenters"]:
+            if dc.get("listed"):
+                yield self._post(prices_body(secure=True, place=dc["id"]), self.parse_prices,
+                                 place=dc["id"], secure=True)
+        for country in data["countryCodes"]:
+            if country:  # the list holds a null (hosts without a country)
+                yield self._post(prices_body(secure=False, place=country), self.parse_prices,
+                                 place=country, secure=False)
+
+    def parse_prices(self, response: Response, place: str, secure: bool) -> Iterable[RawOffer]:
+        for gpu in _data(response, "gpuTypes")["gpuTypes"]:
+            lowest = gpu.get("lowestPrice") or {}
+            if lowest.get("stockStatus") in NOT_OFFERED:
+                continue
+            tier, field = ("secure", "securePrice") if secure else ("community", "communityPrice")
+            on_demand = gpu.get(field)
+            if on_demand:
+                yield self._offer(response, gpu, place, tier, "on_demand", field, on_demand)
+            if secure and on_demand:
+                yield from self._savings_plans(response, gpu, place, on_demand)
+
+    def _savings_plans(self, response: Response, gpu: dict, place: str,
+                       on_demand: float) -> Iterable[RawOffer]:
+        for plan, field in SAVINGS_PLANS:
+            rate = gpu.get(field)
+            if rate and rate >= on_demand:
+                self.crawler.stats.inc_value("runpod/savings_plan_rate_not_hourly")
+                self.logger.warning("runpod: %s %s=%s is not below securePrice %s: not read as "
+                                    "an hourly rate", gpu["id"], field, rate, on_demand)
+            elif rate:
+                yield self._offer(response, gpu, place, plan, "reserved", field, rate)
+
+    def _offer(self, response: Response, gpu: dict, place: str, tier: str, kind: str,
+               field: str, price: float) -> RawOffer:
+        lowest = gpu["lowestPrice"]
+        return self.offer(
+            response, sku=f"{gpu['id']} | {tier}", gpu_text=gpu["displayName"], gpu_count=1,
+            vram_gb=gpu["memoryInGb"], region_text=place, offer_kind=kind,
+            price_amount=str(price), currency="USD", billing_period="hour",
+            price_text=f"${price}/GPU/hr", available=True,
+            vendor_data={"field": field, "gpuTypeId": gpu["id"],
+                         "stockStatus": lowest["stockStatus"],
+                         "uninterruptablePrice": lowest.get("uninterruptablePrice"),
+                         "countryCode": lowest.get("countryCode")})
+
+
+def _data(response: Response, *fields: str) -> dict:
+    """The `data` object with the fields this step needs, or a loud error quoting the body."""
+    data = response.json().get("data") or {}
+    if any(not isinstance(data.get(f), list) for f in fields):
+        raise ValueError(f"runpod: no {'/'.join(fields)} in {response.url}: "
+                         f"{response.text[:300]}")
+    return data

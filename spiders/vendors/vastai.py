@@ -1,7 +1,14 @@
 """vast.ai: the public marketplace search (POST /api/v0/bundles/, no key), one offer per machine.
 
+The search asks for every card of spiders/parsing/card_catalog.csv (VAST_GPU_NAMES), not only the
+mission cards; which are read is normalization's decision.
+
 Each listing is a host's machine (or part of one): `dph_base` is the on-demand USD/hour for all
 `num_gpus` cards without storage, `min_bid` the interruptible (spot) floor for the same bundle.
+`geolocation` is "State or City, CC" (vast-cli tests/test_georegions.py), or "CC", or missing when
+the host hides it. An offer without a location is not dropped: it is yielded with the region text
+`NO_LOCATION`, which normalization quarantines (stage "region") with that reason, and counted in
+the stat `vastai/offers_without_location` and a warning at the end of the crawl.
 """
 
 from __future__ import annotations
@@ -13,18 +20,48 @@ from scrapy.http import Response
 
 from spiders.base import JsonApiSpider
 from spiders.items import RawOffer
+from spiders.parsing.regions import NO_LOCATION
 
 API_URL = "https://console.vast.ai/api/v0/bundles/"
+# Every card family of spiders/parsing/card_catalog.csv as vast.ai spells its gpu_name (a name no
+# host lists matches nothing). Seen: names in SkyPilot's vast catalog (skypilot-catalog v8
+# vast/vms.csv instance types, spaces written "_") or in gpuhunt's vastai name mapping. Assumed:
+# vast's plain pattern, not seen in either; a wrong guess only finds no offers. () = vast.ai has
+# no such card (A10G is AWS-only; no MI308X/MI325X spelling was seen).
+VAST_GPU_NAMES: dict[str, tuple[str, ...]] = {
+    "A100": ("A100 PCIE", "A100 SXM4"),          # seen
+    "A800": ("A800 PCIE",),                      # gpuhunt
+    "H100": ("H100 SXM", "H100 PCIE", "H100 NVL"),  # seen
+    "H800": ("H800 PCIE",),                      # assumed
+    "H20": ("H20",),                             # assumed
+    "H200": ("H200", "H200 NVL"),                # seen, gpuhunt
+    "GH200": ("GH200",),                         # assumed
+    "B200": ("B200",),                           # seen
+    "L20": ("L20",),                             # assumed
+    "L40S": ("L40S",), "L40": ("L40",), "L4": ("L4",),  # seen, gpuhunt
+    "A10G": (),
+    "A10": ("A10",),                             # gpuhunt
+    "A30": ("A30",),                             # assumed
+    "A40": ("A40",),                             # seen
+    "V100": ("Tesla V100",), "T4": ("Tesla T4",),  # seen, gpuhunt
+    "RTX3090": ("RTX 3090",),                    # seen
+    "RTX4090D": ("RTX 4090D",),                  # gpuhunt's RTX rule ("RTX4090D" -> "RTX 4090D")
+    "RTX4090": ("RTX 4090",), "RTX5090": ("RTX 5090",),  # seen
+    "RTXA6000": ("RTX A6000",), "RTX6000ADA": ("RTX 6000Ada",),  # seen
+    "MI300X": ("MI300X",),                       # assumed
+    "MI308X": (), "MI325X": (),
+}
 # vast's search syntax: field -> {operator: value}; no cursor, so one big ordered page.
 QUERY = {
-    "gpu_name": {"in": ["RTX 4090", "A100 PCIE", "A100 SXM4", "H100 SXM", "H100 PCIE", "H100 NVL"]},
+    "gpu_name": {"in": [name for names in VAST_GPU_NAMES.values() for name in names]},
     "rentable": {"eq": True},
     "rented": {"eq": False},
     "order": [["score", "desc"]],
     "limit": 3000,
 }
-_KEPT = ("machine_id", "host_id", "dph_total", "storage_cost", "disk_space", "datacenter",
-         "hosting_type", "verification", "reliability2", "geolocation")
+# No "datacenter": it is a search filter, not an offer field (vast-cli vastai/data/offer.py).
+_KEPT = ("machine_id", "host_id", "dph_total", "storage_cost", "disk_space", "hosting_type",
+         "verification", "reliability2", "geolocation")
 
 
 class VastaiSpider(JsonApiSpider):
@@ -39,14 +76,15 @@ class VastaiSpider(JsonApiSpider):
                            headers={"Content-Type": "application/json"})
 
     def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
-        if not offer.get("geolocation"):
-            # Hosts may hide their location; an offer with no place cannot enter regional stats.
-            self.logger.info("vastai: skipping offer %s without geolocation", offer.get("id"))
-            return
+        place = (offer.get("geolocation") or "").strip(" ,")
+        if not place:
+            # Hosts may hide their location: the offer goes to quarantine with the reason, counted.
+            self.crawler.stats.inc_value("vastai/offers_without_location")
         common = dict(
             sku=str(offer["id"]), gpu_text=offer["gpu_name"], gpu_count=offer["num_gpus"],
             # gpu_ram is MB per card: 49140 MB says a 48 GB modded "RTX 4090", a different SKU.
-            vram_gb=round(offer["gpu_ram"] / 1024, 2), region_text=offer["geolocation"],
+            vram_gb=round(offer["gpu_ram"] / 1024, 2),
+            region_text=offer["geolocation"] if place else NO_LOCATION,
             currency="USD", billing_period="hour", available=True,
             vendor_data={k: offer.get(k) for k in _KEPT},
         )
@@ -55,3 +93,9 @@ class VastaiSpider(JsonApiSpider):
             if price:  # a listing without a bid floor has no spot offer
                 yield self.offer(response, offer_kind=kind, price_amount=str(price),
                                  price_text=f"${price}/hr", **common)
+
+    def closed(self, reason: str) -> None:
+        hidden = self.crawler.stats.get_value("vastai/offers_without_location", 0)
+        if hidden:
+            self.logger.warning("vastai: %d listings have no location; their offers go to "
+                                "quarantine (stage region)", hidden)

@@ -2,6 +2,11 @@
 
 Every plan lists both an hourly price and a monthly one (Vultr bills hourly up to the monthly
 figure), per location in `locations[]`; bare metal adds preemptible (spot) hourly and monthly.
+
+Every GPU plan is yielded, whatever the card (A100, A40, L40S, H100, MI300X ...): which cards are
+read is normalization's decision (spiders/parsing/card_catalog.csv), and a card it does not know
+is quarantined there with the reason. Plans without a GPU (vc2, vhf, CPU bare metal) are skipped,
+counted in the stat `vultr/cpu_plans_skipped`.
 """
 
 from __future__ import annotations
@@ -13,15 +18,15 @@ from scrapy.http import Response
 
 from spiders.base import GpuPriceSpider
 from spiders.items import RawOffer
+from spiders.parsing.card_catalog import CARDS_BY_FAMILY
+from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
 
 PLANS_URL = "https://api.vultr.com/v2/plans?type=all&per_page=500"
 METAL_URL = "https://api.vultr.com/v2/plans-metal?per_page=500"
-# Cloud GPU plans are NVIDIA vGPU partitions of an 80 GB A100 (vcg-a100-1c-6g-4vram = 4 GB of it):
-# the slice is named by its memory so the fraction is vram/80 (parse_gpu reads "A100 80GB" with
-# a 20 GB hint as a contradiction, not a slice).
-VCG_CARDS = {"NVIDIA_A100": ("A100 80GB", 80)}
-# Bare-metal plan ids carry the GPUs: vbm-112c-2048gb-8-h100-gpu. Both are HGX (SXM) boards.
-METAL_RE = re.compile(r"-(\d+)-(a100|h100)-gpu$")
+# Bare-metal plan ids carry the GPUs: vbm-112c-2048gb-8-h100-gpu, and without a count for one
+# card (vbm-72c-480gb-gh200-gpu; gpuhunt's vultr provider reads them the same way).
+METAL_RE = re.compile(r"-(?:(\d+)-)?([a-z0-9]+)-gpu$")
+# The A100 and H100 bare-metal plans are HGX (SXM) boards of the 80 GB card.
 METAL_CARDS = {"a100": "A100 80GB SXM4", "h100": "H100 80GB SXM5"}
 # price field -> (offer kind, billing period)
 PRICES = {"hourly_cost": ("on_demand", "hour"), "monthly_cost": ("on_demand", "month"),
@@ -53,14 +58,13 @@ class VultrSpider(GpuPriceSpider):
             yield self.request(f"{base}&cursor={cursor}")
 
     def parse_plan(self, plan: dict, response: Response) -> Iterable[RawOffer]:
-        if card := VCG_CARDS.get(plan.get("gpu_type")):
-            name, card_gb = card
-            vram, count = plan["gpu_vram_gb"], 1
-            gpu_text = name if vram >= card_gb else f"{name} vGPU {vram}GB"
+        if plan.get("gpu_type"):
+            gpu_text, count, vram = cloud_gpu(plan["gpu_type"], plan.get("gpu_vram_gb"))
         elif m := METAL_RE.search(plan["id"]):
-            count, gpu_text, vram = int(m[1]), METAL_CARDS[m[2]], None
+            count, gpu_text, vram = int(m[1] or 1), METAL_CARDS.get(m[2], m[2].upper()), None
         else:
-            return  # CPU plans, A40/L40S/A16 cloud GPUs: not tracked cards
+            self.crawler.stats.inc_value("vultr/cpu_plans_skipped")
+            return
         for field, (kind, period) in PRICES.items():
             price = plan.get(field)
             if not price:
@@ -73,3 +77,24 @@ class VultrSpider(GpuPriceSpider):
                     price_text=f"${price}/{'hr' if period == 'hour' else 'mo'}", available=True,
                     vendor_data={"field": field, "gpu_type": plan.get("gpu_type"),
                                  "type": plan.get("type")})
+
+
+def cloud_gpu(gpu_type: str, vram_gb: int | None) -> tuple[str, int | None, int | None]:
+    """(gpu_text, gpu_count, vram hint) of a cloud GPU plan from its gpu_type ("NVIDIA_A100") and
+    gpu_vram_gb, the memory of the whole plan. Vultr's cloud GPUs are vGPU partitions of a card
+    (vcg-a100-1c-6g-4vram is 4 GB of an 80 GB A100) or whole cards (96 GB of L40S = 2 cards). The
+    card's full memory is the catalog's size for a slice named by its memory (A100: 80 GB); a
+    card the catalog does not know, or a size that is neither, goes on as written and
+    normalization says why it cannot be read."""
+    name = gpu_type.split("_", 1)[-1].replace("_", " ")   # NVIDIA_A100 -> A100
+    try:
+        full_gb = CARDS_BY_FAMILY[gpu_family(parse_gpu(name).gpu_model)].slice_default_gb
+    except GpuParseError:
+        return name, 1, vram_gb
+    if not vram_gb:
+        return name, 1, None
+    if vram_gb < full_gb:
+        return f"{name} {full_gb}GB vGPU {vram_gb}GB", 1, vram_gb
+    if vram_gb % full_gb == 0:
+        return f"{name} {full_gb}GB", vram_gb // full_gb, full_gb
+    return name, None, vram_gb

@@ -15,7 +15,7 @@ from tests.e2e.test_job_on_snapshots import gpuprices, query
 pytestmark = pytest.mark.e2e
 SOURCES = ("--source", "azure", "--source", "idc_sinnet_bj")
 BAD_ROWS = """
-      <tr><td>NVIDIA Tesla V100 32G</td><td>整卡</td><td>1</td><td>¥8.00/时</td><td>¥2,000/月</td><td>有货</td></tr>
+      <tr><td>Ascend 910B 64G</td><td>整卡</td><td>1</td><td>¥8.00/时</td><td>¥2,000/月</td><td>有货</td></tr>
       <tr><td>NVIDIA A100 80G SXM4</td><td>整卡 特价</td><td>1</td><td>¥0.00/时</td><td>联系客服</td><td>有货</td></tr>
       <tr><td>GeForce RTX 4090 24G</td><td>整卡 活动</td><td>1</td><td>¥3,200.00/时</td><td>--</td><td>有货</td></tr>
     </tbody>"""
@@ -41,8 +41,9 @@ def test_bad_rows_are_quarantined_and_good_rows_land(tmp_path):
     reasons = dict(query(data_dir, """select stage || ': ' || reason, count(*) from quarantine
                                       group by 1 order by 1"""))
     assert reasons == {
-        "bounds: 3200.000000 CNY per RTX4090-24GB GPU-hour is outside the plausible range 0.3-40": 1,
-        "card: untracked GPU model V100 in 'NVIDIA Tesla V100 32G 整卡'": 2,
+        "bounds: 3200.000000 CNY per RTX4090-24GB GPU-hour is outside the plausible range 0.3-15": 1,
+        # a card outside the catalog cannot be read (V100 and other known cards now land)
+        "card: unknown GPU model (not in card_catalog.csv) in 'Ascend 910B 64G 整卡'": 2,
         "price: not a price: -- (no price given)": 1,
         "price: not a price: 联系客服 (contact sales / price on request)": 1,
         "price: not a price: 面议 (negotiable)": 2,

@@ -55,6 +55,19 @@ def test_all_sources_and_card_families_land(first_run):
     assert set(sources) == set(source_names())
     models = {m for (m,) in query(data_dir, "select distinct gpu_model from observations")}
     assert {"A100-40GB", "A100-80GB", "H100-80GB", "H800-80GB", "RTX4090-24GB"} <= models
+    # every card the sources sell is kept, not only the four mission families: quarantine means
+    # "could not read"
+    others = {"A800-80GB", "H20-96GB", "V100-32GB", "L40S-48GB", "RTX3090-24GB", "A10-24GB",
+              "T4-16GB", "B200-180GB", "GH200-96GB", "A40-48GB", "RTXA6000-48GB"}
+    assert others <= models
+    latest = dict(query(data_dir, "select gpu_model, count(*) from marts.latest_prices group by 1"))
+    assert others <= set(latest) and latest["A800-80GB"] >= 3   # gpugeek, gpushare, volcengine
+    # idc_guian's illustrative H20 rows: the card and the 8-card server, hourly and monthly
+    h20 = query(data_dir, "select gpu_count, billing_period, price_amount from marts.latest_prices "
+                          "where gpu_model = 'H20-96GB' and source = 'idc_guian' order by 1, 2")
+    assert h20 == [(1, "hour", Decimal("15")), (1, "month", Decimal("3300")),
+                   (8, "hour", Decimal("105")), (8, "month", Decimal("24000"))]
+    assert query(data_dir, "select count(*) from quarantine where stage = 'card'") == [(0,)]
 
 
 def test_market_coverage_targets_hold(first_run):

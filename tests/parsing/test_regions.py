@@ -6,10 +6,13 @@ import csv
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spiders.parsing.regions as regions_mod
 from spiders.parsing.regions import (
-    TIER1_CITIES, Region, RegionParseError, province_aliases, resolve_region, vendor_key)
+    NO_LOCATION, TIER1_CITIES, Region, RegionParseError, province_aliases, resolve_region,
+    vendor_key)
 
 R = Region
 CSV_PATH = Path(regions_mod.__file__).with_name("regions.csv")
@@ -170,11 +173,23 @@ CASES = [
     ("US-CA-2", "runpod", R("us-ca-2", "US", "California", None, False)),
     ("EU-PL-9", "runpod", R("eu-pl-9", "PL", None, None, False)),    # unlisted id: country only
     ("US-ZZ-9", "runpod", R("us-zz-9", "US", None, None, False)),
-    # vast.ai "City, CC" geolocations and plain country codes
-    ("Texas, US", "vastai", R("texas, us", "US", None, None, False)),
+    # vast.ai "State or City, CC" geolocations and plain country codes
+    ("Texas, US", "vastai", R("texas, us", "US", "Texas", None, False)),
+    ("texas, us", "vastai", R("texas, us", "US", "Texas", None, False)),
+    ("Washington, US", "vastai", R("washington, us", "US", "Washington", None, False)),
+    ("Georgia, US", "vastai", R("georgia, us", "US", "Georgia", None, False)),
+    ("Georgia, GE", "vastai", R("georgia, ge", "GE", None, None, False)),   # the country
+    ("British Columbia, CA", "vastai", R("british columbia, ca", "CA", "British Columbia", None,
+                                         False)),
+    ("Bavaria, DE", "vastai", R("bavaria, de", "DE", "Bavaria", None, False)),
+    ("New South Wales, AU", "vastai", R("new south wales, au", "AU", "New South Wales", None,
+                                        False)),
+    ("United States, US", "vastai", R("united states, us", "US", None, None, False)),
+    ("Taiwan, TW", "vastai", R("taiwan, tw", "TW", None, None, False)),
+    ("Texas, US", "azure", R("texas, us", "US", None, None, False)),   # vast.ai's rows only
     ("Hong Kong, HK", "vast.ai", R("hong kong, hk", "HK", "Hong Kong", "Hong Kong", False)),
     (", US", "vastai", R("us", "US", None, None, False)),
-    ("Quebec, CA", "vastai", R("quebec, ca", "CA", None, None, False)),
+    ("Quebec, CA", "vastai", R("quebec, ca", "CA", "Quebec", None, False)),
     ("Beijing, CN", "vastai", R("beijing, cn", "CN", "Beijing", "Beijing", True)),
     ("Beijing, US", "vastai", R("beijing, us", "US", None, None, False)),   # country wins
     ("US", None, R("us", "US", None, None, False)),
@@ -219,6 +234,8 @@ def test_resolve_region(text, vendor, expected):
     ("Somewhere, ZZ", "vastai", "unknown region"),
     ("ap-southeast-1", None, "pass vendor="),  # AWS/Alibaba Singapore vs Huawei Hong Kong
     ("海淀区", None, "unknown region"),
+    (NO_LOCATION, "vastai", "no location given by the vendor (vendor 'vastai')"),
+    (NO_LOCATION.upper(), None, "the offer cannot be placed"),
 ])
 def test_unknown_region_raises_naming_vendor_and_text(text, vendor, message):
     with pytest.raises(RegionParseError) as err:
@@ -277,3 +294,23 @@ def test_every_csv_row_resolves_to_itself():
         got = resolve_region(row["alias"], row["vendor"] or None)
         assert (got.region_code, got.country, got.province_or_state or "", got.city or "") == (
             row["region_code"], row["country"], row["province_or_state"], row["city"]), row
+
+
+VAST_STATES = [row for row in _csv_rows() if row["vendor"] == "vastai"]
+
+
+@settings(max_examples=200)
+@given(row=st.sampled_from(VAST_STATES), upper=st.booleans(),
+       pad=st.sampled_from(["", " ", "  "]))
+def test_vast_state_geolocation_gets_its_state_in_any_case_and_spacing(row, upper, pad):
+    text = f"{pad}{row['alias']},{pad} {row['country']}{pad}"
+    got = resolve_region(text.upper() if upper else text, "vastai")
+    assert (got.country, got.province_or_state, got.city) == (
+        row["country"], row["province_or_state"], None)
+
+
+@given(row=st.sampled_from(VAST_STATES),
+       other=st.sampled_from(["GB", "FR", "JP", "BR", "GE", "IN"]))
+def test_vast_state_name_with_another_country_keeps_that_country_only(row, other):
+    got = resolve_region(f"{row['alias']}, {other}", "vastai")
+    assert (got.country, got.province_or_state) == (other, None)

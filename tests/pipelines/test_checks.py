@@ -60,7 +60,7 @@ def test_clean_batch_passes(db):
      "expect_column_values_to_be_between"),
     ("unknown currency (validity)", [{**CLEAN_ROW, "currency": "XBT"}],
      "expect_column_values_to_be_in_set"),
-    ("untracked card (validity)", [{**CLEAN_ROW, "gpu_model": "V100-32GB"}],
+    ("card not in the catalog (validity)", [{**CLEAN_ROW, "gpu_model": "Ascend910B-64GB"}],
      "expect_column_values_to_be_in_set"),
     ("missing FX date (completeness)", [{**CLEAN_ROW, "fx_rate_date": None}],
      "expect_column_values_to_not_be_null"),

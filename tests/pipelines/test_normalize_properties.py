@@ -7,7 +7,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.lib.normalize import PRICE_BOUNDS_CNY_PER_GPU_HOUR, Quarantined, normalize_offer
 from spiders.parsing.currencies import convert
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
@@ -43,8 +43,14 @@ def _cny_per_gpu_hour(amount: Decimal, period: str) -> Decimal:
                             "currency": "CNY", "billing_period": period})["price_per_gpu_hour_cny"]
 
 
+# Hourly prices inside the A100's plausible bounds (a sum of two halves stays inside).
+A100_LOW, A100_HIGH = PRICE_BOUNDS_CNY_PER_GPU_HOUR["A100"]
+HALF = (A100_HIGH / 2).quantize(Decimal("0.01"))
+
+
 @settings(deadline=None)
-@given(hourly=st.decimals(2, 100, places=2), more=st.decimals("0.01", 100, places=2),
+@given(hourly=st.decimals(max(A100_LOW, 2), HALF, places=2),
+       more=st.decimals("0.01", HALF, places=2),
        period=st.sampled_from(["hour", "day", "month"]))
 def test_per_gpu_hour_price_is_monotonic_in_the_listed_price(hourly, more, period):
     # listed prices whose hourly equivalent stays inside the A100's plausible bounds
@@ -53,7 +59,8 @@ def test_per_gpu_hour_price_is_monotonic_in_the_listed_price(hourly, more, perio
 
 
 @settings(deadline=None)
-@given(amount=st.decimals(2, 200, places=2), period=st.sampled_from(sorted(HOURS_PER_PERIOD)))
+@given(amount=st.decimals(max(A100_LOW, 2), A100_HIGH, places=2),
+       period=st.sampled_from(sorted(HOURS_PER_PERIOD)))
 def test_listed_price_is_recoverable(amount, period):
     listed = amount * HOURS_PER_PERIOD[period] if period != "hour" else amount
     per_gpu_hour = _cny_per_gpu_hour(listed, period)

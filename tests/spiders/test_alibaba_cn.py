@@ -1,6 +1,6 @@
 """Alibaba Cloud ECS GPU prices: a hash-routed JavaScript page. Without a browser the table does not
 exist; with Chromium (over the replay server, the page's XHR included) it yields one offer per
-price cell. The snapshot holds an A10 (gn7i) row that normalization must quarantine as untracked,
+price cell. The snapshot holds an A10 (gn7i) row that normalization keeps as an A10-24GB card,
 '—' spot cells the spider must skip, and a sold-out row."""
 
 import json
@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.lib.normalize import normalize_offer
 from pipelines.paths import SNAPSHOT_DIR
 from spiders.vendors.alibaba_cn import AlibabaCNSpider
 from tests.conftest import file_response
@@ -107,12 +107,10 @@ def test_vgpu_slices_normalize_as_a100_80gb_fractions(offers):
     assert half["price_per_gpu_hour_cny"] == Decimal("39.000000")  # ¥19.50/h for half a card
 
 
-def test_a10_rows_are_quarantined_as_untracked(offers):
-    a10 = [o for o in offers if o["sku"] == "ecs.gn7i-c8g1.2xlarge"]
+def test_a10_rows_are_kept_as_a10_cards(offers):
+    a10 = [normalize_offer(o) for o in offers if o["sku"] == "ecs.gn7i-c8g1.2xlarge"]
     assert len(a10) == 3
-    for offer in a10:
-        with pytest.raises(Quarantined, match="untracked GPU model A10"):
-            normalize_offer(offer)
+    assert {(r["gpu_model"], r["gpu_fraction"]) for r in a10} == {("A10-24GB", 1)}
 
 
 def test_regions_resolve_to_six_provinces(offers):

@@ -3,11 +3,13 @@
 from decimal import Decimal
 
 import pytest
+from scrapy.utils.test import get_crawler
 
-from spiders.vendors.azure import AzureSpider
+from pipelines.lib.normalize import Quarantined, normalize_offer
+from spiders.vendors.azure import API_URL, UNMAPPED_COUNT, AzureSpider
 from tests.conftest import file_response
 
-spider = AzureSpider(crawl_id="test")
+spider = AzureSpider.from_crawler(get_crawler(AzureSpider), crawl_id="test")
 PAGE1 = file_response("azure", "retail_prices_page1.json")
 OUTPUT = list(spider.parse(PAGE1))
 OFFERS = [o for o in OUTPUT if not hasattr(o, "callback")]
@@ -61,3 +63,40 @@ def test_offer_invariants(offer):
 def test_offers_are_unique():
     keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in OFFERS]
     assert len(keys) == len(set(keys))
+
+
+def test_the_request_asks_for_every_gpu_series_azure_rents():
+    for token in ("A100", "H100", "H200", "MI300X", "_A10_", "_T4_", "Standard_ND96asr_v4"):
+        assert token in API_URL.replace("%27", "'").replace("%2C", ",")
+
+
+def _meter(arm_sku: str, price: float = 4.2) -> dict:
+    return {"armSkuName": arm_sku, "armRegionName": "eastus", "retailPrice": price,
+            "currencyCode": "USD", "unitOfMeasure": "1 Hour", "productName": "NV Series",
+            "skuName": arm_sku.removeprefix("Standard_"), "meterName": "x"}
+
+
+@pytest.mark.parametrize("arm_sku, price, model, count, fraction", [
+    ("Standard_ND96isr_H200_v5", 84.8, "H200-141GB", 8, "1"),
+    ("Standard_ND96isr_MI300X_v5", 48.0, "MI300X-192GB", 8, "1"),
+    ("Standard_NC4as_T4_v3", 0.526, "T4-16GB", 1, "1"),
+    ("Standard_NC64as_T4_v3", 4.352, "T4-16GB", 4, "1"),
+    ("Standard_NV12ads_A10_v5", 0.908, "A10-24GB", 1, Decimal(8) / Decimal(24)),
+    ("Standard_NV36adms_A10_v5", 4.52, "A10-24GB", 1, "1"),
+    ("Standard_NCC40ads_H100_v5", 6.98, "H100-94GB", 1, "1"),
+])
+def test_other_gpu_sizes_are_read_not_dropped(arm_sku, price, model, count, fraction):
+    [offer] = spider.parse_offer(_meter(arm_sku, price), PAGE1)
+    row = normalize_offer(offer)
+    assert (row["gpu_model"], row["gpu_count"]) == (model, count)
+    assert row["gpu_fraction"] == Decimal(fraction)
+
+
+def test_unmapped_size_goes_to_quarantine_with_the_reason_and_is_counted():
+    fresh = AzureSpider.from_crawler(get_crawler(AzureSpider), crawl_id="test")
+    [offer] = fresh.parse_offer(_meter("Standard_ND192isr_H100_v6", 120.0), PAGE1)
+    assert (offer["gpu_text"], offer["gpu_count"]) == ("Standard_ND192isr_H100_v6", UNMAPPED_COUNT)
+    assert fresh.crawler.stats.get_value("azure/unmapped_gpu_skus") == 1
+    with pytest.raises(Quarantined, match="Azure VM size not in GPU_SKUS") as caught:
+        normalize_offer(offer)
+    assert caught.value.stage == "card"

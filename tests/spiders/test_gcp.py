@@ -1,8 +1,9 @@
 """Google Cloud: the keyless GPU pricing page (default) and the keyed Cloud Billing Catalog API.
 
-The page holds an NVIDIA T4 table (untracked: normalization quarantines its 3 offers) and a
-'Not available' spot cell (skipped). The API pages hold a commitment, a T4, an H100 Mega and a CPU
-SKU, all skipped. Prices are per GPU, GPU only (the host VM is billed on top)."""
+The page holds an NVIDIA T4 table (3 offers, normalized as T4-16GB cards) and a
+'Not available' spot cell (skipped). The API pages hold a T4 and an H100 Mega SKU (both kept: every
+GPU is), a commitment and a CPU SKU (skipped, counted). Prices are per GPU, GPU only (the host VM
+is billed on top)."""
 
 import asyncio
 import json
@@ -10,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 from scrapy.http import HtmlResponse, TextResponse
+from scrapy.utils.test import get_crawler
 
 from pipelines.lib.normalize import Quarantined, normalize_offer
 from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
@@ -17,7 +19,8 @@ from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl
 
 PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"  # a page token from the snapshot: not a secret
-spider = GcpSpider(crawl_id="test")
+crawler = get_crawler(GcpSpider)
+spider = GcpSpider.from_crawler(crawler, crawl_id="test")
 PAGE = file_response("gcp", "gpus_pricing.html")
 PAGE_OFFERS = list(spider.parse_page(PAGE))
 TRACKED = [o for o in PAGE_OFFERS if "T4" not in o["gpu_text"]]
@@ -96,14 +99,11 @@ def test_regions_per_model():
                                            "asia-southeast1"}
 
 
-def test_not_available_spot_cell_is_skipped_and_untracked_card_quarantined():
+def test_not_available_spot_cell_is_skipped_and_t4_card_kept():
     t4 = [o for o in PAGE_OFFERS if o["gpu_text"] == "NVIDIA T4"]
     assert sorted((o["region_text"], o["offer_kind"]) for o in t4) == [
         ("asia-east2", "on_demand"), ("us-central1", "on_demand"), ("us-central1", "spot")]
-    for offer in t4:
-        with pytest.raises(Quarantined, match="untracked GPU model T4") as exc:
-            normalize_offer(dict(offer))
-        assert exc.value.stage == "card"
+    assert {normalize_offer(dict(offer))["gpu_model"] for offer in t4} == {"T4-16GB"}
 
 
 def test_changed_page_layout_is_loud():
@@ -150,10 +150,55 @@ def test_api_offer_fields():
     assert first["vendor_data"]["usageType"] == "OnDemand"
 
 
-def test_api_skips_commitments_other_gpus_mega_and_cpu_skus():
+def test_api_keeps_every_gpu_and_skips_commitments_and_cpu_skus_counted():
     descriptions = {o["vendor_data"]["description"] for o in API_OFFERS}
-    assert not any(w in d for d in descriptions for w in ("Commitment", "T4", "Mega", "Core"))
+    assert not any(w in d for d in descriptions for w in ("Commitment", "Core"))
     assert {o["vendor_data"]["usageType"] for o in API_OFFERS} == {"OnDemand", "Preemptible"}
+    models = {(normalize_offer(dict(o))["gpu_model"], o["vendor_data"]["description"])
+              for o in API_OFFERS if "T4" in o["gpu_text"] or "Mega" in o["gpu_text"]}
+    assert models == {("T4-16GB", "Nvidia Tesla T4 GPU running in Americas"),
+                      ("H100-80GB", "Nvidia H100 80GB Mega GPU running in Americas")}
+    assert crawler.stats.get_value("gcp/non_gpu_skus_skipped") == 1        # the N2 core
+    assert crawler.stats.get_value("gcp/gpu_skus_other_pricing") == 1      # the commitment
+
+
+def _sku(description: str, usage: str = "OnDemand", group: str = "GPU", unit: str = "h") -> dict:
+    return {"skuId": "X", "description": description,
+            "category": {"resourceFamily": "Compute", "resourceGroup": group, "usageType": usage},
+            "serviceRegions": ["us-central1"],
+            "pricingInfo": [{"pricingExpression": {"usageUnit": unit, "tieredRates": [
+                {"unitPrice": {"currencyCode": "USD", "units": "5", "nanos": 0}}]}}]}
+
+
+@pytest.mark.parametrize("sku, kept", [
+    (_sku("Nvidia H200 141GB GPU running in Americas"), True),
+    (_sku("Nvidia B200 (1 gpu slice) running in Americas"), True),
+    (_sku("Nvidia Tesla P100 GPU running in Americas"), True),   # unknown card: quarantined later
+    (_sku("Nvidia Tesla T4 Virtual Workstation GPU running in Americas"), False),  # licence
+    (_sku("Reserved Nvidia H100 80GB GPU in Americas"), False),
+    (_sku("Nvidia L4 GPU running in Americas", usage="Commit1Yr"), False),
+    (_sku("Nvidia L4 GPU running in Americas", unit="mo"), False),
+])
+def test_api_keeps_plain_gpu_hours_of_any_card(sku, kept):
+    fresh = GcpSpider.from_crawler(get_crawler(GcpSpider), crawl_id="test")
+    response = TextResponse(url=API_URL, body=json.dumps({"skus": [sku]}).encode(),
+                            headers={"Content-Type": "application/json"})
+    offers = list(fresh.parse_skus(response))
+    assert len(offers) == (1 if kept else 0)
+    assert fresh.crawler.stats.get_value("gcp/gpu_skus_other_pricing", 0) == (0 if kept else 1)
+
+
+def test_api_b200_and_unknown_card_reach_normalization():
+    fresh = GcpSpider.from_crawler(get_crawler(GcpSpider), crawl_id="test")
+    body = {"skus": [_sku("Nvidia B200 (1 gpu slice) running in Americas"),
+                     _sku("Nvidia Tesla P100 GPU running in Americas")]}
+    b200, p100 = fresh.parse_skus(TextResponse(url=API_URL, body=json.dumps(body).encode(),
+                                               headers={"Content-Type": "application/json"}))
+    row = normalize_offer(dict(b200))
+    assert (row["gpu_model"], row["gpu_count"], row["gpu_fraction"]) == ("B200-180GB", 1, 1)
+    with pytest.raises(Quarantined, match="unknown GPU model") as caught:
+        normalize_offer(dict(p100))
+    assert caught.value.stage == "card"
 
 
 def test_api_price_without_units_field():
@@ -171,8 +216,8 @@ def test_api_price_without_units_field():
 
 
 def test_api_and_page_agree_on_prices():
-    for gpu_api, gpu_page in (("Tesla A100", "A100 40GB"), ("A100 80GB", "A100 80GB"),
-                              ("H100 80GB", "H100 80GB")):
+    for gpu_api, gpu_page in (("Tesla A100 GPU", "A100 40GB"), ("A100 80GB GPU", "A100 80GB"),
+                              ("H100 80GB GPU", "H100 80GB")):   # not the "H100 80GB Mega GPU"
         for kind in ("on_demand", "spot"):
             assert f"${price(API_OFFERS, gpu_api, 'us-central1', kind)}" == \
                 price(PAGE_OFFERS, gpu_page, "us-central1", kind)
@@ -181,13 +226,14 @@ def test_api_and_page_agree_on_prices():
 @pytest.mark.parametrize("offer", API_OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}")
 def test_api_offer_invariants(offer):
     row = normalize_offer(dict(offer))
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
+    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "T4-16GB")
     preemptible = offer["vendor_data"]["usageType"] == "Preemptible"
     assert offer["offer_kind"] == ("spot" if preemptible else "on_demand")
 
 
 def test_api_offer_count_and_uniqueness():
-    assert len(API_OFFERS) == 14
+    # A100 40GB, A100 80GB, H100 80GB on-demand and spot: 14; T4 (3 regions) and H100 Mega: 4
+    assert len(API_OFFERS) == 14 + 4
     keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in API_OFFERS]
     assert len(keys) == len(set(keys))
 
@@ -199,7 +245,7 @@ def test_keyed_crawl_pages_the_api_and_never_records_the_key(replay_server, tmp_
     offers, verdict = run_crawl("gcp", replay_server.url, tmp_path,
                                 "LOG_LEVEL=DEBUG", f"LOG_FILE={log}")
     assert verdict["passed"], verdict["failures"]
-    assert len(offers) == 14
+    assert len(offers) == 18
     assert [f["url"] for f in verdict["fetches"] if "/skus" in f["url"]] == [
         API_URL, f"{API_URL}?pageToken={PAGE2_TOKEN}"]
     assert "cloudbilling" in log.read_text()

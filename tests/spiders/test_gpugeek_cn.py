@@ -1,13 +1,13 @@
 """GpuGeek product list API: parse the two recorded pages once, then many small checks.
 
-The snapshot holds rows that must not become observations: A800 and L40S machines (untracked
-cards, quarantined by normalization) and an 8-card H800 with no monthly price (skipped here)."""
+The snapshot holds A800 and L40S machines (cards outside the four mission families, kept as
+observations) and an 8-card H800 with no monthly price (skipped here)."""
 
 from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.lib.normalize import normalize_offer
 from spiders.vendors.gpugeek_cn import GpugeekCNSpider
 from tests.conftest import file_response
 
@@ -17,7 +17,7 @@ OUTPUTS = [list(spider.parse(page)) for page in PAGES]
 NEXT = [[r for r in out if hasattr(r, "callback")] for out in OUTPUTS]
 OFFERS = [dict(o) for out in OUTPUTS for o in out if not hasattr(o, "callback")]
 ITEMS = [item for page in PAGES for item in page.json()["data"]["list"]]
-UNTRACKED = ("A800", "L40S")
+OTHER_CARDS = {"A800": "A800-80GB", "L40S": "L40S-48GB"}   # not mission cards, still kept
 
 
 def by(sku: str) -> dict[str, dict]:
@@ -90,16 +90,15 @@ def test_a100_variants_from_the_nvidia_names():
     assert (row["gpu_model"], row["gpu_variant"], row["gpu_count"]) == ("A100-80GB", "SXM", 8)
 
 
-@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in UNTRACKED)],
+@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in OTHER_CARDS)],
                          ids=lambda o: f"{o['sku']}-{o['billing_period']}")
-def test_untracked_cards_are_quarantined(offer):
-    with pytest.raises(Quarantined) as exc:
-        normalize_offer(offer)
-    assert exc.value.stage == "card" and "untracked GPU model" in exc.value.reason
+def test_other_cards_are_kept(offer):
+    family = next(u for u in OTHER_CARDS if u in offer["gpu_text"])
+    assert normalize_offer(offer)["gpu_model"] == OTHER_CARDS[family]
 
 
 def test_regions_span_four_provinces():
-    rows = [normalize_offer(o) for o in OFFERS if not any(u in o["gpu_text"] for u in UNTRACKED)]
+    rows = [normalize_offer(o) for o in OFFERS if not any(u in o["gpu_text"] for u in OTHER_CARDS)]
     assert len(rows) == 80
     assert {r["province_or_state"] for r in rows} == {"Jiangsu", "Gansu", "Guizhou", "Guangdong"}
     assert {r["region_code"] for r in rows} == {"宿迁一区", "庆阳一区", "贵安一区", "东莞一区"}

@@ -2,8 +2,8 @@
 spider says so; rendered in Chromium (over the replay server, XHR included) every machine of the
 market JSON becomes one offer per listed term.
 
-The snapshot holds rows that must not become observations: RTX 3090 and A800 machines
-(untracked cards, quarantined) and an A100 with no 包月 price (rendered "—", skipped)."""
+The snapshot holds RTX 3090 and A800 machines (outside the four mission families, still kept as
+observations) and an A100 with no 包月 price (rendered "—", skipped)."""
 
 import gzip
 import json
@@ -21,7 +21,6 @@ from tests.spiders.crawl import run_crawl
 MACHINES = json.loads((SNAPSHOT_DIR / "gpushare_cn" / "market_machines.json")
                       .read_text(encoding="utf-8"))["data"]["machines"]
 TERMS = {"hour": ("price_hour", "时"), "day": ("price_day", "天"), "month": ("price_month", "月")}
-UNTRACKED = ("RTX 3090", "A800")
 
 
 def test_unrendered_shell_has_no_cards_and_says_so():
@@ -84,17 +83,18 @@ def test_sold_out_h800_is_unavailable(offers):
     assert len(h800) == 3 and all(o["available"] is False for o in h800)
 
 
-def test_normalizes_except_untracked_cards(offers):
+def test_normalizes_every_card(offers):
     rows, quarantined = [], []
     for offer in offers:
         try:
             rows.append(normalize_offer(offer))
         except Quarantined as exc:
             quarantined.append((offer["gpu_text"], exc.stage))
-    assert sorted(set(quarantined)) == [("A800", "card"), ("RTX 3090", "card")]
-    assert len(quarantined) == 6 and len(rows) == 35
+    assert quarantined == [] and len(rows) == 41
     assert {r["gpu_model"] for r in rows} == {"RTX4090-24GB", "RTX4090D-24GB", "A100-40GB",
-                                               "A100-80GB", "H800-80GB"}
+                                               "A100-80GB", "H800-80GB", "A800-80GB",
+                                               "RTX3090-24GB"}
+    rows = [r for r in rows if r["gpu_model"] not in ("A800-80GB", "RTX3090-24GB")]
     assert {r["province_or_state"] for r in rows} == {"Beijing", "Jiangsu", "Inner Mongolia"}
     (sq_h800,) = [r for r in rows if r["sku"] == "sq1-0101" and r["billing_period"] == "month"]
     per_gpu_hour = (Decimal("9800") / 730).quantize(Decimal("0.000001"))  # 包月 ÷ 730 h

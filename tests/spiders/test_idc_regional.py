@@ -46,7 +46,7 @@ def _normalized(slug: str) -> tuple[list[dict], list[Quarantined]]:
 @pytest.mark.parametrize("slug, offers, negotiable, sold_out", [
     ("idc_nanjing", 20, 1, 2),     # 10 rows x 2 periods; H800 整机 monthly 面议; H100 售罄
     ("idc_ulanqab", 22, 2, 2),     # 11 rows; H100 整卡 面议 twice; H800 整机 售罄
-    ("idc_guian", 18, 2, 2),       # 9 rows; H800 整机 面议 twice; RTX 4090 整机 售罄
+    ("idc_guian", 22, 2, 2),       # 11 rows (2 H20); H800 整机 面议 twice; RTX 4090 整机 售罄
     ("idc_northwest", 22, 2, 4),   # 12 rows, two MIG rows hourly only; 0/16 and 售罄 unavailable
 ])
 def test_offer_counts(slug, offers, negotiable, sold_out):

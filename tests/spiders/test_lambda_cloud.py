@@ -1,9 +1,11 @@
 """Lambda: the public price page (default, no key) and the keyed instance-types API."""
 
 import asyncio
+import json
 from decimal import Decimal
 
 import pytest
+from scrapy.utils.test import get_crawler
 
 from pipelines.lib.normalize import normalize_offer
 from spiders.vendors.lambda_cloud import API_URL, PAGE_URL, LambdaCloudSpider
@@ -43,9 +45,33 @@ def test_with_a_key_the_spider_calls_the_api(monkeypatch):
 
 # --- page path -------------------------------------------------------------------------------
 
-def test_page_yields_every_tracked_row_and_skips_the_others():
-    assert len(PAGE_OFFERS) == 11
-    assert not any(t in sku for sku in PAGE_BY_SKU for t in ("B200", "GH200", "A10 "))
+def test_page_yields_every_gpu_row_the_mission_cards_and_the_others():
+    assert len(PAGE_OFFERS) == 14
+    assert {"8x B200 (180 GB SXM6)", "1x GH200 (96 GB)", "1x A10 (24 GB PCIe)"} <= set(PAGE_BY_SKU)
+
+
+@pytest.mark.parametrize("sku, model, variant, count, per_gpu_usd", [
+    ("8x B200 (180 GB SXM6)", "B200-180GB", "SXM", 8, "4.990000"),
+    ("1x GH200 (96 GB)", "GH200-96GB", None, 1, "1.490000"),
+    ("1x A10 (24 GB PCIe)", "A10-24GB", "PCIe", 1, "0.750000"),
+])
+def test_non_mission_cards_are_normalized_not_dropped(sku, model, variant, count, per_gpu_usd):
+    row = normalize_offer(PAGE_BY_SKU[sku])
+    assert (row["gpu_model"], row["gpu_variant"], row["gpu_count"]) == (model, variant, count)
+    assert row["price_per_gpu_hour_usd"] == Decimal(per_gpu_usd)
+
+
+def test_a_row_in_another_wording_goes_to_normalization_as_written():
+    # no "Nx" prefix and a bare price: the count is read from the name, "/ GPU" from the price
+    cells = {"Instance type": "NVIDIA H200 8-GPU", "VRAM / GPU": "141 GB",
+             "Price": "$3.79 / GPU / hr"}
+    [offer] = spider.parse_row(cells, PAGE)
+    assert (offer["gpu_text"], offer["gpu_count"], offer["price_per_card"]) == (
+        "NVIDIA H200 8-GPU", 8, True)
+    assert "price_amount" not in offer
+    row = normalize_offer(offer)
+    assert (row["gpu_model"], row["gpu_count"]) == ("H200-141GB", 8)
+    assert row["price_per_gpu_hour_usd"] == Decimal("3.790000")
 
 
 def test_per_gpu_price_becomes_the_instance_price():
@@ -84,11 +110,30 @@ def test_changed_page_layout_fails_loudly():
 # --- keyed API path --------------------------------------------------------------------------
 
 def test_api_one_offer_per_region_with_capacity():
-    # 1x A100: 1 region, 1x H100 PCIe: 2, 1x H100 SXM: 1, 8x A100 80GB: none -> 1, 8x H100: 3
-    assert len(API_OFFERS) == 8
+    # 1x A10: 1, 1x A100: 1 region, 1x H100 PCIe: 2, 1x H100 SXM: 1, 8x A100 80GB: none -> 1,
+    # 8x H100: 3
+    assert len(API_OFFERS) == 9
     assert {r for s, r in API_BY_KEY if s == "gpu_8x_h100_sxm5"} == {
         "us-east-1", "europe-central-1", "asia-northeast-1"}
-    assert not any(o["sku"] == "gpu_1x_a10" for o in API_OFFERS)
+    a10 = normalize_offer(API_BY_KEY["gpu_1x_a10", "us-east-1"])
+    assert (a10["gpu_model"], a10["price_per_gpu_hour_usd"]) == ("A10-24GB", Decimal("0.750000"))
+
+
+def _api_type(name: str, description: str, gpus: int) -> dict:
+    return {"instance_type": {"name": name, "description": description,
+                              "price_cents_per_hour": 120, "specs": {"gpus": gpus}},
+            "regions_with_capacity_available": [{"name": "us-east-1"}]}
+
+
+def test_api_cpu_only_type_is_skipped_and_counted():
+    crawler = get_crawler(LambdaCloudSpider)
+    fresh = LambdaCloudSpider.from_crawler(crawler, crawl_id="test")
+    body = {"data": {"cpu_4x_general": _api_type("cpu_4x_general", "4x CPU (General)", 0),
+                     "gpu_2x_gh200": _api_type("gpu_2x_gh200", "GH200 pair", 2)}}
+    offers = list(fresh.parse_api(API.replace(body=json.dumps(body).encode())))
+    assert [(o["sku"], o["gpu_text"], o["gpu_count"]) for o in offers] == [
+        ("gpu_2x_gh200", "GH200 pair", 2)]   # another wording: the description and specs.gpus
+    assert crawler.stats.get_value("lambda_cloud/cpu_only_skipped") == 1
 
 
 def test_api_offer_fields():
@@ -133,7 +178,8 @@ def test_offer_invariants(offer):
     assert offer["offer_kind"] == "on_demand" and offer["vendor"] == "Lambda"
     assert offer["gpu_count"] in (1, 2, 4, 8)
     row = normalize_offer(offer)
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB") and row["gpu_fraction"] == 1
+    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "A10-24GB", "GH200-96GB",
+                                "B200-180GB") and row["gpu_fraction"] == 1
 
 
 def test_offers_are_unique():

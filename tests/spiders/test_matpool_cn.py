@@ -1,7 +1,7 @@
 """矩池云 price list: parse the recorded page once (one offer per table row), then many checks.
 
-The snapshot holds rows that must not become observations: RTX 3090 and L40S (untracked cards)
-and a 包月 row whose price cell says 售罄; normalization quarantines them with their reasons."""
+The snapshot holds RTX 3090 and L40S rows (outside the four mission families, still kept) and a
+包月 row whose price cell says 售罄, which normalization quarantines with its reason."""
 
 from decimal import Decimal
 
@@ -15,7 +15,7 @@ from tests.conftest import file_response
 spider = MatpoolCNSpider(crawl_id="test")
 PAGE = file_response("matpool_cn", "host_market_gpu.html")
 OFFERS = [dict(o) for o in spider.parse(PAGE)]
-UNTRACKED = ("RTX 3090", "L40S")
+OTHER_CARDS = {"RTX 3090": "RTX3090-24GB", "L40S": "L40S-48GB"}   # not mission cards, kept
 
 
 def find(region: str, gpu: str, vram: str, period: str) -> dict:
@@ -71,17 +71,16 @@ def test_sold_out_term_is_seen_and_quarantined():
     assert find("北京", "NVIDIA A100", "80GB", "hour")["available"] is True
 
 
-@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in UNTRACKED)],
+@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in OTHER_CARDS)],
                          ids=lambda o: f"{o['gpu_text']}-{o['billing_period']}")
-def test_untracked_cards_are_quarantined(offer):
-    with pytest.raises(Quarantined) as exc:
-        normalize_offer(offer)
-    assert exc.value.stage == "card"
+def test_other_cards_are_kept(offer):
+    family = next(u for u in OTHER_CARDS if u in offer["gpu_text"])
+    assert normalize_offer(offer)["gpu_model"] == OTHER_CARDS[family]
 
 
 def test_every_other_row_normalizes_across_three_provinces():
     rows = [normalize_offer(o) for o in OFFERS
-            if not any(u in o["gpu_text"] for u in UNTRACKED) and o["price_text"] != "售罄"]
+            if not any(u in o["gpu_text"] for u in OTHER_CARDS) and o["price_text"] != "售罄"]
     assert len(rows) == 24
     assert {r["province_or_state"] for r in rows} == {"Zhejiang", "Beijing", "Hebei"}
     assert {r["gpu_model"] for r in rows} == {"RTX4090-24GB", "A100-40GB", "A100-80GB"}

@@ -1,86 +1,118 @@
-"""RunPod GraphQL: parse the recorded response once, check many small things."""
+"""RunPod GraphQL, on the shape gpuhunt reads without a key: places first, then prices per place.
 
+The recorded responses are parsed once; many small tests follow.
+"""
+
+import json
+import shutil
 from decimal import Decimal
 
 import pytest
+from scrapy import Request
+from scrapy.utils.test import get_crawler
 
 from pipelines.lib.normalize import normalize_offer
-from spiders.vendors.runpod import API_URL, BODY, DATACENTERS, RunpodSpider
+from pipelines.paths import SNAPSHOT_DIR
+from spiders.replay import ReplayServer
+from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
 from tests.conftest import file_response, snapshot_entries
+from tests.spiders.crawl import run_crawl
 
-spider = RunpodSpider(crawl_id="test")
-RESPONSE = file_response("runpod", "graphql_gpu_prices.json")
-OFFERS = list(spider.parse(RESPONSE))
+crawler = get_crawler(RunpodSpider)
+spider = RunpodSpider.from_crawler(crawler, crawl_id="test")
+PLACES = file_response("runpod", "places.json")
+FOLLOW_UPS = list(spider.parse(PLACES))
+PRICE_FILES = {e["file"]: e for e in snapshot_entries("runpod") if e["file"] != "places.json"}
+
+
+def _prices(request: Request) -> list:
+    """Parse the recorded answer to a follow-up request, as Scrapy would call it back."""
+    body = json.loads(request.body)
+    place = body["variables"]["lowestPriceInput"]
+    cloud = "secure" if place["secureCloud"] else "community"
+    name = f"prices_{cloud}_{place.get('dataCenterId') or place.get('countryCode')}.json"
+    return list(request.callback(file_response("runpod", name), **request.cb_kwargs))
+
+
+OFFERS = [offer for request in FOLLOW_UPS for offer in _prices(request)]
 BY_KEY = {(o["sku"], o["region_text"]): o for o in OFFERS}
 
 
-def test_request_is_the_recorded_graphql_post():
+def test_places_request_is_the_recorded_keyless_query():
     entry = snapshot_entries("runpod")[0]
-    assert (entry["method"], entry["url"]) == ("POST", API_URL)
-    assert entry["body"] == BODY
-    assert "oneMonthPrice" in BODY["query"] and "gpuAvailability" in BODY["query"]
-    assert BODY["variables"] == {"lowestPriceInput": {"gpuCount": 1}}
+    assert (entry["method"], entry["url"], entry["file"]) == ("POST", API_URL, "places.json")
+    assert entry["body"] == {"query": PLACES_QUERY}
+    assert "gpuAvailability" not in PLACES_QUERY and "listed" in PLACES_QUERY
+
+
+def test_one_price_request_per_listed_datacenter_and_country():
+    places = [json.loads(r.body)["variables"]["lowestPriceInput"] for r in FOLLOW_UPS]
+    secure = [p["dataCenterId"] for p in places if p["secureCloud"]]
+    community = [p["countryCode"] for p in places if not p["secureCloud"]]
+    assert secure == ["US-TX-3", "US-GA-1", "EU-RO-1", "EU-SE-1", "CA-MTL-1", "AP-JP-1"]
+    assert "US-KS-1" not in secure                  # listed: false
+    assert community == ["CA", "CZ", "FR", "US"]    # the null country code is skipped
+    assert all(p["gpuCount"] == 1 for p in places)
+
+
+def test_every_follow_up_is_a_recorded_request():
+    recorded = [json.dumps(e["body"], sort_keys=True) for e in PRICE_FILES.values()]
+    sent = [json.dumps(json.loads(r.body), sort_keys=True) for r in FOLLOW_UPS]
+    assert sorted(sent) == sorted(recorded)
+    assert {r.url for r in FOLLOW_UPS} == {API_URL} and {r.method for r in FOLLOW_UPS} == {"POST"}
 
 
 def test_offer_count():
-    # A100 PCIe 3 DCs x 6 prices, A100 SXM 2 x 6, H100 SXM 3 x 6, H100 PCIe 2 x 6,
-    # H100 NVL 1 x 4 (no 3/6-month rate), RTX 4090 5 x 3 (no commitments)
-    assert len(OFFERS) == 18 + 12 + 18 + 12 + 4 + 15 == 79
+    # secure on-demand 5+2+4+1+4+2, savings plans 6+4+4+2+4+2, community 2+1+2+4
+    assert len(OFFERS) == 18 + 22 + 9 == 49
 
 
-def test_secure_price_from_the_catalog():
+def test_secure_price_at_a_datacenter_offering_the_card():
     o = BY_KEY["NVIDIA A100 80GB PCIe | secure", "US-GA-1"]
     assert o["gpu_text"] == "A100 PCIe" and o["vram_gb"] == 80
     assert (o["offer_kind"], o["price_amount"], o["currency"]) == ("on_demand", "1.39", "USD")
-    assert o["billing_period"] == "hour" and o["gpu_count"] == 1
-    assert o["available"] is True and o["vendor_data"]["stockStatus"] == "High"
+    assert o["billing_period"] == "hour" and o["gpu_count"] == 1 and o["available"] is True
+    assert o["vendor_data"]["stockStatus"] == "High" and o["vendor_data"]["field"] == "securePrice"
     assert BY_KEY["NVIDIA GeForce RTX 4090 | secure", "AP-JP-1"]["price_amount"] == "0.74"
 
 
-def test_community_price_is_on_demand_with_community_in_the_sku():
-    o = BY_KEY["NVIDIA GeForce RTX 4090 | community", "EU-RO-1"]
+def test_community_price_is_placed_by_country():
+    o = BY_KEY["NVIDIA GeForce RTX 4090 | community", "CZ"]
     assert (o["offer_kind"], o["price_amount"]) == ("on_demand", "0.44")
+    row = normalize_offer(o)
+    assert (row["country"], row["province_or_state"]) == ("CZ", None)
+    assert not any(o["sku"].endswith("| community") and "-" in o["region_text"] for o in OFFERS)
 
 
-def test_spot_is_the_minimum_bid():
-    o = BY_KEY["NVIDIA H100 80GB HBM3 | spot", "US-TX-3"]
-    assert (o["offer_kind"], o["price_amount"]) == ("spot", "1.75")
-    assert o["vendor_data"]["field"] == "minimumBidPrice"
+def test_card_not_in_stock_at_a_place_yields_no_offer():
+    # US-GA-1 answers the RTX 4090 with stockStatus null; EU-SE-1 the A100 SXM
+    assert ("NVIDIA GeForce RTX 4090 | secure", "US-GA-1") not in BY_KEY
+    assert ("NVIDIA A100-SXM4-80GB | secure", "EU-SE-1") not in BY_KEY
+    assert {o["available"] for o in OFFERS} == {True}
 
 
-def test_month_commitments_are_hourly_reserved_rates():
+def test_savings_plans_are_hourly_reserved_rates_below_on_demand():
     rates = {o["sku"].split(" | ")[1]: (o["offer_kind"], o["billing_period"], o["price_amount"])
              for o in OFFERS if o["region_text"] == "US-TX-3" and "HBM3" in o["sku"]}
     assert rates == {"secure": ("on_demand", "hour", "2.69"),
-                     "community": ("on_demand", "hour", "2.39"),
-                     "spot": ("spot", "hour", "1.75"),
-                     "reserved 1 month": ("reserved", "hour", "2.49"),
-                     "reserved 3 months": ("reserved", "hour", "2.39"),
-                     "reserved 6 months": ("reserved", "hour", "2.29")}
+                     "savings plan 3 months": ("reserved", "hour", "2.39"),
+                     "savings plan 6 months": ("reserved", "hour", "2.29")}
 
 
-def test_null_commitment_prices_yield_no_offer():
-    assert not [o for o in OFFERS if "4090" in o["sku"] and o["offer_kind"] == "reserved"]
+def test_savings_plan_rate_not_below_on_demand_is_refused_and_counted():
+    # RTX A6000 carries the docs' "in stock" example values 500 / 900 at US-TX-3 and CA-MTL-1
+    assert not [o for o in OFFERS if "A6000" in o["sku"] and o["offer_kind"] == "reserved"]
+    assert crawler.stats.get_value("runpod/savings_plan_rate_not_hourly") == 4
+
+
+def test_no_spot_and_no_plans_without_rates():
+    assert not [o for o in OFFERS if o["offer_kind"] == "spot"]
     nvl = {o["sku"] for o in OFFERS if "NVL" in o["sku"]}
-    assert nvl == {"NVIDIA H100 NVL | secure", "NVIDIA H100 NVL | community",
-                   "NVIDIA H100 NVL | spot", "NVIDIA H100 NVL | reserved 1 month"}
-
-
-def test_sold_out_datacenter_keeps_its_price_as_unavailable():
-    sold_out = {(o["sku"].split(" | ")[0], o["region_text"]) for o in OFFERS if not o["available"]}
-    assert sold_out == {("NVIDIA GeForce RTX 4090", "US-GA-1"),
-                        ("NVIDIA A100-SXM4-80GB", "EU-SE-1")}
-
-
-def test_only_listed_datacenters_and_tracked_gpus():
-    assert {o["region_text"] for o in OFFERS} == set(DATACENTERS)
-    assert not any("EU-NL-1" == o["region_text"] or "A6000" in o["sku"] for o in OFFERS)
-    # H100 SXM is listed in US-TX-3, EU-RO-1, AP-JP-1 only
-    assert {o["region_text"] for o in OFFERS if "HBM3" in o["sku"]} == {"US-TX-3", "EU-RO-1",
-                                                                         "AP-JP-1"}
+    assert nvl == {"NVIDIA H100 NVL | secure"}
 
 
 def test_display_names_normalize_to_the_right_card():
+    # every GPU type RunPod lists, the mission cards and the others (RTX A6000, L40S)
     cards = {o["vendor_data"]["gpuTypeId"]: normalize_offer(o) for o in OFFERS}
     assert {k: (r["gpu_model"], r["gpu_variant"]) for k, r in cards.items()} == {
         "NVIDIA A100 80GB PCIe": ("A100-80GB", "PCIe"),
@@ -89,6 +121,8 @@ def test_display_names_normalize_to_the_right_card():
         "NVIDIA H100 PCIe": ("H100-80GB", "PCIe"),
         "NVIDIA H100 NVL": ("H100-94GB", "NVL"),
         "NVIDIA GeForce RTX 4090": ("RTX4090-24GB", None),
+        "NVIDIA RTX A6000": ("RTXA6000-48GB", None),
+        "NVIDIA L40S": ("L40S-48GB", None),
     }
 
 
@@ -97,20 +131,65 @@ def test_datacenter_ids_resolve():
     assert (row["country"], row["province_or_state"], row["city"]) == ("CA", "Quebec", "Montreal")
 
 
-def test_error_body_fails_loudly():
-    broken = RESPONSE.replace(body=b'{"errors": [{"message": "Cannot query field"}], "data": null}')
-    with pytest.raises(ValueError, match="runpod: no gpuTypes/dataCenters"):
-        list(spider.parse(broken))
+@pytest.mark.parametrize("body, step", [
+    (b'{"errors": [{"message": "Cannot query field"}], "data": null}', "places"),
+    (b'{"data": {"dataCenters": [{"id": "US-TX-3", "listed": true}]}}', "places"),
+    (b'{"errors": [{"message": "Cannot query field \\"gpuTypes\\""}]}', "prices"),
+    (b'{"data": {"gpuTypes": null}}', "prices"),
+])
+def test_error_or_missing_field_fails_loudly(body, step):
+    if step == "places":
+        with pytest.raises(ValueError, match="runpod: no dataCenters/countryCodes"):
+            list(spider.parse(PLACES.replace(body=body)))
+    else:
+        response = file_response("runpod", "prices_secure_US-TX-3.json").replace(body=body)
+        with pytest.raises(ValueError, match="runpod: no gpuTypes"):
+            list(spider.parse_prices(response, place="US-TX-3", secure=True))
+
+
+def test_prices_body_names_the_place_by_cloud():
+    assert prices_body(secure=True, place="EU-RO-1")["variables"]["lowestPriceInput"] == {
+        "secureCloud": True, "dataCenterId": "EU-RO-1", "gpuCount": 1}
+    assert prices_body(secure=False, place="FR")["variables"]["lowestPriceInput"] == {
+        "secureCloud": False, "countryCode": "FR", "gpuCount": 1}
 
 
 @pytest.mark.parametrize("offer", OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}")
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
-    assert offer["region_text"] in DATACENTERS
-    assert normalize_offer(offer)["price_per_gpu_hour_usd"] == Decimal(offer["price_amount"])
+    on_demand = BY_KEY.get((offer["sku"].split(" | ")[0] + " | secure", offer["region_text"]))
+    if offer["offer_kind"] == "reserved":
+        assert Decimal(offer["price_amount"]) < Decimal(on_demand["price_amount"])
 
 
 def test_offers_are_unique():
     keys = [(o["sku"], o["region_text"]) for o in OFFERS]
     assert len(keys) == len(set(keys))
+
+
+def test_every_entry_states_its_provenance():
+    for entry in snapshot_entries("runpod"):
+        cited = entry["provenance"]["request_from"] + entry["provenance"]["shape_from"]
+        assert entry["provenance"]["level"] == "modeled-on-public-format"
+        assert all(c["repo"] and c["path"] and len(c["commit"]) == 40 for c in cited)
+
+
+def test_crawl_replays_both_steps(replay_server, tmp_path):
+    offers, verdict = run_crawl("runpod", replay_server.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    graphql = [f for f in verdict["fetches"] if f["url"] == API_URL]
+    assert len(offers) == 49 and len(graphql) == 1 + len(PRICE_FILES)
+
+
+def test_crawl_without_country_codes_fails_its_monitor(tmp_path):
+    snapshots = tmp_path / "snapshots"
+    shutil.copytree(SNAPSHOT_DIR / "runpod", snapshots / "runpod")
+    places = snapshots / "runpod" / "places.json"
+    data = json.loads(places.read_text())
+    del data["data"]["countryCodes"]
+    places.write_text(json.dumps(data))
+    with ReplayServer(snapshots) as changed:
+        offers, verdict = run_crawl("runpod", changed.url, tmp_path)
+    assert offers == [] and not verdict["passed"]
+    assert any("runpod: no dataCenters/countryCodes" in f for f in verdict["failures"])

@@ -1,5 +1,5 @@
 """Tencent Cloud CVM price-calculator JSON, one recorded body per region (parse once, many checks).
-The snapshot holds GN10Xp (V100) instances that normalization must quarantine as untracked, null
+The snapshot holds GN10Xp (V100) instances that normalization keeps as V100-32GB cards, null
 prices (monthly-only HCC, no spot) the spider must skip, a sold-out instance and an empty region."""
 
 import json
@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.lib.normalize import normalize_offer
 from spiders.vendors.tencent_cn import REGIONS, TencentCNSpider
 from tests.conftest import file_response, snapshot_entries
 
@@ -77,12 +77,10 @@ def test_sold_out_instance_is_unavailable_without_spot():
     assert [o["sku"] for o in OFFERS if o["available"] is False] == ["GT4.41XLARGE948"] * 2
 
 
-def test_v100_instances_are_quarantined_as_untracked():
-    v100 = [o for o in OFFERS if o["sku"] == "GN10Xp.2XLARGE40"]
+def test_v100_instances_are_kept_as_v100_cards():
+    v100 = [normalize_offer(o) for o in OFFERS if o["sku"] == "GN10Xp.2XLARGE40"]
     assert len(v100) == 6
-    for offer in v100:
-        with pytest.raises(Quarantined, match="untracked GPU model V100"):
-            normalize_offer(offer)
+    assert {(r["gpu_model"], r["gpu_count"]) for r in v100} == {("V100-32GB", 1)}
 
 
 def test_tracked_offers_normalize_with_regions():

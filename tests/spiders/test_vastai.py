@@ -4,12 +4,16 @@ import json
 from decimal import Decimal
 
 import pytest
+from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import normalize_offer
-from spiders.vendors.vastai import API_URL, QUERY, VastaiSpider
+from pipelines.lib.normalize import Quarantined, normalize_offer
+from spiders.parsing import CARDS_BY_FAMILY, gpu_family, parse_gpu
+from spiders.parsing.regions import NO_LOCATION
+from spiders.vendors.vastai import API_URL, QUERY, VAST_GPU_NAMES, VastaiSpider
 from tests.conftest import file_response, snapshot_entries
 
-spider = VastaiSpider(crawl_id="test")
+crawler = get_crawler(VastaiSpider)
+spider = VastaiSpider.from_crawler(crawler, crawl_id="test")
 RESPONSE = file_response("vastai", "bundles.json")
 LISTINGS = RESPONSE.json()["offers"]
 OFFERS = list(spider.parse(RESPONSE))
@@ -20,21 +24,47 @@ def test_request_is_the_recorded_post_search():
     entry = snapshot_entries("vastai")[0]
     assert entry["method"] == "POST" and entry["url"] == API_URL
     assert entry["body"] == json.loads(json.dumps(QUERY))
-    assert QUERY["gpu_name"]["in"] == ["RTX 4090", "A100 PCIE", "A100 SXM4", "H100 SXM",
-                                       "H100 PCIE", "H100 NVL"]
     assert QUERY["rentable"] == {"eq": True} and QUERY["rented"] == {"eq": False}
 
 
-def test_one_on_demand_and_one_spot_offer_per_located_listing():
-    located = [x for x in LISTINGS if x["geolocation"]]
-    assert len(located) == len(LISTINGS) - 1 == 25
-    assert len(OFFERS) == 2 * len(located) == 50
+def test_the_search_asks_for_every_catalog_card_not_only_the_mission_ones():
+    assert set(VAST_GPU_NAMES) == set(CARDS_BY_FAMILY)   # a new catalog row needs a spelling here
+    asked = QUERY["gpu_name"]["in"]
+    assert {"A800 PCIE", "H20", "H200", "L40S", "Tesla V100", "RTX 3090", "RTX 4090D",
+            "RTX 5090", "MI300X"} <= set(asked)
+    assert len(asked) == len(set(asked))
 
 
-def test_listing_without_geolocation_is_skipped():
+@pytest.mark.parametrize("family, name", [(f, n) for f, names in VAST_GPU_NAMES.items()
+                                          for n in names])
+def test_every_vast_spelling_normalizes_to_its_own_family(family, name):
+    assert gpu_family(parse_gpu(name).gpu_model) == family
+
+
+def test_one_on_demand_and_one_spot_offer_per_listing():
+    assert len(LISTINGS) == 26
+    assert len(OFFERS) == 2 * len(LISTINGS) == 52
+
+
+def test_listing_without_geolocation_is_kept_counted_and_quarantined_with_the_reason():
     hidden = [x for x in LISTINGS if x["geolocation"] is None]
     assert [x["id"] for x in hidden] == [14181136]
-    assert not any(o["sku"] == "14181136" for o in OFFERS)
+    unplaced = [o for o in OFFERS if o["sku"] == "14181136"]
+    assert {o["offer_kind"] for o in unplaced} == {"on_demand", "spot"}
+    assert {o["region_text"] for o in unplaced} == {NO_LOCATION}
+    assert crawler.stats.get_value("vastai/offers_without_location") == 1
+    for offer in unplaced:
+        with pytest.raises(Quarantined) as caught:
+            normalize_offer(offer)
+        assert caught.value.stage == "region" and NO_LOCATION in caught.value.reason
+
+
+@pytest.mark.parametrize("geolocation", [None, "", " , "])
+def test_every_empty_geolocation_is_unplaced(geolocation):
+    listing = {**LISTINGS[0], "geolocation": geolocation}
+    fresh = VastaiSpider.from_crawler(get_crawler(VastaiSpider), crawl_id="test")
+    assert {o["region_text"] for o in fresh.parse_offer(listing, RESPONSE)} == {NO_LOCATION}
+    assert fresh.crawler.stats.get_value("vastai/offers_without_location") == 1
 
 
 def test_on_demand_offer_fields():
@@ -81,17 +111,25 @@ def test_country_only_geolocation():
     assert (row["country"], row["province_or_state"]) == ("US", None)
 
 
-def test_state_geolocation_resolves_the_country_and_keeps_the_text():
-    # regions.csv has no vast state rows ("Texas, US" -> US only, see tests/parsing/test_regions)
+def test_state_geolocation_resolves_the_state():
     row = normalize_offer(BY_KEY["14099418", "on_demand"])
     assert (row["gpu_model"], row["gpu_variant"]) == ("A100-80GB", "PCIe")
-    assert (row["region_code"], row["country"]) == ("oklahoma, us", "US")
+    assert (row["region_code"], row["country"], row["province_or_state"]) == (
+        "oklahoma, us", "US", "Oklahoma")
+
+
+def test_every_us_state_geolocation_in_the_snapshot_gets_its_state():
+    us = [o for o in OFFERS if o["region_text"].endswith(", US") and o["region_text"] != ", US"
+          and not o["region_text"].startswith("United States")]
+    assert len(us) >= 10
+    assert all(normalize_offer(o)["province_or_state"] == o["region_text"].split(",")[0]
+               for o in us)
 
 
 def test_vendor_data_keeps_the_total_and_host_type():
     o = BY_KEY["13987402", "on_demand"]
     assert o["vendor_data"]["dph_total"] == pytest.approx(1.87 + 100 * 0.15 / 730, abs=1e-6)
-    assert o["vendor_data"]["datacenter"] is True
+    assert "hosting_type" in o["vendor_data"] and "datacenter" not in o["vendor_data"]
 
 
 @pytest.mark.parametrize("offer", OFFERS, ids=lambda o: f"{o['sku']}-{o['offer_kind']}")
@@ -100,8 +138,8 @@ def test_offer_invariants(offer):
     assert offer["offer_kind"] in ("on_demand", "spot")
     assert offer["gpu_text"] in QUERY["gpu_name"]["in"]
     assert len(offer["raw_ref"]) == 64
-    row = normalize_offer(offer)
-    assert row["gpu_fraction"] == 1
+    if offer["region_text"] != NO_LOCATION:
+        assert normalize_offer(offer)["gpu_fraction"] == 1
 
 
 def test_spot_never_above_on_demand():

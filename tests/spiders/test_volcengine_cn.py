@@ -1,6 +1,6 @@
 """Volcano Engine GPU price doc page: one static table per billing mode, bare numbers with the unit
 in the header (parse once, many checks). The snapshot holds an A800 instance that normalization
-must quarantine as untracked and a '联系商务' cell it must quarantine as 'not a price'."""
+keeps (an 8-card A800-80GB server) and a '联系商务' cell it must quarantine as 'not a price'."""
 
 from decimal import Decimal
 
@@ -64,12 +64,13 @@ def test_contact_sales_cell_is_kept_and_quarantined():
         normalize_offer(cell)
 
 
-def test_a800_rows_are_quarantined_as_untracked():
+def test_a800_rows_are_kept_as_an_8_card_server():
     a800 = [o for o in OFFERS if o["sku"] == "ml.pni2.28xlarge"]
     assert [o["gpu_text"] for o in a800] == ["NVIDIA A800 80GB"] * 2
-    for offer in a800:
-        with pytest.raises(Quarantined, match="untracked GPU model A800"):
-            normalize_offer(offer)
+    rows = [normalize_offer(offer) for offer in a800]
+    assert {(r["gpu_model"], r["gpu_count"]) for r in rows} == {("A800-80GB", 8)}
+    (hourly,) = [r for r in rows if r["billing_period"] == "hour"]
+    assert hourly["price_per_gpu_hour_cny"] == Decimal("23.75")   # 190 CNY/h for 8 cards
 
 
 def test_tracked_cards_and_regions_normalize():

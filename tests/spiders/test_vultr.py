@@ -3,12 +3,14 @@
 from decimal import Decimal
 
 import pytest
+from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import normalize_offer
-from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider
+from pipelines.lib.normalize import Quarantined, normalize_offer
+from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider, cloud_gpu
 from tests.conftest import file_response
 
-spider = VultrSpider(crawl_id="test")
+crawler = get_crawler(VultrSpider)
+spider = VultrSpider.from_crawler(crawler, crawl_id="test")
 PLANS = file_response("vultr", "plans.json")
 METAL = file_response("vultr", "plans_metal.json")
 OFFERS = list(spider.parse(PLANS)) + list(spider.parse(METAL))
@@ -17,16 +19,60 @@ BY_KEY = {(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]): o 
 
 def test_offer_count():
     # A100 vGPU plans: (4 + 2 + 3 + 4 + 5 locations) x (hour, month);
+    # A40 slice and L40S: (2 + 2 locations) x (hour, month);
     # 8x H100 metal: 1 location x (hour, month, preemptible hour, preemptible month);
     # 8x A100 metal: 2 locations x (hour, month)
-    assert len(OFFERS) == 36 + 4 + 4 == 44
+    assert len(OFFERS) == 36 + 8 + 4 + 4 == 52
 
 
-def test_cpu_and_untracked_gpu_plans_are_skipped():
+def test_every_gpu_plan_is_kept_and_only_cpu_plans_are_skipped_and_counted():
     skus = {o["sku"] for o in OFFERS}
-    assert not skus & {"vc2-1c-1gb", "vcg-a40-2c-10g-8vram", "vcg-l40s-16c-180g-48vram",
-                       "vbm-4c-32gb"}
-    assert len(skus) == 7
+    assert {"vcg-a40-2c-10g-8vram", "vcg-l40s-16c-180g-48vram"} <= skus
+    assert not skus & {"vc2-1c-1gb", "vbm-4c-32gb"}
+    assert len(skus) == 9
+    assert crawler.stats.get_value("vultr/cpu_plans_skipped") == 2
+
+
+def test_a40_slice_and_l40s_card_normalize():
+    a40 = normalize_offer(BY_KEY["vcg-a40-2c-10g-8vram", "ewr", "on_demand", "hour"])
+    assert (a40["gpu_model"], a40["gpu_fraction"], a40["vram_gb"]) == (
+        "A40-48GB", Decimal(8) / Decimal(48), Decimal(8))
+    l40s = BY_KEY["vcg-l40s-16c-180g-48vram", "ewr", "on_demand", "hour"]
+    assert (l40s["gpu_text"], l40s["gpu_count"], l40s["price_amount"]) == ("L40S 48GB", 1, "1.671")
+    row = normalize_offer(l40s)
+    assert (row["gpu_model"], row["gpu_fraction"]) == ("L40S-48GB", 1)
+
+
+@pytest.mark.parametrize("gpu_type, vram, expected", [
+    ("NVIDIA_A100", 4, ("A100 80GB vGPU 4GB", 1, 4)),     # a slice of the 80 GB card
+    ("NVIDIA_A100", 80, ("A100 80GB", 1, 80)),
+    ("NVIDIA_L40S", 96, ("L40S 48GB", 2, 48)),            # a plan of two whole cards
+    ("AMD_MI300X", 192, ("MI300X 192GB", 1, 192)),
+    ("NVIDIA_L40S", 72, ("L40S", None, 72)),              # neither a slice nor whole cards
+    ("NVIDIA_A16", 2, ("A16", 1, 2)),                     # a card the catalog does not know
+    ("NVIDIA_GH200", None, ("GH200", 1, None)),
+])
+def test_cloud_gpu_reads_card_count_and_slice_from_the_plan_memory(gpu_type, vram, expected):
+    assert cloud_gpu(gpu_type, vram) == expected
+
+
+@pytest.mark.parametrize("plan, stage", [
+    ({"gpu_type": "NVIDIA_A16", "gpu_vram_gb": 2}, "card"),     # unknown card: says so
+    ({"gpu_type": "NVIDIA_L40S", "gpu_vram_gb": 72}, "card"),   # 72 GB is no L40S plan
+])
+def test_gpu_plans_that_cannot_be_read_reach_quarantine_with_a_reason(plan, stage):
+    full = {"id": "vcg-x", "type": "vcg", "hourly_cost": 0.5, "locations": ["ewr"], **plan}
+    [offer] = [o for o in spider.parse_plan(full, PLANS) if o["billing_period"] == "hour"]
+    with pytest.raises(Quarantined) as caught:
+        normalize_offer(offer)
+    assert caught.value.stage == stage
+
+
+def test_metal_plan_without_a_count_is_one_card_of_any_model():
+    plan = {"id": "vbm-72c-480gb-gh200-gpu", "hourly_cost": 2.99, "locations": ["ewr"]}
+    [offer] = spider.parse_plan(plan, METAL)
+    assert (offer["gpu_text"], offer["gpu_count"]) == ("GH200", 1)
+    assert normalize_offer(offer)["gpu_model"] == "GH200-96GB"
 
 
 def test_smallest_slice_hourly_and_monthly():
@@ -107,6 +153,7 @@ def test_offer_invariants(offer):
     assert offer["billing_period"] in ("hour", "month")
     assert offer["offer_kind"] == "on_demand" or offer["sku"].startswith("vbm-")
     assert offer["url"] in (PLANS_URL, METAL_URL)
+    assert offer["gpu_count"] >= 1
     normalize_offer(offer)  # raises Quarantined if the offer would not normalize
 
 
