@@ -298,7 +298,6 @@ def _step_name(step_key: str) -> str:
 
 def print_summary(result) -> int:
     import dagster as dg
-    import duckdb
 
     from pipelines.defs.ingest import CRAWL_CHECK
     from pipelines.paths import data_dir, db_path

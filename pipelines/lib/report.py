@@ -11,7 +11,6 @@ from a file:// URL (it is most of the page's ~4.8 MB).
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
