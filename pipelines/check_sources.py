@@ -157,13 +157,10 @@ class ProbeReport:
         return report
 
     def item_scraped(self, item, response, spider) -> None:
-        from spiders.items import REQUIRED_FIELDS
+        from spiders.items import missing_fields   # the crawl monitor's own rule
 
         self.offers += 1
-        absent = [f for f in REQUIRED_FIELDS if item.get(f) in (None, "")]
-        if not item.get("price_text") and not item.get("price_amount"):
-            absent.append("price_text|price_amount")
-        for name in absent:
+        for name in missing_fields(item):
             self.missing[name] = self.missing.get(name, 0) + 1
 
     def spider_error(self, failure, response, spider) -> None:

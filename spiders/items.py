@@ -41,3 +41,12 @@ class RawOffer(scrapy.Item):
 
 REQUIRED_FIELDS = ("source", "vendor", "sku", "gpu_text", "region_text", "offer_kind", "url",
                    "raw_ref", "observed_at")
+
+
+def missing_fields(item) -> list[str]:
+    """The required fields an offer item lacks (empty counts as missing); a price may be given as
+    text or as an amount, so only both absent is missing ("price_text|price_amount")."""
+    absent = [f for f in REQUIRED_FIELDS if item.get(f) in (None, "")]
+    if not item.get("price_text") and not item.get("price_amount"):
+        absent.append("price_text|price_amount")
+    return absent

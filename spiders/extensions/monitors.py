@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from scrapy import signals
 from scrapy.crawler import Crawler
 
-from spiders.items import REQUIRED_FIELDS
+from spiders.items import missing_fields
 from spiders.middlewares.raw_archive import data_dir
 
 
@@ -72,11 +72,7 @@ class OfferMonitor:
 
     def item_scraped(self, item, response, spider) -> None:
         self.offers += 1
-        for field in REQUIRED_FIELDS:
-            if item.get(field) in (None, ""):
-                self.missing[field] += 1
-        if not item.get("price_text") and not item.get("price_amount"):
-            self.missing["price_text|price_amount"] += 1
+        self.missing.update(missing_fields(item))
 
     def spider_error(self, failure, response, spider) -> None:
         self.errors.append(f"parse error on {response.url}: {failure.getErrorMessage()}")
