@@ -16,6 +16,22 @@ from pipelines.simulate.common import SimulationError
 from pipelines.simulate.structure import (MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
                                           SliceRatio, SpotRatio)
 
+def _utc(moment: datetime) -> datetime:
+    """A naive time is UTC."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _name_pct_time(spec: str, what: str, name: str) -> tuple[str, float, datetime]:
+    """`NAME:PCT:ISO_TIME` (the time may hold colons), e.g. `autodl_cn:10:2026-07-15T12:00`."""
+    parts = spec.split(":", 2)
+    if len(parts) != 3:
+        raise SimulationError(f"{what} {spec!r}: expected {name}:PCT:ISO_TIME")
+    try:
+        return parts[0].strip(), float(parts[1]), datetime.fromisoformat(parts[2].strip())
+    except ValueError as exc:
+        raise SimulationError(f"{what} {spec!r}: {exc}") from exc
+
+
 @dataclass(frozen=True)
 class MonthEndDip:
     """Prices of `sources` (None: every source) are `size_pct` % lower during the last `days` days
@@ -64,19 +80,12 @@ class PriceDrop:
     def __post_init__(self) -> None:
         if not -100 < self.pct < 100:
             raise SimulationError(f"price drop: pct must be between -100 and 100, got {self.pct}")
-        if self.at.tzinfo is None:
-            object.__setattr__(self, "at", self.at.replace(tzinfo=UTC))
+        object.__setattr__(self, "at", _utc(self.at))
 
     @classmethod
     def parse(cls, spec: str) -> PriceDrop:
         """`SOURCE:PCT:ISO_TIME`, e.g. `autodl_cn:10:2026-07-15T12:00` (UTC unless offset)."""
-        parts = spec.split(":", 2)
-        if len(parts) != 3:
-            raise SimulationError(f"price drop {spec!r}: expected SOURCE:PCT:ISO_TIME")
-        try:
-            return cls(parts[0].strip(), float(parts[1]), datetime.fromisoformat(parts[2].strip()))
-        except ValueError as exc:
-            raise SimulationError(f"price drop {spec!r}: {exc}") from exc
+        return cls(*_name_pct_time(spec, "price drop", "SOURCE"))
 
 
 @dataclass(frozen=True)
@@ -172,19 +181,12 @@ class FxMove:
                                   f"got {self.currency!r}")
         if not -100 < self.pct < 1000:
             raise SimulationError(f"fx move: pct must be above -100, got {self.pct}")
-        if self.at.tzinfo is None:
-            object.__setattr__(self, "at", self.at.replace(tzinfo=UTC))
+        object.__setattr__(self, "at", _utc(self.at))
 
     @classmethod
     def parse(cls, spec: str) -> FxMove:
         """`CURRENCY:PCT:ISO_TIME`, e.g. `USD:5:2026-07-10T00:00` (UTC unless offset)."""
-        parts = spec.split(":", 2)
-        if len(parts) != 3:
-            raise SimulationError(f"fx move {spec!r}: expected CURRENCY:PCT:ISO_TIME")
-        try:
-            return cls(parts[0], float(parts[1]), datetime.fromisoformat(parts[2].strip()))
-        except ValueError as exc:
-            raise SimulationError(f"fx move {spec!r}: {exc}") from exc
+        return cls(*_name_pct_time(spec, "fx move", "CURRENCY"))
 
 
 TIME_EFFECTS = (MonthEndDip, Trend, PriceDrop, MonthEndChurn, FxMove)
