@@ -1,13 +1,16 @@
-"""Shared fixtures: recorded responses as real Scrapy responses, the replay server, temp data dirs."""
+"""Shared fixtures: recorded responses as real Scrapy responses, the replay server, temp data dirs,
+an in-memory DuckDB with the pipeline's schema."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import duckdb
 import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
 
+from pipelines.lib.db import ensure_schema
 from pipelines.paths import SNAPSHOT_DIR
 from spiders.replay import CAPTURED_AT_HEADER, ReplayServer
 
@@ -40,3 +43,12 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.setenv("GPUPRICES_DATA_DIR", str(path))
     return path
+
+
+@pytest.fixture
+def con() -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with the pipeline's schema (the SQL and alert tests build on it)."""
+    connection = duckdb.connect()
+    ensure_schema(connection)
+    yield connection
+    connection.close()

@@ -105,14 +105,6 @@ def outbox(con: duckdb.DuckDBPyConnection, rule: str | None = None) -> list[dict
     return [dict(zip(names, row)) for row in cursor.fetchall()]
 
 
-@pytest.fixture
-def con() -> duckdb.DuckDBPyConnection:
-    connection = duckdb.connect()
-    ensure_schema(connection)
-    yield connection
-    connection.close()
-
-
 # ------------------------------------------------------------------------------ loopback servers
 
 def free_port() -> int:
