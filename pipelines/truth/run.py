@@ -108,12 +108,12 @@ def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
 
 
 def summarize(scored, args, sources, seconds) -> dict:
-    dips_by_noise: dict[str, pd.DataFrame] = {}
-    for sc, frames in scored:
-        if sc.name.startswith("ratios"):
-            continue
-        dips_by_noise.setdefault(f"{sc.noise_pct:g}", [])
-        dips_by_noise[f"{sc.noise_pct:g}"].append(frames["dip_groups"].assign(seed=sc.seed))
+    # the dip histories deal roles to sources; the noise-0 ratio history deals none
+    dip_runs = [(sc, frames) for sc, frames in scored if sc.roles]
+    ratio_runs = [(sc, frames) for sc, frames in scored if not sc.roles]
+    dips_by_noise: dict[str, list[pd.DataFrame]] = {}
+    for sc, frames in dip_runs:
+        dips_by_noise.setdefault(f"{sc.noise_pct:g}", []).append(frames["dip_groups"])
     dips = {noise: _concat(parts) for noise, parts in dips_by_noise.items()}
     all_dips = _concat(list(dips.values()))
     fpr = metrics.false_positive_rates(all_dips) if not all_dips.empty else {}
@@ -126,11 +126,11 @@ def summarize(scored, args, sources, seconds) -> dict:
         errors = rows["error_pp"].tolist() if "error_pp" in rows else []
         regional_by_noise[noise] = {**metrics.error_summary(errors),
                                     "share_within_1_5_pp": metrics.share_within(errors, 1.5)}
-    ratio_rows = _concat([fr["ratio_errors"] for sc, fr in scored if sc.name.startswith("ratios")])
+    ratio_rows = _concat([frames["ratio_errors"] for _, frames in ratio_runs])
     ratios = metrics.ratio_errors(ratio_rows) if not ratio_rows.empty else {}
     first_noise = min(dips) if dips else None
-    claims = next((fr["claims"] for sc, fr in scored
-                   if f"{sc.noise_pct:g}" == first_noise and not sc.name.startswith("ratios")),
+    claims = next((frames["claims"] for sc, frames in dip_runs
+                   if f"{sc.noise_pct:g}" == first_noise),
                   pd.DataFrame(columns=["ci_low", "ci_high", "verdict"]))
     claim_figures = metrics.claims_summary(claims)
     main_regional = regional_by_noise.get("1") or next(iter(regional_by_noise.values()), {})
