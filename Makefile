@@ -45,13 +45,13 @@ ui: setup
 # incremental hour, floor, growth, memory) and the whole run on the snapshots. BENCH_ARGS=--quick
 # for a short run.
 bench: setup
-	@$(BIN)/python -m pipelines.bench $(BENCH_ARGS)
+	@$(BIN)/python -m pipelines.tools.bench $(BENCH_ARGS)
 
 # Figures, not a test: the signals scored against simulated histories with known effects (dip
 # recall and false positives, regional error, ratio exactness, claims with intervals). Writes
 # data/truth/latest.json. TRUTH_ARGS=--quick for a short run.
 truth: setup
-	@$(BIN)/python -m pipelines.truth $(TRUTH_ARGS)
+	@$(BIN)/python -m pipelines.tools.truth $(TRUTH_ARGS)
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 EXIT_OK, EXIT_CHANGED = 0, 1
 DEFAULT_TIMEOUT_SECONDS = 30   # spiders/settings.py DOWNLOAD_TIMEOUT
@@ -339,7 +339,7 @@ def check_sources_command(ctx: click.Context, live: bool, sources: tuple[str, ..
                 1 some source changed or could not be fetched; 2 usage error.
     """
     from spiders.registry import source_names
-    from spiders.replay import ReplayServer
+    from spiders.replay_server import ReplayServer
 
     known = source_names()
     unknown = sorted(set(sources) - set(known))

@@ -21,7 +21,7 @@ from pipelines.defs.quality import (
     sources_are_fresh,
 )
 from pipelines.defs.report import price_report
-from pipelines.defs.serve import feed_assets, published_prices_db
+from pipelines.defs.feeds import feed_assets, published_prices_db
 from pipelines.resources import crawler_from_env, duckdb_from_env
 
 defs = dg.Definitions(

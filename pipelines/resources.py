@@ -12,10 +12,10 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.db import DUCKDB_CONFIG
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir, work_db_path
+from pipelines.warehouse.db import DUCKDB_CONFIG
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR, data_dir, work_db_path
 from spiders.registry import spider_class
-from spiders.replay import ReplayServer, load_raw_archive
+from spiders.replay_server import ReplayServer, load_raw_archive
 
 MODES = ("replay", "raw", "live")
 

@@ -1,4 +1,4 @@
-"""The list of sources: every spider in spiders.vendors (hand-written or configured in sources.toml)."""
+"""The list of sources: every spider in spiders.vendors (hand-written or configured in idc_tables.toml)."""
 
 from functools import cache
 

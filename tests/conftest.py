@@ -10,9 +10,9 @@ import duckdb
 import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
 
-from pipelines.lib.db import ensure_schema
-from pipelines.paths import SNAPSHOT_DIR
-from spiders.replay import CAPTURED_AT_HEADER, ReplayServer
+from pipelines.warehouse.db import ensure_schema
+from spiders.layout import SNAPSHOT_DIR
+from spiders.replay_server import CAPTURED_AT_HEADER, ReplayServer
 
 
 def snapshot_entries(source: str) -> list[dict]:

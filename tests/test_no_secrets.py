@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from pipelines.paths import REPO_ROOT
+from spiders.layout import REPO_ROOT
 
 SECRET_PATTERNS = {
     "AWS access key": r"AKIA[0-9A-Z]{16}",

@@ -18,9 +18,9 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.advisor import (ADVICE_COLUMNS, AdvisorError, Workload, advice_records,
+from pipelines.advisor import (ADVICE_COLUMNS, AdvisorError, Workload, advice_records,
                                    advise, offers_from_db, parse_profiles)
-from pipelines.lib.db import transaction
+from pipelines.warehouse.db import transaction
 
 DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
 ADVICE_TABLE = "advisor.workload_advice"

@@ -8,7 +8,7 @@ notification URLs in GPUPRICES_NOTIFY_URLS / GPUPRICES_NOTIFY_CONFIG; see docs/a
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.alerts import (
+from pipelines.alerts import (
     AlertConfigError,
     NotifyConfigError,
     deliver_pending,

@@ -10,7 +10,7 @@ import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.db import ensure_schema, transaction
+from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.resources import CrawlerResource, CrawlResult
 from spiders.registry import source_names, spider_class
 

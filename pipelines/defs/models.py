@@ -4,9 +4,9 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.db import ensure_schema, transaction
-from pipelines.lib.sql_models import SqlModel, load_models, run_model
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.sql_models import SqlModel, load_models, run_model
+from spiders.layout import SQL_DIR
 
 # Tables the Python assets build, by the name SQL uses for them.
 EXTERNAL_TABLES = {"observations": dg.AssetKey("observations"),

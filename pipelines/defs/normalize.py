@@ -15,8 +15,8 @@ import pandas as pd
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.ingest import RAW_KEYS
-from pipelines.lib.db import ensure_schema, transaction
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.normalize import Quarantined, normalize_offer
 
 PENDING_OFFERS_SQL = """
     select o.crawl_id, o.item_no, o.source, o.item

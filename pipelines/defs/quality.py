@@ -15,8 +15,8 @@ import great_expectations.expectations as gxe
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.gx_checks import validate
-from pipelines.lib.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
+from pipelines.quality.gx_checks import validate
+from pipelines.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
 from spiders.parsing.currencies import KNOWN_CURRENCIES
 from spiders.parsing.gpu_models import CANONICAL_MODELS, gpu_family
 from spiders.parsing.prices import HOURS_PER_PERIOD

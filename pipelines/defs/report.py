@@ -7,8 +7,8 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.lib.report import ADVICE_TABLE, REPORT_TABLES, build_report
-from pipelines.paths import data_dir
+from pipelines.report import ADVICE_TABLE, REPORT_TABLES, build_report
+from spiders.layout import data_dir
 
 
 def report_path() -> Path:

@@ -1,4 +1,4 @@
-from spiders.base.common import GpuPriceSpider
+from spiders.base.spider import GpuPriceSpider
 from spiders.base.html_table import HtmlTableSpider
 from spiders.base.json_api import JsonApiSpider
 

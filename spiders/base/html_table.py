@@ -14,12 +14,12 @@ A table is read by its header texts, so a vendor is configuration, not code:
                 a unit in the header ("包月（元/卡/月）") is read with cells that hold a bare number.
   region        region text when the page is one data centre (else map "region_text" in columns)
   offer_kind    default "on_demand"
-  range_end, price_per_card   see GpuPriceSpider (also settable in sources.toml)
+  range_end, price_per_card   see GpuPriceSpider (also settable in idc_tables.toml)
 The GPU count comes from the count column when there is one, else from the card and configuration
 cells ("A100 80G ×8", "8卡整机"); normalization quarantines a row whose texts disagree with it.
 A struck-through price in a price cell (<del>, <s>, <strike>, line-through) is its original price.
 Hook: `parse_row(cells, response)` yields RawOffers for one row (`cells`: header text -> cell text).
-Configuration-only sources live in `spiders/sources.toml` (see spiders/vendors/idc_tables.py).
+Configuration-only sources live in `spiders/vendors/idc_tables.toml` (see spiders/vendors/idc_tables.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from scrapy.http import Response
 
-from spiders.base.common import GpuPriceSpider
+from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.prices import is_per_card

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 from scrapy.http import Response
 
-from spiders.base.common import GpuPriceSpider
+from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
 
 

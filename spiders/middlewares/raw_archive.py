@@ -18,7 +18,7 @@ from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
-from spiders.replay import CAPTURED_AT_HEADER
+from spiders.replay_server import CAPTURED_AT_HEADER
 
 
 def body_sha256(body: bytes) -> str:

@@ -16,7 +16,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 
-from spiders.replay import replay_url
+from spiders.replay_server import replay_url
 
 LIVE_URL_META = "gpuprices_live_url"
 

@@ -1,4 +1,4 @@
-"""Regional IDCs with a plain HTML price table: one spider class per entry of spiders/sources.toml.
+"""Regional IDCs with a plain HTML price table: one spider class per entry of spiders/vendors/idc_tables.toml.
 
 Adding such an IDC needs a configuration entry and a recorded snapshot, no code.
 """
@@ -8,7 +8,7 @@ from pathlib import Path
 
 from spiders.base import HtmlTableSpider
 
-SOURCES_FILE = Path(__file__).resolve().parents[1] / "sources.toml"
+SOURCES_FILE = Path(__file__).resolve().parent / "idc_tables.toml"
 _SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "columns", "prices",
                  "region", "offer_kind", "min_offers", "range_end", "price_per_card"}
 

@@ -1,4 +1,4 @@
-"""The advisor (pipelines/lib/advisor.py), its asset and `gpuprices advise`, on fixed price tables.
+"""The advisor (pipelines/advisor/), its asset and `gpuprices advise`, on fixed price tables.
 
 The worked examples of the issue: 4 h/day for 14 days on an exclusive A100 80 GB at 400 CNY/day
 is 5,600 CNY (daily billing); a 1/2 instance at 15 CNY/h is 840 CNY for the 56 hours (the issue's
@@ -21,14 +21,14 @@ import pytest
 from click.testing import CliRunner
 from dagster_duckdb import DuckDBResource
 
-from pipelines.advise_cli import advise_command
+from pipelines.cli.advise import advise_command
 from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles, workload_advice
-from pipelines.lib.advisor import (AdvisorError, Offer, Workload, advise, estimate_memory,
+from pipelines.advisor import (AdvisorError, Offer, Workload, advise, estimate_memory,
                                    interconnect, model_parallel_efficiency, offers_from_db,
                                    parse_params, parse_profiles, region_predicate)
-from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema
-from pipelines.lib.sql_models import load_models, run_model
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
 
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 SEEN = datetime(2026, 11, 30, 9, tzinfo=UTC)

@@ -28,10 +28,10 @@ from aiosmtpd.controller import Controller
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.alerts import price_alerts
-from pipelines.lib import alerts as al
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.sql_models import load_models, run_model
-from pipelines.paths import SQL_DIR
+import pipelines.alerts as al
+from pipelines.warehouse.db import ensure_schema
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
 
 EXTERNAL = {"observations", "quarantine"}
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}

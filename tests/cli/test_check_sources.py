@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from pipelines import check_sources as cs
 from pipelines.cli import main
-from pipelines.paths import SNAPSHOT_DIR
+from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import source_names, spider_class
 
 URL = "https://example.com/prices"

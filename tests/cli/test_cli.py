@@ -27,9 +27,9 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines import cli
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.sql_models import load_models, run_model
-from pipelines.paths import REPO_ROOT, SQL_DIR
+from pipelines.warehouse.db import ensure_schema
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import REPO_ROOT, SQL_DIR
 from pipelines.resources import DUCKDB_CONFIG
 
 SEEN = datetime(2026, 11, 30, 9, tzinfo=timezone.utc)
@@ -478,7 +478,7 @@ def test_alerts_command_lists_the_outbox(tmp_path):
     root = tmp_path / "data"
     root.mkdir()
     with duckdb.connect(str(root / "prices.db")) as con:
-        from pipelines.lib.alerts import OUTBOX_SQL
+        from pipelines.alerts import OUTBOX_SQL
 
         con.execute(OUTBOX_SQL)
         con.execute("""insert into alerts.outbox (alert_key, rule, title, body, payload, created_at,

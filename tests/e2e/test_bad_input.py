@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from pipelines.paths import SNAPSHOT_DIR
+from spiders.layout import SNAPSHOT_DIR
 from tests.e2e.test_job_on_snapshots import gpuprices, query
 
 pytestmark = pytest.mark.e2e

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import source_names
 
 pytestmark = pytest.mark.e2e

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.paths import REPO_ROOT
+from spiders.layout import REPO_ROOT
 
 pytestmark = pytest.mark.e2e
 

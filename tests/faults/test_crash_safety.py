@@ -31,7 +31,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")]

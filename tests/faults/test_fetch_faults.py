@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings
 
-from pipelines.paths import SNAPSHOT_DIR
+from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
-from spiders.replay import Fault, ReplayServer, replay_url
+from spiders.replay_server import Fault, ReplayServer, replay_url
 from tests.spiders.crawl import run_crawl
 
 IDC = "idc_sinnet_bj"
@@ -277,7 +277,7 @@ def test_chromium_page_whose_xhr_fails_fails_the_source(autodl_xhr_down):
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="unclear message: the verdict says 'TimeoutError' (the table selector); "
                           "the failed XHR (URL, HTTP 503) is only in the browser; the Playwright "
-                          "route in spiders/base/common.py could count failed sub-requests in stats")
+                          "route in spiders/base/spider.py could count failed sub-requests in stats")
 def test_chromium_failure_names_the_failed_xhr(autodl_xhr_down):
     _, verdict, _ = autodl_xhr_down
     assert "503" in failure_text(verdict) or "gpu_list" in failure_text(verdict)

@@ -28,7 +28,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import spider_class
 from tests.conftest import file_response
 

@@ -17,7 +17,7 @@ from pipelines.defs.quality import (
     observation_batch_sources_consistent,
     sources_are_fresh,
 )
-from pipelines.lib.db import ensure_schema
+from pipelines.warehouse.db import ensure_schema
 
 OBSERVED = datetime(2026, 11, 30, 9, tzinfo=UTC)
 CLEAN_ROW = {

@@ -16,8 +16,8 @@ from pipelines.defs.normalize import (
     normalize_pending,
     observation_batch,
 )
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.warehouse.db import ensure_schema
+from pipelines.normalize import Quarantined, normalize_offer
 
 
 def row(price: str, count: int = 1, fraction: str = "1", kind: str = "on_demand",

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 
 BASE = {"source": "idc_x", "vendor": "X IDC", "vendor_kind": "idc", "sku": "row 1",
         "gpu_count": "1", "region_text": "北京", "offer_kind": "on_demand",

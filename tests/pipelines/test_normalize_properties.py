@@ -7,7 +7,7 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipelines.lib.normalize import PRICE_BOUNDS_CNY_PER_GPU_HOUR, Quarantined, normalize_offer
+from pipelines.normalize import PRICE_BOUNDS_CNY_PER_GPU_HOUR, Quarantined, normalize_offer
 from spiders.parsing.currencies import convert
 from spiders.parsing.prices import HOURS_PER_PERIOD
 

@@ -1,4 +1,4 @@
-"""The HTML report (pipelines/lib/report.py, asset report/price_report).
+"""The HTML report (pipelines/report/, asset report/price_report).
 
 A small database is built the way the pipeline builds it (schema, observations over a few days,
 every SQL model of dbt_like_sql/), with hostile scraped values in it; the report is built from a
@@ -29,8 +29,8 @@ from dagster_duckdb import DuckDBResource
 from playwright.sync_api import Browser, sync_playwright
 from plotly.offline import get_plotlyjs
 
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.report import (
+from pipelines.warehouse.db import ensure_schema
+from pipelines.report import (
     CHARTS,
     MAX_TEXT_CHARS,
     ReportError,
@@ -40,8 +40,8 @@ from pipelines.lib.report import (
     figure,
     link,
 )
-from pipelines.lib.sql_models import load_models, run_model
-from pipelines.paths import REPO_ROOT, SQL_DIR
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import REPO_ROOT, SQL_DIR
 from spiders.settings import CHROMIUM_ARGS
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
@@ -506,7 +506,7 @@ def test_report_on_a_real_replayed_run(tmp_path, browser):
 
 def test_saved_workloads_section_shows_each_best_option_escaped(tmp_path):
     from pipelines.defs.advisor import write_advice
-    from pipelines.lib.advisor import Workload
+    from pipelines.advisor import Workload
 
     db = build_database(tmp_path / "prices.db", market(LAST_DAY))
     name = "<b>lora</b> & \"13B\""

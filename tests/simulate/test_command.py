@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pipelines.simulate import load_offers, simulate, simulate_command
+from pipelines.tools.simulate import load_offers, simulate, simulate_command
 from tests.simulate.test_time_effects import query
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]

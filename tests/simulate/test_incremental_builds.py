@@ -9,7 +9,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.simulate import (DUCKDB_CONFIG, MonthEndDip, PriceDrop, RegionalGap, append_hour,
+from pipelines.tools.simulate import (DUCKDB_CONFIG, MonthEndDip, PriceDrop, RegionalGap, append_hour,
                                 load_offers, run_models, simulate)
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]

@@ -17,9 +17,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.lib.db import ensure_schema
-from pipelines.paths import db_path as real_db_path
-from pipelines.simulate import (
+from pipelines.warehouse.db import ensure_schema
+from spiders.layout import db_path as real_db_path
+from pipelines.tools.simulate import (
     DUCKDB_CONFIG,
     MonthEndDip,
     PriceDrop,

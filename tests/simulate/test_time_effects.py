@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.simulate import (FxMove, MonthEndChurn, MonthEndDip, PriceDrop, SimulationError,
+from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, PriceDrop, SimulationError,
                                 Trend, append_hour, local_time_zone, month_end_window, simulate)
 from spiders.parsing.currencies import fx_rate
 from spiders.parsing.prices import HOURS_PER_PERIOD
@@ -110,8 +110,8 @@ def test_month_end_window_in_beijing_starts_at_16_utc_the_day_before():
 def test_python_and_sql_staging_agree_on_the_local_calendar(tmp_path):
     """stg_observations' local_time_zone and local_date, built on simulated rows, are what
     local_time_zone() and month_end_window() say."""
-    from pipelines.lib.sql_models import load_models, run_model
-    from pipelines.paths import SQL_DIR
+    from pipelines.warehouse.sql_models import load_models, run_model
+    from spiders.layout import SQL_DIR
 
     offers = mixed_offers()
     offers.loc[len(offers)] = make_offer("upper", "cloud_CN", country="US", province=None,

@@ -11,10 +11,10 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, PriceDrop,
+from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, PriceDrop,
                                 RegionalGap, RegionCopy, ServerRatio, SliceRatio, SpotRatio, Trend,
                                 append_hour, apply_structure, local_time_zone, simulate)
-from pipelines.simulate.offers import as_frame
+from pipelines.tools.simulate.offers import as_frame
 from tests.simulate.test_time_effects import make_offer, query
 
 START = datetime(2026, 6, 20, tzinfo=UTC)

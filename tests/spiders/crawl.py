@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pipelines.paths import REPO_ROOT
+from spiders.layout import REPO_ROOT
 
 
 def run_crawl(source: str, replay_url: str, data_dir: Path, *settings: str) -> tuple[list[dict], dict]:

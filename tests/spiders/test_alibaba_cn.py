@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import normalize_offer
-from pipelines.paths import SNAPSHOT_DIR
+from pipelines.normalize import normalize_offer
+from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.alibaba_cn import AlibabaCNSpider
 from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pipelines.paths import SNAPSHOT_DIR
+from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.autodl_cn import AutodlCNSpider
 from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl

@@ -10,7 +10,7 @@ from decimal import Decimal
 import pytest
 from scrapy.http import TextResponse
 
-from pipelines.lib.normalize import normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.vendors.aws import REGIONS, AwsSpider
 from tests.conftest import file_response, snapshot_entries
 

@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.azure import API_URL, UNMAPPED_COUNT, AzureSpider
 from tests.conftest import file_response
 

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from pipelines.paths import SNAPSHOT_DIR
-from spiders.replay import Fault, ReplayServer
+from spiders.layout import SNAPSHOT_DIR
+from spiders.replay_server import Fault, ReplayServer
 from spiders.registry import source_names
 from tests.spiders.crawl import run_crawl
 

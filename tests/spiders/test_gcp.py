@@ -13,7 +13,7 @@ import pytest
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
 from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl

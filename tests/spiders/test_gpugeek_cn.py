@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.vendors.gpugeek_cn import GpugeekCNSpider
 from tests.conftest import file_response
 

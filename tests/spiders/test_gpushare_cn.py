@@ -12,8 +12,8 @@ from decimal import Decimal
 import pytest
 from scrapy.http import HtmlResponse
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
-from pipelines.paths import SNAPSHOT_DIR
+from pipelines.normalize import Quarantined, normalize_offer
+from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.gpushare_cn import GpushareCNSpider
 from tests.conftest import file_response
 from tests.spiders.crawl import run_crawl

@@ -1,7 +1,7 @@
 """Issue 12, done when: a new regional IDC page, added by configuration alone, whose card cells
 carry the GPU count ("A100 80G ×8", "8卡 H800 NVLink") and whose slices are written by memory
 share ("A100 80G 切分 40G") is normalized right. The page is a fixture written for this test
-(tests/spiders/fixtures/idc_counts_in_cards.html), the configuration a sources.toml entry.
+(tests/spiders/fixtures/idc_counts_in_cards.html), the configuration a idc_tables.toml entry.
 
 Also here: how the HTML-table base reads counts (a count column wins, texts fill in, conflicts
 are quarantined), per-card columns and struck-through prices.
@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from scrapy.http import HtmlResponse, Request
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
-from spiders.replay import CAPTURED_AT_HEADER
+from spiders.replay_server import CAPTURED_AT_HEADER
 from spiders.vendors.idc_tables import load_table_spiders
 
 FIXTURE = Path(__file__).parent / "fixtures" / "idc_counts_in_cards.html"
@@ -41,7 +41,7 @@ def _response(body: bytes | None = None) -> HtmlResponse:
 
 
 def _spider_class(tmp_path_factory, extra: str = "") -> type[HtmlTableSpider]:
-    path = tmp_path_factory.mktemp("config") / "sources.toml"
+    path = tmp_path_factory.mktemp("config") / "idc_tables.toml"
     path.write_text(CONFIG + extra, encoding="utf-8")
     return load_table_spiders(path)["idc_langfang"]
 

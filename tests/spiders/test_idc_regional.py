@@ -1,4 +1,4 @@
-"""Regional IDCs configured in spiders/sources.toml (no code): each parses its recorded page.
+"""Regional IDCs configured in spiders/vendors/idc_tables.toml (no code): each parses its recorded page.
 
 The pages are modeled (see each manifest.json); the prices are illustrative. 面议 cells still
 yield offers, which normalization quarantines at the price stage; 售罄 rows are kept as
@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
 from spiders.registry import spider_class
 from tests.conftest import file_response, snapshot_entries

@@ -1,4 +1,4 @@
-"""Configured IDC price tables: the spider built from sources.toml parses its recorded page."""
+"""Configured IDC price tables: the spider built from idc_tables.toml parses its recorded page."""
 
 import pytest
 

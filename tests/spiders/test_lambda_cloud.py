@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.vendors.lambda_cloud import API_URL, PAGE_URL, LambdaCloudSpider
 from tests.conftest import file_response
 

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import source_names
-from spiders.replay import load_manifests
+from spiders.replay_server import load_manifests
 
 LEVELS = {"captured", "shape verified", "partly verified", "unverified"}
 FILE_LEVELS = {"captured", "vendor-documentation", "public-client-fixture",

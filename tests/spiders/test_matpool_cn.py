@@ -8,7 +8,7 @@ from decimal import Decimal
 import pytest
 from scrapy.http import HtmlResponse
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.matpool_cn import MatpoolCNSpider
 from tests.conftest import file_response
 

@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 
-from spiders.replay import CAPTURED_AT_HEADER, ReplayServer, replay_url, request_key
+from spiders.replay_server import CAPTURED_AT_HEADER, ReplayServer, replay_url, request_key
 
 
 def _get(url: str, data: bytes | None = None):

@@ -11,9 +11,9 @@ import pytest
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import normalize_offer
-from pipelines.paths import SNAPSHOT_DIR
-from spiders.replay import ReplayServer
+from pipelines.normalize import normalize_offer
+from spiders.layout import SNAPSHOT_DIR
+from spiders.replay_server import ReplayServer
 from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
 from tests.conftest import file_response, snapshot_entries
 from tests.spiders.crawl import run_crawl

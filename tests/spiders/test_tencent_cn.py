@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.vendors.tencent_cn import REGIONS, TencentCNSpider
 from tests.conftest import file_response, snapshot_entries
 

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing import CARDS_BY_FAMILY, gpu_family, parse_gpu
 from spiders.parsing.regions import NO_LOCATION
 from spiders.vendors.vastai import API_URL, QUERY, VAST_GPU_NAMES, VastaiSpider

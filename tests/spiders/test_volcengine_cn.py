@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.volcengine_cn import VolcengineCNSpider
 from tests.conftest import file_response
 

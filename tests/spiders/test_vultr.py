@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from scrapy.utils.test import get_crawler
 
-from pipelines.lib.normalize import Quarantined, normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider, cloud_gpu
 from tests.conftest import file_response
 

@@ -5,9 +5,9 @@ from decimal import Decimal
 
 import duckdb
 
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.sql_models import load_models, rebuild_from, run_model
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.db import ensure_schema
+from pipelines.warehouse.sql_models import load_models, rebuild_from, run_model
+from spiders.layout import SQL_DIR
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from pipelines.paths import REPO_ROOT
+from spiders.layout import REPO_ROOT
 from tests.sql.test_marts import (BEIJING, GUIAN, NANJING, SHANGHAI, ULANQAB, approx, build,
                                   daily_series, is_month_end, obs, records)
 

@@ -14,8 +14,8 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from pipelines.lib.sql_models import load_models, run_model
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
 
 EXTERNAL = {"observations", "quarantine"}
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}

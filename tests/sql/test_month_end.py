@@ -14,8 +14,8 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from pipelines.lib.sql_models import load_models, rebuild_from, run_model
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.sql_models import load_models, rebuild_from, run_model
+from spiders.layout import SQL_DIR
 from tests.sql.test_marts import obs, records
 
 EXTERNAL = {"observations", "quarantine"}

@@ -5,9 +5,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.lib.db import ensure_schema
-from pipelines.lib.sql_models import SqlModelError, load_models
-from pipelines.paths import SQL_DIR
+from pipelines.warehouse.db import ensure_schema
+from pipelines.warehouse.sql_models import SqlModelError, load_models
+from spiders.layout import SQL_DIR
 
 EXTERNAL = {"observations", "quarantine"}
 
@@ -79,7 +79,7 @@ def test_alias_publishes_a_top_level_view(tmp_path):
     _write(tmp_path, "marts/m.sql", "/* m */\n-- alias: m_alias\nselect count(*) as n from observations")
     con = duckdb.connect()
     ensure_schema(con)
-    from pipelines.lib.sql_models import run_model
+    from pipelines.warehouse.sql_models import run_model
 
     [model] = load_models(tmp_path, EXTERNAL)
     run_model(con, model)
@@ -91,7 +91,7 @@ def test_an_incremental_model_whose_columns_changed_is_rebuilt_in_full(tmp_path)
     (it would fail, or leave old rows without the column): the model is rebuilt in full."""
     from datetime import UTC, datetime
 
-    from pipelines.lib.sql_models import run_model
+    from pipelines.warehouse.sql_models import run_model
 
     con = duckdb.connect()
     ensure_schema(con)

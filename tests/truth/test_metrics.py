@@ -9,7 +9,7 @@ import math
 import pandas as pd
 import pytest
 
-from pipelines.truth import grid, metrics
+from pipelines.tools.truth import grid, metrics
 
 
 def groups(*rows: tuple[str, float, bool]) -> pd.DataFrame:

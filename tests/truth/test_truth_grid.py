@@ -10,8 +10,8 @@ from datetime import date
 import duckdb
 import pytest
 
-from pipelines.simulate import MonthEndDip, load_offers, simulate
-from pipelines.truth import metrics, run
+from pipelines.tools.simulate import MonthEndDip, load_offers, simulate
+from pipelines.tools.truth import metrics, run
 
 SOURCES = ("idc_sinnet_bj", "idc_ulanqab", "idc_nanjing")
 KEYS = ("dip_recall", "dip_fpr_noise", "dip_fpr_trend", "dip_fpr_churn", "dip_fpr_fx",

@@ -11,13 +11,13 @@ from pathlib import Path
 import click
 import duckdb
 
-from pipelines.simulate.api import (ModelBuild, SimulationError, check_target, connect,
+from pipelines.tools.simulate.api import (ModelBuild, SimulationError, check_target, connect,
                                     months_to_days, run_models, simulate)
-from pipelines.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
-from pipelines.simulate.effects import (Effect, FxMove, MonthEndChurn, MonthEndDip, PriceDrop,
+from pipelines.tools.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
+from pipelines.tools.simulate.effects import (Effect, FxMove, MonthEndChurn, MonthEndDip, PriceDrop,
                                         Trend, split_names)
-from pipelines.simulate.offers import load_offers
-from pipelines.simulate.structure import CLI_FLAGS
+from pipelines.tools.simulate.offers import load_offers
+from pipelines.tools.simulate.structure import CLI_FLAGS
 
 def _default_start(months: int) -> date:
     today = datetime.now(UTC).date()
@@ -184,8 +184,8 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
                                TimeRemainingColumn)
     from rich.table import Table
 
-    from pipelines.lib.sql_models import SqlModelError
-    from pipelines.paths import data_dir
+    from pipelines.warehouse.sql_models import SqlModelError
+    from spiders.layout import data_dir
 
     console = Console(highlight=False)
     path = db or data_dir() / DEFAULT_DB_NAME

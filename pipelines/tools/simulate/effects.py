@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from pipelines.simulate.common import SimulationError
-from pipelines.simulate.structure import (MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
+from pipelines.tools.simulate.common import SimulationError
+from pipelines.tools.simulate.structure import (MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
                                           SliceRatio, SpotRatio)
 
 def _utc(moment: datetime) -> datetime:

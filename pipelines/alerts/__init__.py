@@ -34,8 +34,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 import duckdb
 
-from pipelines.lib.text import clean_text
-from pipelines.paths import REPO_ROOT
+from pipelines.display import clean_text
+from spiders.layout import REPO_ROOT
 from spiders.parsing.gpu_models import CANONICAL_MODELS
 from spiders.parsing.prices import HOURS_PER_PERIOD
 from spiders.parsing.regions import RegionParseError, province_aliases, resolve_region
@@ -1173,7 +1173,7 @@ def notify_run_failure(title: str, body: str, *, con: duckdb.DuckDBPyConnection 
     own = None
     if con is None:
         try:
-            from pipelines.paths import work_db_path
+            from spiders.layout import work_db_path
             from pipelines.resources import DUCKDB_CONFIG
 
             work_db_path().parent.mkdir(parents=True, exist_ok=True)

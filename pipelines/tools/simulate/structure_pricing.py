@@ -20,8 +20,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from pipelines.simulate.common import SimulationError
-from pipelines.simulate.randomness import offer_keys, uniform
+from pipelines.tools.simulate.common import SimulationError
+from pipelines.tools.simulate.randomness import offer_keys, uniform
 
 # The city a clone in a province is listed in (else the region table's first city there).
 REPRESENTATIVE_CITIES = {"Inner Mongolia": "乌兰察布", "Guizhou": "贵安", "Jiangsu": "南京"}

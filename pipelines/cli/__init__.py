@@ -50,7 +50,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 console = Console(stderr=False, highlight=False)
 EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_NO_DATA, EXIT_PARTIAL = 0, 1, 2, 3, 4
@@ -162,7 +162,7 @@ def run(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     import dagster as dg
 
     from pipelines.definitions import defs
-    from pipelines.paths import data_dir
+    from spiders.layout import data_dir
     from spiders.registry import source_names
 
     unknown = sorted(set(sources) - set(source_names()))
@@ -300,7 +300,7 @@ def print_summary(result) -> int:
     import dagster as dg
 
     from pipelines.defs.ingest import CRAWL_CHECK
-    from pipelines.paths import data_dir, db_path
+    from spiders.layout import data_dir, db_path
     from pipelines.resources import duckdb_from_env
 
     # The run's own connections used this configuration; DuckDB refuses a second, different one
@@ -380,7 +380,7 @@ def print_summary(result) -> int:
 @click.option("--reason", required=True, help="Why the crawl is set aside (kept with it).")
 def reject(crawl_ids: tuple[str, ...], reason: str) -> None:
     """Set aside pending crawls that a blocking check refused; their raw offers stay in raw.offers."""
-    from pipelines.lib.db import ensure_schema, transaction
+    from pipelines.warehouse.db import ensure_schema, transaction
     from pipelines.resources import duckdb_from_env
 
     with duckdb_from_env().get_connection() as con:
@@ -404,7 +404,7 @@ def _source_facts() -> dict[str, dict]:
     """Per source, from the database when there is one: cards, kinds, periods, regions, last run."""
     import duckdb
 
-    from pipelines.paths import db_path
+    from spiders.layout import db_path
 
     if not db_path().exists():
         return {}
@@ -469,7 +469,7 @@ def published_db(*tables: str) -> Iterator:
     a reader never blocks a run). No database, or one without `tables` yet: exit 3."""
     import duckdb
 
-    from pipelines.paths import db_path
+    from spiders.layout import db_path
 
     path = db_path()
     if not path.exists():
@@ -1094,8 +1094,8 @@ def export(out: Path | None, bom: bool, fmt: str) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from pipelines.defs.serve import publish_feed
-    from pipelines.paths import data_dir
+    from pipelines.defs.feeds import publish_feed
+    from spiders.layout import data_dir
 
     out = (out or data_dir() / "export").expanduser().resolve()
     kinds = ("csv", "parquet") if fmt == "both" else (fmt,)
@@ -1232,8 +1232,8 @@ def report(out: Path | None) -> None:
 
     The hourly run writes it too; this rebuilds it on demand, e.g. after `gpuprices simulate`
     with --data-dir. Exit codes: 0 written; 3 no database yet."""
-    from pipelines.lib.report import build_report
-    from pipelines.paths import data_dir
+    from pipelines.report import build_report
+    from spiders.layout import data_dir
 
     target = out or data_dir() / "report" / "index.html"
     with published_db("marts.market_claims") as con:
@@ -1268,14 +1268,14 @@ def alerts(status: str, limit: int) -> None:
 
 # Commands other modules provide, registered when they are there.
 try:
-    from pipelines.simulate import simulate_command
+    from pipelines.tools.simulate import simulate_command
 except ModuleNotFoundError as exc:  # not written yet; any other import error is a real bug
-    if exc.name != "pipelines.simulate":
+    if exc.name != "pipelines.tools.simulate":
         raise
 else:
     main.add_command(simulate_command, "simulate")
 
-from pipelines.advise_cli import advise_command  # noqa: E402  (registered after the group exists)
+from pipelines.cli.advise import advise_command  # noqa: E402  (registered after the group exists)
 
 main.add_command(advise_command, "advise")
 

@@ -3,7 +3,7 @@ and score the signals against what was injected. It prints figures next to their
 writes them to `data/truth/truth-<UTC time>.json` and `data/truth/latest.json`; it asserts
 nothing (the figures are the result).
 
-    python -m pipelines.truth [--seeds 1,2,3] [--noises 1,3] [--months 6] [--every-hours 4]
+    python -m pipelines.tools.truth [--seeds 1,2,3] [--noises 1,3] [--months 6] [--every-hours 4]
                               [--start DATE] [--sources a,b] [--keep DIR] [--out-dir DIR]
                               [--quick]
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from pipelines.truth import grid, metrics
+from pipelines.tools.truth import grid, metrics
 
 TARGETS = {  # (key, comparison, target): figures, never test thresholds
     "dip_recall >=3 % at noise 1": (">=", 0.95),
@@ -44,7 +44,7 @@ def _csv(kind):
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m pipelines.truth", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m pipelines.tools.truth", description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=_csv(int), default=(1, 2, 3))
     p.add_argument("--noises", type=_csv(float), default=(1.0, 3.0), help="noise bounds, %%")
     p.add_argument("--months", type=int, default=6, help="length of each history (calendar months)")
@@ -76,7 +76,7 @@ def score_database(path: Path) -> dict[str, pd.DataFrame]:
 
 
 def run_grid(args: argparse.Namespace, work: Path) -> dict:
-    from pipelines.simulate import load_offers, months_to_days, simulate
+    from pipelines.tools.simulate import load_offers, months_to_days, simulate
 
     started = time.perf_counter()
     _say("offers: crawling the bundled snapshots offline ...")
@@ -199,7 +199,7 @@ def write(result: dict, out_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from pipelines.paths import data_dir
+    from spiders.layout import data_dir
 
     args = parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="gpuprices-truth-"))

@@ -23,8 +23,8 @@ import duckdb
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from pipelines.lib.text import HIDDEN_CHARS as _HIDDEN_CHARS
-from pipelines.lib.text import MAX_TEXT_CHARS, clean_text
+from pipelines.display import HIDDEN_CHARS as _HIDDEN_CHARS
+from pipelines.display import MAX_TEXT_CHARS, clean_text
 
 # The card families the brief tracks; RTX4090D (a different, cut-down card) is left out.
 FAMILIES = ("A100", "H100", "H800", "RTX4090")

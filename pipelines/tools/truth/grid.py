@@ -17,7 +17,7 @@ import calendar
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from pipelines.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, RegionalGap,
+from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, RegionalGap,
                                 RegionCopy, ServerRatio, SliceRatio, SpotRatio, Trend)
 
 ROLES = ("dip:2", "dip:3", "dip:5", "dip:8", "none", "none", "trend:-9", "trend:6",

@@ -1,7 +1,7 @@
 """`gpuprices advise`: from a workload to the cheapest configuration of today's offers that fits it.
 
 Reads the published `data/prices.db` read-only (never the working database), like the other
-reading commands. The logic is pipelines/lib/advisor.py; the rules of thumb are docs/advisor.md.
+reading commands. The logic is pipelines/advisor/; the rules of thumb are docs/advisor.md.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pipelines.lib.advisor import (KINDS, PRECISIONS, TASKS, Advice, AdvisorError, Option,
+from pipelines.advisor import (KINDS, PRECISIONS, TASKS, Advice, AdvisorError, Option,
                                    Workload, advice_records, advise, estimate_memory,
                                    offers_from_db)
 

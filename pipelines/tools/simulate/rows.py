@@ -9,10 +9,10 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from pipelines.simulate.calendar import month_end_window
-from pipelines.simulate.common import SimulationError
-from pipelines.simulate.plan import Plan
-from pipelines.simulate.randomness import (LEVEL_WINDOW, S_AVAIL, S_LEVEL, S_OFFSET, U64,
+from pipelines.tools.simulate.calendar import month_end_window
+from pipelines.tools.simulate.common import SimulationError
+from pipelines.tools.simulate.plan import Plan
+from pipelines.tools.simulate.randomness import (LEVEL_WINDOW, S_AVAIL, S_LEVEL, S_OFFSET, U64,
                                            uniform)
 
 SQL = Path(__file__).parent / "sql"

@@ -12,14 +12,14 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from pipelines.simulate.calendar import local_time_zone
-from pipelines.simulate.common import SimulationError
-from pipelines.simulate.effects import (CHURN_SUFFIX, Effect, FxMove, MonthEndChurn, MonthEndDip,
+from pipelines.tools.simulate.calendar import local_time_zone
+from pipelines.tools.simulate.common import SimulationError
+from pipelines.tools.simulate.effects import (CHURN_SUFFIX, Effect, FxMove, MonthEndChurn, MonthEndDip,
                                         PriceDrop, Trend)
-from pipelines.simulate.offers import as_frame
-from pipelines.simulate.randomness import (S_ABLOCK, S_APHASE, S_CHURN, S_KNOT, S_PHASE, U64,
+from pipelines.tools.simulate.offers import as_frame
+from pipelines.tools.simulate.randomness import (S_ABLOCK, S_APHASE, S_CHURN, S_KNOT, S_PHASE, U64,
                                            offer_keys, uniform)
-from pipelines.simulate.structure import STRUCTURAL_EFFECTS, TRUTH_COLUMNS, apply_structure
+from pipelines.tools.simulate.structure import STRUCTURAL_EFFECTS, TRUTH_COLUMNS, apply_structure
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
 @dataclass

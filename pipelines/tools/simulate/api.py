@@ -15,11 +15,11 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema, transaction
-from pipelines.simulate.common import CHUNK_ROWS, NOISE_PCT, SimulationError
-from pipelines.simulate.effects import Effect, effect_record
-from pipelines.simulate.plan import TRUTH_COLUMNS, Plan, plan_simulation
-from pipelines.simulate.rows import SQL, hour_of, insert_hours, register_plan
+from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema, transaction
+from pipelines.tools.simulate.common import CHUNK_ROWS, NOISE_PCT, SimulationError
+from pipelines.tools.simulate.effects import Effect, effect_record
+from pipelines.tools.simulate.plan import TRUTH_COLUMNS, Plan, plan_simulation
+from pipelines.tools.simulate.rows import SQL, hour_of, insert_hours, register_plan
 
 TRUTH_SCHEMA = (SQL / "truth_schema.sql").read_text(encoding="utf-8")
 INSERT_TRUTH = (SQL / "insert_truth.sql").read_text(encoding="utf-8")
@@ -54,7 +54,7 @@ class SimulationResult:
 def check_target(db_path: str | Path) -> Path:
     """The simulated database's path, refusing the real one: never a file named prices.db, never
     the configured data/prices.db, never a database holding crawls that were not simulated."""
-    from pipelines.paths import db_path as real_db_path
+    from spiders.layout import db_path as real_db_path
 
     path = Path(db_path).expanduser().resolve()
     if path.name.lower() == "prices.db" or path == real_db_path().resolve():
@@ -103,8 +103,8 @@ def _fresh_database(path: Path) -> duckdb.DuckDBPyConnection:
 def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[ModelBuild]:
     """Every dbt_like_sql model in dependency order (incremental ones incrementally unless
     `full`)."""
-    from pipelines.lib.sql_models import load_models, run_model
-    from pipelines.paths import SQL_DIR
+    from pipelines.warehouse.sql_models import load_models, run_model
+    from spiders.layout import SQL_DIR
 
     builds = []
     for model in load_models(SQL_DIR, {"observations", "quarantine"}):

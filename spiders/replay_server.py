@@ -5,7 +5,7 @@ recorded file. The raw archive (`data/raw/fetches/`, see spiders/middlewares/raw
 served the same way, to re-run the pipeline from raw bodies without crawling. `ReplayServer` serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a
 spider keeps requesting the vendor's real URL and only the bytes come from disk. It is used by the
 replay middleware (plain HTTP), by the Playwright route handler (pages and their XHR calls) and
-by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay [--port N]`.
+by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay_server [--port N]`.
 
 Fault injection (tests, docs/robustness.md): `ReplayServer(faults={live URL: [Fault, ...]})` serves
 each listed fault once, in order, then the snapshot; a manifest entry with `"status": 503` or
@@ -365,7 +365,7 @@ class ReplayServer:
 
 
 def main() -> None:
-    from pipelines.paths import SNAPSHOT_DIR
+    from spiders.layout import SNAPSHOT_DIR
 
     parser = argparse.ArgumentParser(description="Serve recorded vendor snapshots on 127.0.0.1.")
     parser.add_argument("--port", type=int, default=0)

@@ -36,8 +36,8 @@ from typing import ClassVar, NamedTuple
 import numpy as np
 import pandas as pd
 
-from pipelines.simulate.common import TIER1_PROVINCES, SimulationError
-from pipelines.simulate.structure_pricing import Pricer, canonical_province, province_region
+from pipelines.tools.simulate.common import TIER1_PROVINCES, SimulationError
+from pipelines.tools.simulate.structure_pricing import Pricer, canonical_province, province_region
 
 TRUTH_COLUMNS = ("effect", "offer_id", "source", "vendor", "reference_offer_id", "size_pct",
                  "ratio", "starts_at", "ends_at", "time_zone", "detail")

@@ -1,6 +1,6 @@
 """`make bench`: figures for crawling, the SQL models at scale and the whole hourly run.
 
-    python -m pipelines.bench [--quick] [--year-offers 2000] [--skip-crawl] [--skip-growth]
+    python -m pipelines.tools.bench [--quick] [--year-offers 2000] [--skip-crawl] [--skip-growth]
                               [--skip-run] [--days 7,30,365] [--hours 3] [--repeats 2]
                               [--offers-from DB] [--work-dir DIR] [--out FILE]
 
@@ -45,7 +45,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from pipelines.paths import REPO_ROOT, SNAPSHOT_DIR, data_dir
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR, data_dir
 
 # Targets of issue 7, section 5.
 INCREMENTAL_TARGET_SECONDS = 5.0       # the hourly update at one year
@@ -83,7 +83,7 @@ CRAWL_MODES: dict[str, list[str]] = {
 }
 
 SPIDER_TEMPLATE = '''\
-"""A benchmark spider (written by pipelines.bench): {source} over many URL variants."""
+"""A benchmark spider (written by pipelines.tools.bench): {source} over many URL variants."""
 import json
 from datetime import UTC, datetime
 from time import monotonic
@@ -236,7 +236,7 @@ def crawl_once(root: Path, replay_url: str, kind: str, count: int, mode: str) ->
 
 def crawl_bench(root: Path, pages: dict[str, int],
                 modes: Sequence[str] = ("polite", "ceiling")) -> list[dict[str, Any]]:
-    from spiders.replay import ReplayServer
+    from spiders.replay_server import ReplayServer
 
     snapshots = build_crawl_snapshots(root, pages)
     results = []
@@ -253,8 +253,8 @@ def crawl_bench(root: Path, pages: dict[str, int],
 # ----------------------------------------------------------------------------------------------
 
 def _models():
-    from pipelines.lib.sql_models import load_models
-    from pipelines.paths import SQL_DIR
+    from pipelines.warehouse.sql_models import load_models
+    from spiders.layout import SQL_DIR
 
     return load_models(SQL_DIR, {"observations", "quarantine"})
 
@@ -273,7 +273,7 @@ def models_sha256() -> str:
 def phase_generate(db: str, offers_file: str, days: int) -> dict[str, Any]:
     import pandas as pd
 
-    from pipelines.simulate import simulate
+    from pipelines.tools.simulate import simulate
 
     offers = pd.read_pickle(offers_file)
     result = simulate(db, start=HISTORY_START, days=days, offers=offers, seed=SEED,
@@ -285,8 +285,8 @@ def phase_generate(db: str, offers_file: str, days: int) -> dict[str, Any]:
 
 def _run_models(con, *, full: bool) -> list[dict[str, Any]]:
     """Every model as the pipeline's assets build them: each in its own transaction."""
-    from pipelines.lib.db import transaction
-    from pipelines.lib.sql_models import run_model
+    from pipelines.warehouse.db import transaction
+    from pipelines.warehouse.sql_models import run_model
 
     builds = []
     for model in _models():
@@ -301,7 +301,7 @@ def _run_models(con, *, full: bool) -> list[dict[str, Any]]:
 def phase_full(db: str) -> dict[str, Any]:
     import duckdb
 
-    from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema
+    from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
 
     started = time.perf_counter()
     con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
@@ -344,8 +344,8 @@ def phase_incremental(db: str, offers_file: str, hour: str) -> dict[str, Any]:
     import duckdb
     import pandas as pd
 
-    from pipelines.lib.db import DUCKDB_CONFIG, ensure_schema
-    from pipelines.simulate import append_hour
+    from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+    from pipelines.tools.simulate import append_hour
 
     offers = pd.read_pickle(offers_file)
     started = time.perf_counter()
@@ -365,11 +365,11 @@ def phase_incremental(db: str, offers_file: str, hour: str) -> dict[str, Any]:
 
 
 def phase_publish(db: str) -> dict[str, Any]:
-    """What serve/prices_db does after every run (pipelines/defs/serve.py): checkpoint, copy the
+    """What serve/prices_db does after every run (pipelines/defs/feeds.py): checkpoint, copy the
     whole file, fsync, rename. Its cost grows with the history, not with the hour."""
     import duckdb
 
-    from pipelines.lib.db import DUCKDB_CONFIG
+    from pipelines.warehouse.db import DUCKDB_CONFIG
 
     started = time.perf_counter()
     con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
@@ -400,7 +400,7 @@ def run_phase(name: str, **kwargs: Any) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
         out_path = Path(out.name)
     try:
-        cmd = [sys.executable, "-m", "pipelines.bench", "--phase", name,
+        cmd = [sys.executable, "-m", "pipelines.tools.bench", "--phase", name,
                "--phase-args", json.dumps(kwargs), "--phase-out", str(out_path)]
         started = time.perf_counter()
         proc = subprocess.run(cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -500,7 +500,7 @@ def bench_offers(count: int, base) -> Any:
     source keeps its share whatever the count."""
     import numpy as np
 
-    from pipelines.simulate import scale_offers
+    from pipelines.tools.simulate import scale_offers
 
     scale = max(1, math.ceil(count / len(base)))
     scaled = scale_offers(base, scale, seed=SEED)
@@ -640,9 +640,9 @@ def machine() -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return None
 
-    from pipelines.lib.db import DUCKDB_CONFIG
+    from pipelines.warehouse.db import DUCKDB_CONFIG
 
-    status = git("status", "--porcelain", "--", "dbt_like_sql", "pipelines/lib/sql_models.py")
+    status = git("status", "--porcelain", "--", "dbt_like_sql", "pipelines/warehouse/sql_models.py")
     return {"cpus": os.cpu_count(), "memory_bytes": mem_total, "platform": platform.platform(),
             "python": platform.python_version(), "duckdb": duckdb.__version__,
             "duckdb_config": dict(DUCKDB_CONFIG),
@@ -808,7 +808,7 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
 def _base_offers(config: Config, report: dict[str, Any], offers):
     """The real offers the history is built from: given, or a database's latest prices (the
     whole run's, when it published one), else crawled from the bundled snapshots."""
-    from pipelines.simulate import load_offers, offers_from_db
+    from pipelines.tools.simulate import load_offers, offers_from_db
 
     if offers is not None:
         report["offers_from"] = "given"
@@ -833,7 +833,7 @@ def _days(text: str) -> tuple[int, ...]:
 
 def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Config]:
     parser = argparse.ArgumentParser(
-        prog="python -m pipelines.bench",
+        prog="python -m pipelines.tools.bench",
         description="Figures for crawling, the SQL models at scale and the whole hourly run, each "
                     "with its gap to the target. Measures only: never fails on a slow figure.")
     parser.add_argument("--quick", action="store_true",
@@ -882,6 +882,3 @@ def main(argv: Sequence[str] | None = None) -> None:
     report = run_bench(config, args.out)
     print_report(report)
 
-
-if __name__ == "__main__":
-    main()

@@ -13,8 +13,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from pipelines.simulate.common import CLONE_JITTER_PCT, OFFER_COLUMNS, SimulationError
-from pipelines.simulate.randomness import offer_keys, uniform
+from pipelines.tools.simulate.common import CLONE_JITTER_PCT, OFFER_COLUMNS, SimulationError
+from pipelines.tools.simulate.randomness import offer_keys, uniform
 
 def offers_from_db(db_path: str | Path, sources: Sequence[str] | None = None) -> pd.DataFrame:
     """The latest offers of an existing gpuprices database (`marts.latest_prices`), read-only."""
@@ -47,7 +47,7 @@ def offers_from_snapshots(sources: Sequence[str] | None = None, *, workers: int 
     "failed: <why>" / "skipped: <why>"; such a source contributes no offer)."""
     import json
 
-    from pipelines.lib.normalize import Quarantined, normalize_offer
+    from pipelines.normalize import Quarantined, normalize_offer
     from pipelines.resources import CrawlerResource
     from spiders.registry import source_names
 

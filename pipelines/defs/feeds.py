@@ -12,7 +12,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.models import SQL_MODELS, model_assets
-from pipelines.paths import data_dir, db_path
+from spiders.layout import data_dir, db_path
 
 # Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
 FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"]

@@ -1,0 +1,3 @@
+from pipelines.tools.bench import main
+
+main()

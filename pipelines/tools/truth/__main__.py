@@ -1,0 +1,3 @@
+from pipelines.tools.truth.run import main
+
+main()

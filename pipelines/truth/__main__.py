@@ -1,3 +1,0 @@
-from pipelines.truth.run import main
-
-main()
