@@ -1094,7 +1094,7 @@ def export(out: Path | None, bom: bool, fmt: str) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from pipelines.defs.feeds import publish_feed
+    from pipelines.publish import publish_feed
     from spiders.layout import data_dir
 
     out = (out or data_dir() / "export").expanduser().resolve()

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import duckdb
 import pytest
 
-from pipelines.defs.feeds import BOM, publish_feed
+from pipelines.publish import BOM, publish_feed
 
 
 @pytest.fixture

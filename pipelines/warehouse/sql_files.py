@@ -1,0 +1,20 @@
+"""SQL that Python runs lives in `.sql` files in a `sql/` folder beside the module that runs it,
+loaded by name: `sql_text(__file__, "detect_drops")` reads `sql/detect_drops.sql` next to the
+calling module."""
+
+from functools import cache
+from pathlib import Path
+
+
+@cache
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def sql_text(module_file: str, name: str) -> str:
+    """The text of `sql/<name>.sql` beside `module_file` (pass `__file__`). A missing file raises
+    FileNotFoundError naming the path."""
+    path = Path(module_file).resolve().parent / "sql" / f"{name}.sql"
+    if not path.is_file():
+        raise FileNotFoundError(f"SQL file not found: {path}")
+    return _read(path)
