@@ -1,4 +1,4 @@
-# The project's interface: `make run`, `make test`, `make ui`. Each target sets up what it needs.
+# The project's interface: `make run`, `make test` (lint first), `make ui`. Each target sets up what it needs.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test ui sql audit bench truth setup chromium clean
+.PHONY: run test lint ui sql audit bench truth setup chromium clean
 
 setup: $(STAMP) chromium
 
@@ -33,13 +33,13 @@ chromium:
 run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
 
-test: setup
+test: setup lint
 	@$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
-	@$(BIN)/dagster dev -m pipelines.definitions -h 127.0.0.1 -p $(UI_PORT)
+	@$(BIN)/dagster dev -h 127.0.0.1 -p $(UI_PORT)
 
 # Figures, not a test: crawl throughput, a year of simulated hourly history (full rebuild,
 # incremental hour, floor, growth, memory) and the whole run on the snapshots. BENCH_ARGS=--quick
@@ -55,6 +55,14 @@ truth: setup
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db
+
+# Lint: ruff on the Python (rules in pyproject.toml [tool.ruff]), sqlfluff on the SQL models
+# (DuckDB dialect, rules in .sqlfluff). Both run before either fails, so one run shows everything.
+lint: setup
+	@status=0; \
+	$(BIN)/ruff check pipelines spiders tests || status=1; \
+	$(BIN)/sqlfluff lint dbt_like_sql || status=1; \
+	exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a
 # dependency of the project). Offline, it says it was skipped rather than claiming a clean bill.

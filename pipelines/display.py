@@ -1,13 +1,26 @@
-"""Scraped text shown to people (report, alerts): cut to a sane length, invisible characters
-made visible. A vendor's ESC [2J or U+202E is displayed, never executed; a 1 MB sku stays short."""
+"""Values shown to people, in one place.
+
+Scraped text in the report and alerts (`clean_text`): cut to a sane length, invisible characters
+made visible. A vendor's ESC [2J or U+202E is displayed, never executed; a 1 MB sku stays short.
+Scraped text in the terminal's tables (`terminal_text`): controls shown as "?", rich markup
+escaped. Numbers and times as people write them (`fraction_text`, `amount_text`, `utc_text`), and
+values for JSON and CSV output (`plain_value`)."""
 
 import re
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
+
+from rich.markup import escape
 
 MAX_TEXT_CHARS = 120
 # Characters that would be invisible or reorder text (controls, zero-width, bidi overrides).
 HIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029"
                           "\u202a-\u202e\u2060-\u2069\ufeff]")
+# C0/C1 control characters and bidi overrides: scraped text must not drive the terminal. Unlike
+# HIDDEN_CHARS it also takes tab and line breaks, and leaves zero-width characters alone.
+TERMINAL_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str:
@@ -16,5 +29,55 @@ def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str:
     s = "" if value is None else str(value)
     if len(s) > limit:
         s = f"{s[:limit]}… (+{len(s) - limit:,} characters)"
-    return HIDDEN_CHARS.sub(lambda m: "\\x%02x" % ord(m.group()) if ord(m.group()) < 0x100
-                            else "\\u%04x" % ord(m.group()), s)
+    return HIDDEN_CHARS.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", s)
+
+
+def without_controls(text: str) -> str:
+    """`text` with every terminal control character (TERMINAL_CONTROLS) shown as "?"."""
+    return TERMINAL_CONTROLS.sub("?", text)
+
+
+def terminal_text(value: Any, limit: int = 300) -> str:
+    """Text from the data, for a rich table: control characters shown as "?" (a vendor's
+    ESC [2J is displayed, never executed), [markup] escaped, cut to `limit` characters."""
+    text = without_controls(str(value))
+    if len(text) > limit:
+        text = text[:limit - 1] + "…"
+    return escape(text)
+
+
+def fraction_text(value: Any) -> str:
+    """A share of a GPU as a fraction: 0.25 -> "1/4", 1 -> "1", None -> ""."""
+    if value is None:
+        return ""
+    share = Fraction(Decimal(value)).limit_denominator(64)
+    if share.denominator == 1:
+        return str(share.numerator)
+    return f"{share.numerator}/{share.denominator}"
+
+
+def amount_text(value: Any) -> str:
+    """A listed amount as a person writes it: 62.00, 3.673, 11,800.00, 0.0035."""
+    value = Decimal(value)
+    text = f"{value:,.6f}".rstrip("0")
+    whole, _, decimals = text.partition(".")
+    return f"{whole}.{decimals.ljust(2, '0')}"
+
+
+def utc_text(value: datetime) -> str:
+    """A time in UTC, ISO 8601 to the second: 2026-11-30T09:00:00Z."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def plain_value(value: Any, exact: bool = False) -> Any:
+    """A value for JSON (exact=False: decimals as numbers) or CSV (exact=True: as written)."""
+    if isinstance(value, Decimal):
+        return str(value) if exact else float(value)
+    if isinstance(value, bool) and exact:
+        return "true" if value else "false"   # as DuckDB writes the feeds
+    if isinstance(value, datetime):
+        return utc_text(value)
+    if isinstance(value, date):
+        return value.isoformat()
+    return value

@@ -17,21 +17,25 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 from spiders.parsing.card_catalog import CARDS
+from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
 from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
-from spiders.parsing.counts import GpuCountError, gpu_count_in_text
-from spiders.parsing.prices import (HOURS_PER_PERIOD, RANGE_ENDS, PriceParseError, parse_price,
-                                    per_hour)
+from spiders.parsing.prices import (
+    HOURS_PER_PERIOD,
+    RANGE_ENDS,
+    PriceParseError,
+    parse_price,
+    per_hour,
+)
 from spiders.parsing.regions import RegionParseError, resolve_region
 
 OFFER_KINDS = ("on_demand", "spot", "reserved")
 
 # Plausible price per whole-GPU-hour in CNY, per card family, from spiders/parsing/card_catalog.csv
-# (each row cites its evidence: ../shared/reference, real-prices.md, the bundled snapshots). They
-# catch unit and currency slips (x1000 for 厘, x7 for USD<->CNY, a monthly price read as hourly)
-# and a GPU count read as 1 on an 8-GPU server: the high bound is below 8x the card's typical
-# price. A price divided by 8 twice is left to the batch's consistency check (spot prices reach
-# a fifth of on-demand, so the low bound cannot be that tight).
+# (each row cites its evidence). They catch unit and currency slips (x1000 for 厘, x7 for
+# USD<->CNY, a monthly price read as hourly) and a GPU count read as 1 on an 8-GPU server: the high
+# bound is below 8x the card's typical price. A price divided by 8 twice is left to the batch's
+# consistency check (spot prices reach a fifth of on-demand, so the low bound cannot be that tight).
 PRICE_BOUNDS_CNY_PER_GPU_HOUR: dict[str, tuple[Decimal, Decimal]] = {
     card.family: (card.low_cny, card.high_cny) for card in CARDS}
 
@@ -165,12 +169,14 @@ def normalize_offer(item: dict) -> dict:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
 
-    observed_at = datetime.fromisoformat(item["observed_at"].replace("Z", "+00:00")).astimezone(UTC)
+    observed_at = datetime.fromisoformat(
+        item["observed_at"].replace("Z", "+00:00")).astimezone(UTC)
     hourly = per_hour(listed.amount, listed.period)
     cards_priced = 1 if listed.per_card else gpu_count
     per_gpu_hour = hourly / (cards_priced * gpu.gpu_fraction)
     try:
-        to_cny, to_usd = (fx_rate(listed.currency, ccy, observed_at.date()) for ccy in ("CNY", "USD"))
+        to_cny, to_usd = (fx_rate(listed.currency, ccy, observed_at.date())
+                          for ccy in ("CNY", "USD"))
     except FxRateError as exc:
         raise Quarantined("currency", str(exc)) from exc
     per_gpu_hour_cny = (per_gpu_hour * to_cny.rate).quantize(Decimal("0.000001"))
@@ -178,8 +184,8 @@ def normalize_offer(item: dict) -> dict:
 
     low, high = PRICE_BOUNDS_CNY_PER_GPU_HOUR[gpu_family(gpu.gpu_model)]
     if not low <= per_gpu_hour_cny <= high:
-        raise Quarantined("bounds", f"{per_gpu_hour_cny} CNY per {gpu.gpu_model} GPU-hour is outside "
-                                    f"the plausible range {low}-{high}")
+        raise Quarantined("bounds", f"{per_gpu_hour_cny} CNY per {gpu.gpu_model} GPU-hour is "
+                                    f"outside the plausible range {low}-{high}")
     # FX dates: the rate for CNY is the one the row is compared in; both come from the same ECB day
     # except when one side is the listing currency itself (rate 1 on the observation day).
     fx_rate_date = min(to_cny.rate_date, to_usd.rate_date)

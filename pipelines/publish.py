@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 BOM = "\ufeff".encode()
+# How DuckDB writes a feed's CSV: a header row, commas, timestamps as ISO 8601 UTC.
+CSV_OPTIONS = "header, delimiter ',', timestampformat '%Y-%m-%dT%H:%M:%SZ'"
 
 
 def temporary_beside(target: Path) -> Path:
@@ -42,8 +44,7 @@ def publish_feed(con, table: str, out_dir: Path, bom: bool = False) -> dict:
     csv_path, parquet_path = out_dir / f"{name}.csv", out_dir / f"{name}.parquet"
     con.execute("set TimeZone = 'UTC'")  # timestamps as ISO 8601 UTC: 2026-11-30T09:00:00Z
     with atomic_path(csv_path) as tmp:
-        con.execute(f"copy (select * from {table}) to '{tmp}' "
-                    "(header, delimiter ',', timestampformat '%Y-%m-%dT%H:%M:%SZ')")
+        con.execute(f"copy (select * from {table}) to '{tmp}' ({CSV_OPTIONS})")
         if bom:
             tmp.write_bytes(BOM + tmp.read_bytes())
     with atomic_path(parquet_path) as tmp:

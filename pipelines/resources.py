@@ -1,4 +1,5 @@
-"""Resources: the DuckDB file and the crawler that runs spiders in subprocesses."""
+"""Resources: the DuckDB file and the crawler that runs spiders in subprocesses (declared for the
+code location in pipelines/defs/resources.py)."""
 
 from __future__ import annotations
 
@@ -52,7 +53,8 @@ class CrawlerResource(dg.ConfigurableResource):
     def items_path(self, source: str, crawl_id: str) -> Path:
         return Path(self.data_dir) / "raw" / "items" / source / f"{crawl_id}.jsonl"
 
-    def crawl(self, source: str, crawl_id: str, log: dg.DagsterLogManager | None = None) -> CrawlResult:
+    def crawl(self, source: str, crawl_id: str,
+              log: dg.DagsterLogManager | None = None) -> CrawlResult:
         if self.mode not in MODES:
             raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         root = Path(self.data_dir)
@@ -97,7 +99,8 @@ class CrawlerResource(dg.ConfigurableResource):
 
 
 def crawler_from_env() -> CrawlerResource:
-    return CrawlerResource(mode=os.environ.get("GPUPRICES_MODE", "replay"), data_dir=str(data_dir()),
+    return CrawlerResource(mode=os.environ.get("GPUPRICES_MODE", "replay"),
+                           data_dir=str(data_dir()),
                            snapshot_dir=os.environ.get("GPUPRICES_SNAPSHOT_DIR", str(SNAPSHOT_DIR)))
 
 

@@ -1,4 +1,5 @@
-"""The one item every spider yields: a raw offer, the vendor's own strings kept next to parsed values.
+"""The one item every spider yields: a raw offer, the vendor's own strings kept next to parsed
+values.
 
 Normalization (pipelines/defs/normalize) turns each RawOffer into one typed `observations` row or
 a `quarantine` row with a reason. Spiders only extract; they never convert units or currencies.
@@ -12,7 +13,7 @@ class RawOffer(scrapy.Item):
     vendor = scrapy.Field()        # display name, e.g. "Microsoft Azure"
     vendor_kind = scrapy.Field()   # "hyperscaler" | "gpu_cloud" | "marketplace" | "idc"
     sku = scrapy.Field()           # the vendor's instance / plan / row id
-    gpu_text = scrapy.Field()      # the card as the vendor writes it: "NVIDIA A100 80G SXM4", "2g.20gb"
+    gpu_text = scrapy.Field()      # the card as the vendor writes it: "A100 80G SXM4", "2g.20gb"
     gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice
     vram_gb = scrapy.Field()       # VRAM per card or slice when the vendor states it separately
     region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"
@@ -24,7 +25,7 @@ class RawOffer(scrapy.Item):
     available = scrapy.Field()     # True / False / None (unknown)
     url = scrapy.Field()           # the live URL the offer was read from
     raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
-    observed_at = scrapy.Field()   # UTC ISO time: fetch time, or a snapshot's capture time in replay
+    observed_at = scrapy.Field()   # UTC ISO time: fetch time, or the snapshot's capture time
     vendor_data = scrapy.Field()   # vendor-specific extras (dict)
     # What a listing says about its price and count besides the price itself. A spider sets them
     # when the vendor states them apart from price_text (an API field, a column, a header, the

@@ -1,4 +1,8 @@
-"""Where things live. The data directory can be moved with GPUPRICES_DATA_DIR (tests use a tmp dir)."""
+"""Where things live: the repository's folders and every path under the data directory.
+
+Spiders and pipelines both take their paths from here (so spiders never import pipelines). The
+data directory can be moved with GPUPRICES_DATA_DIR (tests use a tmp dir).
+"""
 
 import os
 from pathlib import Path
@@ -8,8 +12,10 @@ SNAPSHOT_DIR = REPO_ROOT / "data" / "snapshots"
 SQL_DIR = REPO_ROOT / "dbt_like_sql"
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("GPUPRICES_DATA_DIR") or REPO_ROOT / "data").resolve()
+def data_dir(override: str | Path | None = None) -> Path:
+    """The data directory: `override` when given (a crawl passes its GPUPRICES_DATA_DIR Scrapy
+    setting), else the GPUPRICES_DATA_DIR environment variable, else <repo>/data."""
+    return Path(override or os.environ.get("GPUPRICES_DATA_DIR") or REPO_ROOT / "data").resolve()
 
 
 def db_path() -> Path:

@@ -1,4 +1,5 @@
-"""The list of sources: every spider in spiders.vendors (hand-written or configured in idc_tables.toml)."""
+"""The list of sources: every spider in spiders.vendors (hand-written, or configured in
+spiders/vendors/idc_tables.toml)."""
 
 from functools import cache
 

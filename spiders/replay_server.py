@@ -2,10 +2,11 @@
 
 `data/snapshots/<source>/manifest.json` maps each live request (method, URL, JSON body) to a
 recorded file. The raw archive (`data/raw/fetches/`, see spiders/middlewares/raw_archive.py) can be
-served the same way, to re-run the pipeline from raw bodies without crawling. `ReplayServer` serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a
-spider keeps requesting the vendor's real URL and only the bytes come from disk. It is used by the
-replay middleware (plain HTTP), by the Playwright route handler (pages and their XHR calls) and
-by `gpuprices run` / the tests. Run standalone with `python -m spiders.replay_server [--port N]`.
+served the same way, to re-run the pipeline from raw bodies without crawling. `ReplayServer`
+serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a spider keeps requesting the
+vendor's real URL and only the bytes come from disk. It is used by the replay middleware (plain
+HTTP), by the Playwright route handler (pages and their XHR calls) and by `gpuprices run` / the
+tests. Run standalone with `python -m spiders.replay_server [--port N]`.
 
 Fault injection (tests, docs/robustness.md): `ReplayServer(faults={live URL: [Fault, ...]})` serves
 each listed fault once, in order, then the snapshot; a manifest entry with `"status": 503` or
@@ -16,6 +17,7 @@ Every fault is bounded: it ends by itself, and at the latest when the server sto
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import hashlib
 import json
@@ -38,14 +40,13 @@ ALLOW_ALL_ROBOTS = b"User-agent: *\nDisallow:\n"
 
 
 def request_key(method: str, url: str, body: bytes | str | None = None) -> str:
-    """Key of a request: method, canonical URL (sorted query) and, for a JSON body, its canonical form."""
+    """Key of a request: method, canonical URL (sorted query) and, for a JSON body, its canonical
+    form."""
     body_key = ""
     if body:
         text = body.decode("utf-8") if isinstance(body, bytes) else body
-        try:
+        with contextlib.suppress(ValueError):   # not JSON: the body as sent
             text = json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
-        except ValueError:
-            pass
         body_key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return f"{method.upper()} {canonicalize_url(url, keep_fragments=False)} {body_key}".rstrip()
 
@@ -62,7 +63,7 @@ class Snapshot:
     content_type: str
     captured_at: str
     gzipped: bool = False
-    fault: "Fault | None" = None   # served on every request of this entry (manifest "fault")
+    fault: Fault | None = None   # served on every request of this entry (manifest "fault")
 
     def body(self) -> bytes:
         data = self.path.read_bytes()
@@ -169,7 +170,7 @@ class Fault:
             raise ValueError("a big fault needs size_bytes")
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Fault":
+    def from_dict(cls, data: dict) -> Fault:
         """A fault from a manifest entry's "fault" object (its body as UTF-8 text)."""
         values = dict(data)
         if isinstance(values.get("body"), str):
@@ -188,7 +189,7 @@ class ServedFault:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: "_Server"
+    server: _Server
     protocol_version = "HTTP/1.1"
 
     def log_message(self, fmt: str, *args: object) -> None:  # keep test output quiet
@@ -220,10 +221,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve_fault(self, fault: Fault, live_url: str, snap: Snapshot | None) -> int:
         """Serve one fault; returns the body bytes sent."""
-        if fault.kind in ("hang", "slow") or fault.delay_seconds:
-            # wait() rather than sleep(): a stopping server ends every pending fault at once.
-            if self.server.stopping.wait(fault.delay_seconds):
-                return self._drop(rst=True)
+        # wait() rather than sleep(): a stopping server ends every pending fault at once.
+        if ((fault.kind in ("hang", "slow") or fault.delay_seconds)
+                and self.server.stopping.wait(fault.delay_seconds)):
+            return self._drop(rst=True)
         if fault.kind == "hang":
             return self._drop(rst=False)
         if fault.kind == "reset":
@@ -347,7 +348,7 @@ class ReplayServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}"
 
-    def start(self) -> "ReplayServer":
+    def start(self) -> ReplayServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
         self._thread.start()
         return self
@@ -357,7 +358,7 @@ class ReplayServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def __enter__(self) -> "ReplayServer":
+    def __enter__(self) -> ReplayServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -13,13 +13,16 @@ SECRET_PATTERNS = {
     "Slack token": r"xox[abposr]-[0-9A-Za-z-]{10,}",
     "Google API key": r"AIza[0-9A-Za-z_-]{35}",
     "GitHub token": r"gh[pousr]_[0-9A-Za-z]{36}",
-    "credentials in a URL": r"[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:(?P<password>[^/\s@'\"]{6,})@(?P<host>[a-z0-9.-]+)",
-    "assigned secret": r"(?i)(?:api[_-]?key|secret|token|password)\s*[=:]\s*['\"][0-9A-Za-z/+_-]{16,}['\"]",
+    "credentials in a URL": (r"[a-z][a-z0-9+.-]*://[^/\s:@'\"]+:(?P<password>[^/\s@'\"]{6,})"
+                             r"@(?P<host>[a-z0-9.-]+)"),
+    "assigned secret": (r"(?i)(?:api[_-]?key|secret|token|password)\s*[=:]\s*"
+                        r"['\"][0-9A-Za-z/+_-]{16,}['\"]"),
 }
 
 
 # Documentation and test hosts (RFC 2606 names, loopback) cannot receive real credentials.
-PLACEHOLDER_HOST = re.compile(r"(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$|^127\.")
+PLACEHOLDER_HOST = re.compile(
+    r"(^|\.)(example\.(com|org|net)|example|test|invalid|localhost)$|^127\.")
 
 
 PLACEHOLDER_PASSWORDS = {"password", "app-password", "secret", "changeme", "yourpassword"}

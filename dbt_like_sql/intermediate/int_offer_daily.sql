@@ -26,7 +26,8 @@ select
     any_value(billing_period) as billing_period,
     any_value(offer_line) as offer_line,            -- the same vendor's same thing anywhere
     any_value(local_time_zone) as local_time_zone,  -- vendor's calendar: Asia/Shanghai or UTC
-    arg_max(price_per_gpu_hour_cny, observed_at) as close_price_cny_per_gpu_hour,  -- last of the day
+    arg_max(price_per_gpu_hour_cny, observed_at)
+        as close_price_cny_per_gpu_hour,                -- last of the day
     min(price_per_gpu_hour_cny) as low_price_cny_per_gpu_hour,
     arg_max(instance_price_cny_per_hour, observed_at) as close_instance_price_cny_per_hour,
     arg_max(price_amount, observed_at) as close_price_amount,                       -- as listed
@@ -42,6 +43,8 @@ select
 from staging.stg_observations
 -- An incremental build reads only the rebuilt days: observed_hour is stored, so DuckDB skips the
 -- older row groups by their min/max (getvariable('since') is unset in a full build).
-where observed_hour >= coalesce(getvariable('since')::timestamptz,
-                                timestamptz '0001-01-01 00:00:00+00')
+where
+    observed_hour >= coalesce(
+        getvariable('since')::timestamptz, timestamptz '0001-01-01 00:00:00+00'
+    )
 group by offer_id, observed_date

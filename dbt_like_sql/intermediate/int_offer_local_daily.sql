@@ -34,6 +34,9 @@ select
 from staging.stg_observations
 -- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
 -- build, a plain DuckDB shell) reads everything.
-where observed_hour >= coalesce((getvariable('since')::date - interval 1 day)::timestamptz,
-                                timestamptz '0001-01-01 00:00:00+00')
+where
+    observed_hour >= coalesce(
+        (getvariable('since')::date - interval 1 day)::timestamptz,
+        timestamptz '0001-01-01 00:00:00+00'
+    )
 group by offer_id, local_date

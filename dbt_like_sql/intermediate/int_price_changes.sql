@@ -8,7 +8,9 @@
 -- incremental: observed_date
 with since as (
     select coalesce(getvariable('since')::date, date '0001-01-01') as day
-), before as (
+),
+
+before as (
     -- each offer's last known state before the rebuilt days
     select
         offer_id,
@@ -17,31 +19,40 @@ with since as (
         arg_max(close_price_cny_per_gpu_hour, observed_date) as price_per_gpu_hour_cny,
         arg_max_null(close_available, observed_date) as available
     from intermediate.int_offer_daily
-    where observed_date < (select day from since)
+    where observed_date < (select since.day from since)
     group by offer_id
-), recent as (
+),
+
+recent as (
     select
         offer_id, source, vendor, gpu_model, gpu_fraction, region_code, region_group, offer_kind,
         billing_period, sku, observed_at, observed_date, price_amount, currency,
         price_per_gpu_hour_cny, available
     from staging.stg_observations
     -- observed_hour is stored: older row groups are skipped by their min/max
-    where observed_hour >= coalesce(getvariable('since')::timestamptz,
-                                    timestamptz '0001-01-01 00:00:00+00')
-), sequenced as (
+    where
+        observed_hour >= coalesce(
+            getvariable('since')::timestamptz, timestamptz '0001-01-01 00:00:00+00'
+        )
+),
+
+sequenced as (
     select
         r.*,
         coalesce(lag(r.price_amount) over offer_history, b.price_amount)
             as previous_price_amount,
         coalesce(lag(r.price_per_gpu_hour_cny) over offer_history, b.price_per_gpu_hour_cny)
             as previous_price_cny_per_gpu_hour,
-        case when lag(r.observed_at) over offer_history is null then b.available
-             else lag(r.available) over offer_history end as previous_available,
+        case
+            when lag(r.observed_at) over offer_history is null then b.available
+            else lag(r.available) over offer_history
+        end as previous_available,
         coalesce(lag(r.observed_at) over offer_history, b.observed_at) as previous_observed_at
     from recent as r
-    left join before as b using (offer_id)
+    left join before as b on r.offer_id = b.offer_id
     window offer_history as (partition by r.offer_id order by r.observed_at)
 )
+
 select
     offer_id,
     source,
@@ -64,8 +75,10 @@ select
     previous_price_cny_per_gpu_hour,
     price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour
         as price_change_cny_per_gpu_hour,
-    round(100 * (price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour)
-          / previous_price_cny_per_gpu_hour, 4) as price_change_pct_cny,
+    round(
+        100 * (price_per_gpu_hour_cny - previous_price_cny_per_gpu_hour)
+        / previous_price_cny_per_gpu_hour, 4
+    ) as price_change_pct_cny,
     available,
     previous_available,
     previous_observed_at,
@@ -75,5 +88,4 @@ select
     end as change_kind                                  -- 'price': the listed amount changed
 from sequenced
 where previous_observed_at is not null
-  and (price_amount <> previous_price_amount
-       or available is distinct from previous_available)
+    and (price_amount <> previous_price_amount or available is distinct from previous_available)

@@ -82,9 +82,9 @@ select
     r.region_offers,                                    -- the vendor's offers of the line here
     coalesce(f.reference_offers, 0) as reference_offers, -- ... and in the reference
     len(r.region_prices) as distinct_region_prices,     -- copies of one price count once
+    -- distinct prices of both sides together (the region's alone when unpaired)
     len(list_distinct(r.region_prices || coalesce(f.reference_prices, r.region_prices)))
-        as distinct_offers,                             -- distinct prices of both sides together
-                                                        -- (the region's alone when unpaired)
+        as distinct_offers,
     r.region_offer_ids,                                 -- the offers behind each side
     f.reference_offer_ids
 from regions as r

@@ -8,8 +8,9 @@ with whole_cards as (
     select
         *,
         count(*) over (
-            partition by observed_date, source, vendor, region_code, gpu_model, gpu_variant,
-                offer_kind, billing_period
+            partition by
+                observed_date, source, vendor, region_code, gpu_model, gpu_variant, offer_kind,
+                billing_period
         ) as whole_offers
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count = 1
@@ -32,8 +33,10 @@ select
     close_price_cny_per_gpu_hour as whole_price_cny_per_gpu_hour,  -- = the instance price
     whole_offers                                        -- whole single cards of the key that day
 from whole_cards
-qualify row_number() over (
-    partition by observed_date, source, vendor, region_code, gpu_model, gpu_variant, offer_kind,
-        billing_period
-    order by close_price_cny_per_gpu_hour, offer_id
-) = 1
+qualify
+    row_number() over (
+        partition by
+            observed_date, source, vendor, region_code, gpu_model, gpu_variant, offer_kind,
+            billing_period
+        order by close_price_cny_per_gpu_hour, offer_id
+    ) = 1

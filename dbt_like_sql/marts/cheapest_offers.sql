@@ -1,7 +1,12 @@
 /* Cheapest offers: the 3 cheapest offers per card, offer kind, billing period, country and region
    group (province in China, country elsewhere), by each offer's latest price per GPU-hour. */
 -- alias: cheapest_offers
-with offers as (
+with params as (
+    -- How many offers each group lists: the few a buyer compares, not the whole market.
+    select 3 as offers_per_group
+),
+
+offers as (
     select
         *,
         case when country = 'CN' then coalesce(province_or_state, 'CN') else country end
@@ -38,5 +43,5 @@ select
     last_seen_at,
     url
 from ranked
-where rank <= 3
+where rank <= (select p.offers_per_group from params as p)
 order by gpu_model, offer_kind, billing_period, country, region_group, rank

@@ -10,10 +10,27 @@
    2024-11-10, in force 2025-01-01: New Year 1 day, Spring Festival 4 days from New Year's Eve,
    Qingming 1, Labour Day 2, Dragon Boat 1, Mid-Autumn 1, National Day 3), lunar and solar-term
    dates from the Chinese calendar. The longer bridged breaks (调休) the State Council General
-   Office announces each year are not listed: the statutory days fall inside them. */
-with holidays as (
-    select holiday, first_day::date as first_day, last_day::date as last_day
-    from (values
+   Office announces each year are not listed: the statutory days fall inside them. The windows
+   and minimums: the `params` CTE. */
+with params as (
+    select
+        -- The baseline: local days 21 to 8 before the holiday's first day, two weeks of ordinary
+        -- closes that end a week before the holiday (kept clear of its run-up).
+        21 as baseline_first_days_before,
+        8 as baseline_last_days_before,
+        -- Baseline days in the last 5 days of a month are left out: the month-end dip window of
+        -- month_end_dip, so a month-end dip is not read as the normal price.
+        5 as month_end_window_days,
+        -- An offer is compared with 3+ baseline days (a median of at least three closes) and at
+        -- least one holiday day.
+        3 as min_baseline_days,
+        1 as min_holiday_days
+),
+
+holidays as (
+    select h.holiday, h.first_day::date as first_day, h.last_day::date as last_day
+    from (
+        values
         ('New Year 元旦', '2025-01-01', '2025-01-01'),
         ('Spring Festival 春节', '2025-01-28', '2025-01-31'),
         ('Qingming 清明', '2025-04-04', '2025-04-04'),
@@ -35,7 +52,7 @@ with holidays as (
         ('Dragon Boat 端午', '2027-06-09', '2027-06-09'),
         ('Mid-Autumn 中秋', '2027-09-15', '2027-09-15'),
         ('National Day 国庆节', '2027-10-01', '2027-10-03')
-    ) as h(holiday, first_day, last_day)
+    ) as h (holiday, first_day, last_day)
 ),
 
 holiday_days as (
@@ -51,13 +68,19 @@ windowed as (
         d.*,
         d.local_date between h.first_day and h.last_day as on_holiday
     from intermediate.int_offer_local_daily as d
+    cross join params as p
     inner join holidays as h
-        on d.local_date between h.first_day - 21 and h.last_day
+        on d.local_date between h.first_day - p.baseline_first_days_before and h.last_day
     where d.local_time_zone = 'Asia/Shanghai'
-        and (d.local_date between h.first_day and h.last_day
-             or (d.local_date <= h.first_day - 8
-                 and date_diff('day', d.local_date, last_day(d.local_date)) >= 5
-                 and d.local_date not in (select local_date from holiday_days)))
+        and (
+            d.local_date between h.first_day and h.last_day
+            or (
+                d.local_date <= h.first_day - p.baseline_last_days_before
+                and date_diff('day', d.local_date, last_day(d.local_date))
+                >= p.month_end_window_days
+                and d.local_date not in (select hd.local_date from holiday_days as hd)
+            )
+        )
 ),
 
 priced as (
@@ -112,4 +135,6 @@ select
     (100 * (1 - holiday_amount / baseline_amount))::double
         as holiday_discount_pct                         -- positive: cheaper on the holiday
 from priced
-where baseline_days >= 3 and holiday_days_seen >= 1 and baseline_amount > 0 and currencies = 1
+where baseline_days >= (select p.min_baseline_days from params as p)
+    and holiday_days_seen >= (select p.min_holiday_days from params as p)
+    and baseline_amount > 0 and currencies = 1

@@ -1,5 +1,5 @@
-/* The latest observation of every offer: one row per offer_id, with when it was first and last seen.
-   Read from the daily series (its last day's close), not from every observation. */
+/* The latest observation of every offer: one row per offer_id, with when it was first and last
+   seen. Read from the daily series (its last day's close), not from every observation. */
 -- alias: latest_prices
 select
     d.offer_id,

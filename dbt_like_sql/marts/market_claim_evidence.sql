@@ -4,16 +4,34 @@
    an offer (same vendor, line and value listed in several regions) are one unit, with every
    copy's offer id and region listed. Each claim reads the latest day (month, holiday) of the
    table it measures; scopes follow the guides' words, see docs/market-claims.md. Claims about no
-   named card look at the four mission families only (A100, H100, H800, RTX 4090). */
-with latest_offers as (
-    select *
-    from intermediate.int_offer_daily
-    where observed_date = (select max(observed_date) from intermediate.int_offer_daily)
+   named card look at the four mission families only (A100, H100, H800, RTX 4090). The families,
+   the minimum of changes and the unit's precision: the `params` CTE. */
+with params as (
+    select
+        -- Claims that name no card look at the four mission families only.
+        ['A100', 'H100', 'H800', 'RTX4090'] as mission_families,
+        -- Month-phase stability counts an offer-month followed through 10+ day-to-day changes in
+        -- days 2-22: a mean over fewer changes says little about a stable or moving price.
+        10 as stable_min_changes,
+        -- A monthly price back from its price per GPU-hour: a month is 730 h (8760 / 12), as in
+        -- HOURS_PER_PERIOD of spiders/parsing/prices.py that turned it hourly.
+        730 as hours_per_month,
+        -- Values equal to 1e-6 are one unit: a region copy of an offer must collapse with it,
+        -- not differ by a float's last digit.
+        6 as value_decimals
+),
+
+latest_offers as (
+    select o.*
+    from intermediate.int_offer_daily as o
+    where o.observed_date = (select max(d.observed_date) from intermediate.int_offer_daily as d)
 ),
 
 prices as (       -- price claims: the offer's own price, as the guide quotes it
-    select *, close_price_cny_per_gpu_hour::double as per_gpu_hour,
-           close_instance_price_cny_per_hour::double as instance_hour
+    select
+        *,
+        close_price_cny_per_gpu_hour::double as per_gpu_hour,
+        close_instance_price_cny_per_hour::double as instance_hour
     from latest_offers
     where offer_kind <> 'spot'
 ),
@@ -37,170 +55,232 @@ china_monthly as (
 ),
 
 slices as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.slice_to_whole_ratio
-    where day = (select max(day) from marts.slice_to_whole_ratio) and gpu_fraction = 0.25
+    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.slice_to_whole_ratio as s
+    where s.day = (select max(d.day) from marts.slice_to_whole_ratio as d)
+        and s.gpu_fraction = 0.25
 ),
 
 servers as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.multi_gpu_discount
-    where day = (select max(day) from marts.multi_gpu_discount) and server_gpu_count = 8
+    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.multi_gpu_discount as s
+    where s.day = (select max(d.day) from marts.multi_gpu_discount as d)
+        and s.server_gpu_count = 8
 ),
 
 savings as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.monthly_vs_hourly_saving
-    where day = (select max(day) from marts.monthly_vs_hourly_saving)
+    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.monthly_vs_hourly_saving as s
+    where s.day = (select max(d.day) from marts.monthly_vs_hourly_saving as d)
 ),
 
 spot as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.spot_discount
-    where day = (select max(day) from marts.spot_discount)
+    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.spot_discount as s
+    where s.day = (select max(d.day) from marts.spot_discount as d)
 ),
 
 regions as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from intermediate.int_regional_pairs
-    where observed_date = (select max(observed_date) from intermediate.int_regional_pairs)
-        and country = 'CN' and region_group in ('Inner Mongolia', 'Guizhou')
-        and price_ratio is not null and offer_kind <> 'spot'
+    select r.*, split_part(r.gpu_model, '-', 1) as gpu_family
+    from intermediate.int_regional_pairs as r
+    where r.observed_date = (select max(d.observed_date) from intermediate.int_regional_pairs as d)
+        and r.country = 'CN' and r.region_group in ('Inner Mongolia', 'Guizhou')
+        and r.price_ratio is not null and r.offer_kind <> 'spot'
 ),
 
 dips as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.month_end_dip
-    where dip_pct is not null
-        and month = (select max(month) from marts.month_end_dip where dip_pct is not null)
+    select m.*, split_part(m.gpu_model, '-', 1) as gpu_family
+    from marts.month_end_dip as m
+    where m.dip_pct is not null
+        and m.month = (
+            select max(d.month) from marts.month_end_dip as d
+            where d.dip_pct is not null
+        )
 ),
 
 releases as (
-    select *, split_part(gpu_model, '-', 1) as gpu_family
-    from marts.month_end_capacity
-    where available_release_pct is not null
-        and month = (select max(month) from marts.month_end_capacity
-                     where available_release_pct is not null)
+    select m.*, split_part(m.gpu_model, '-', 1) as gpu_family
+    from marts.month_end_capacity as m
+    where m.available_release_pct is not null
+        and m.month = (
+            select max(d.month) from marts.month_end_capacity as d
+            where d.available_release_pct is not null
+        )
 ),
 
-stable as (       -- offer-months followed through at least 10 day-to-day changes in days 2-22
+stable as (       -- offer-months followed through enough day-to-day changes in days 2-22
     select *
     from marts.month_phase_stability
-    where start_mid_changes >= 10 and offer_kind <> 'spot'
-        and gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    where start_mid_changes >= (select p.stable_min_changes from params as p)
+        and offer_kind <> 'spot'
+        and list_contains((select p.mission_families from params as p), gpu_family)
 ),
 
 holidays as (
     select *
     from marts.holiday_discount
-    where offer_kind <> 'spot' and gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    where offer_kind <> 'spot'
+        and list_contains((select p.mission_families from params as p), gpu_family)
 ),
 
 nights as (
     select *
     from marts.off_peak_discount
-    where offer_kind = 'on_demand' and gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    where offer_kind = 'on_demand'
+        and list_contains((select p.mission_families from params as p), gpu_family)
 ),
 
 evidence as (     -- claim, day, vendor, line, region, offer ids, value, offers
-    select 'a100_80gb_beijing_hourly' as claim_id, observed_date as measured_on, vendor,
-           offer_line, region_group, [offer_id] as offer_ids, per_gpu_hour as value,
-           1 as offers
-    from whole_hourly where gpu_model = 'A100-80GB' and region_group = 'Beijing'
+    select
+        'a100_80gb_beijing_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, per_gpu_hour as value, 1 as offers
+    from whole_hourly
+    where gpu_model = 'A100-80GB' and region_group = 'Beijing'
     union all
-    select 'slice_20gb_hourly', observed_date, vendor, offer_line, region_group, [offer_id],
-           instance_hour, 1
-    from china_slices where vram_gb = 20
+    select
+        'slice_20gb_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, instance_hour as value, 1 as offers
+    from china_slices
+    where vram_gb = 20
     union all
-    select 'slice_40gb_hourly', observed_date, vendor, offer_line, region_group, [offer_id],
-           instance_hour, 1
-    from china_slices where vram_gb = 40
+    select
+        'slice_40gb_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, instance_hour as value, 1 as offers
+    from china_slices
+    where vram_gb = 40
     union all
-    select 'slice_share_of_whole', day, vendor, offer_line, region_group, [slice_offer_id],
-           100 * slice_to_whole_ratio, 1
-    from slices where gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    select
+        'slice_share_of_whole' as claim_id, day as measured_on, vendor, offer_line, region_group,
+        [slice_offer_id] as offer_ids, 100 * slice_to_whole_ratio as value, 1 as offers
+    from slices
+    where list_contains((select p.mission_families from params as p), gpu_family)
     union all
-    select 'quarter_a100_share_of_whole', day, vendor, offer_line, region_group,
-           [slice_offer_id], 100 * slice_to_whole_ratio, 1
-    from slices where gpu_family = 'A100'
+    select
+        'quarter_a100_share_of_whole' as claim_id, day as measured_on, vendor, offer_line,
+        region_group, [slice_offer_id] as offer_ids, 100 * slice_to_whole_ratio as value,
+        1 as offers
+    from slices
+    where gpu_family = 'A100'
     union all
-    select 'half_a100_hourly', observed_date, vendor, offer_line, region_group, [offer_id],
-           instance_hour, 1
-    from china_slices where gpu_fraction = 0.5
+    select
+        'half_a100_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, instance_hour as value, 1 as offers
+    from china_slices
+    where gpu_fraction = 0.5
     union all
-    select 'a100_80gb_monthly', observed_date, vendor, offer_line, region_group, [offer_id],
-           round(instance_hour * 730, 2), 1             -- the monthly price as listed
-    from china_monthly where gpu_count = 1
+    select
+        'a100_80gb_monthly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids,
+        -- the monthly price as listed
+        round(instance_hour * (select p.hours_per_month from params as p), 2) as value,
+        1 as offers
+    from china_monthly
+    where gpu_count = 1
     union all
-    select 'server_8gpu_monthly', observed_date, vendor, offer_line, region_group, [offer_id],
-           round(instance_hour * 730, 2), 1
-    from china_monthly where gpu_count = 8
+    select
+        'server_8gpu_monthly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids,
+        round(instance_hour * (select p.hours_per_month from params as p), 2) as value,
+        1 as offers
+    from china_monthly
+    where gpu_count = 8
     union all
-    select 'server_8gpu_share_of_single', day, vendor, offer_line, region_group,
-           [server_offer_id], 100 * server_to_single_ratio, 1
-    from servers where gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    select
+        'server_8gpu_share_of_single' as claim_id, day as measured_on, vendor, offer_line,
+        region_group, [server_offer_id] as offer_ids, 100 * server_to_single_ratio as value,
+        1 as offers
+    from servers
+    where list_contains((select p.mission_families from params as p), gpu_family)
     union all
-    select 'jiangsu_a100_80gb_hourly', observed_date, vendor, offer_line, region_group,
-           [offer_id], per_gpu_hour, 1
-    from whole_hourly where gpu_model = 'A100-80GB' and region_group = 'Jiangsu'
+    select
+        'jiangsu_a100_80gb_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, per_gpu_hour as value, 1 as offers
+    from whole_hourly
+    where gpu_model = 'A100-80GB' and region_group = 'Jiangsu'
     union all
-    select 'jiangsu_h800_hourly', observed_date, vendor, offer_line, region_group, [offer_id],
-           per_gpu_hour, 1
-    from whole_hourly where gpu_family = 'H800' and region_group = 'Jiangsu'
+    select
+        'jiangsu_h800_hourly' as claim_id, observed_date as measured_on, vendor, offer_line,
+        region_group, [offer_id] as offer_ids, per_gpu_hour as value, 1 as offers
+    from whole_hourly
+    where gpu_family = 'H800' and region_group = 'Jiangsu'
     union all
-    select 'monthly_package_saving', day, vendor, offer_line, region_group, [monthly_offer_id],
-           saving_pct, 1
-    from savings where gpu_family in ('A100', 'H100', 'H800', 'RTX4090') and offer_kind <> 'spot'
+    select
+        'monthly_package_saving' as claim_id, day as measured_on, vendor, offer_line,
+        region_group, [monthly_offer_id] as offer_ids, saving_pct as value, 1 as offers
+    from savings
+    where list_contains((select p.mission_families from params as p), gpu_family)
+        and offer_kind <> 'spot'
     union all
-    select 'inner_mongolia_guizhou_discount', observed_date, vendor, offer_line, region_group,
-           region_offer_ids, 100 * (1 - price_ratio), region_offers
-    from regions where gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    select
+        'inner_mongolia_guizhou_discount' as claim_id, observed_date as measured_on, vendor,
+        offer_line, region_group, region_offer_ids as offer_ids,
+        100 * (1 - price_ratio) as value, region_offers as offers
+    from regions
+    where list_contains((select p.mission_families from params as p), gpu_family)
     union all
-    select 'spot_share_of_regular', day, vendor, offer_line, region_group, [spot_offer_id],
-           100 * spot_to_on_demand_ratio, 1
-    from spot where gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    select
+        'spot_share_of_regular' as claim_id, day as measured_on, vendor, offer_line, region_group,
+        [spot_offer_id] as offer_ids, 100 * spot_to_on_demand_ratio as value, 1 as offers
+    from spot
+    where list_contains((select p.mission_families from params as p), gpu_family)
     union all
     -- month end: one unit per group (vendor, card, variant, kind) and region; its value the
     -- group's median depth that month
-    select 'month_end_dips', month, vendor,
-           concat_ws('|', vendor, gpu_model, coalesce(gpu_variant, '-'), offer_kind), region_group,
-           [concat_ws('|', source, region_code)], dip_pct, offers_compared
-    from dips where gpu_family in ('A100', 'H100', 'H800', 'RTX4090') and offer_kind <> 'spot'
-    union all
-    select 'month_end_capacity_release', month, vendor,
-           concat_ws('|', vendor, gpu_model, coalesce(gpu_variant, '-'), offer_kind), region_group,
-           [concat_ws('|', source, region_code)], available_release_pct,
-           ceil(greatest(baseline_listed_offers, month_end_listed_offers))::bigint
-    from releases where gpu_family in ('A100', 'H100', 'H800', 'RTX4090')
+    select
+        'month_end_dips' as claim_id, month as measured_on, vendor,
+        concat_ws('|', vendor, gpu_model, coalesce(gpu_variant, '-'), offer_kind) as offer_line,
+        region_group, [concat_ws('|', source, region_code)] as offer_ids, dip_pct as value,
+        offers_compared as offers
+    from dips
+    where list_contains((select p.mission_families from params as p), gpu_family)
         and offer_kind <> 'spot'
     union all
-    select 'month_start_mid_month_stable', local_month, vendor, offer_line, region_group,
-           [offer_id], start_mid_mean_abs_change_pct, 1
-    from stable where local_month = (select max(local_month) from stable)
+    select
+        'month_end_capacity_release' as claim_id, month as measured_on, vendor,
+        concat_ws('|', vendor, gpu_model, coalesce(gpu_variant, '-'), offer_kind) as offer_line,
+        region_group, [concat_ws('|', source, region_code)] as offer_ids,
+        available_release_pct as value,
+        ceil(greatest(baseline_listed_offers, month_end_listed_offers))::bigint as offers
+    from releases
+    where list_contains((select p.mission_families from params as p), gpu_family)
+        and offer_kind <> 'spot'
     union all
-    select 'holiday_promotions', holiday_first_day, vendor, offer_line, region_group, [offer_id],
-           holiday_discount_pct, 1
-    from holidays where holiday_first_day = (select max(holiday_first_day) from holidays)
+    select
+        'month_start_mid_month_stable' as claim_id, s.local_month as measured_on, s.vendor,
+        s.offer_line, s.region_group, [s.offer_id] as offer_ids,
+        s.start_mid_mean_abs_change_pct as value, 1 as offers
+    from stable as s
+    where s.local_month = (select max(x.local_month) from stable as x)
     union all
-    select 'off_peak_discounts', local_date, vendor, offer_line, region_group, [offer_id],
-           night_discount_pct, 1
-    from nights where local_date = (select max(local_date) from nights)
+    select
+        'holiday_promotions' as claim_id, h.holiday_first_day as measured_on, h.vendor,
+        h.offer_line, h.region_group, [h.offer_id] as offer_ids, h.holiday_discount_pct as value,
+        1 as offers
+    from holidays as h
+    where h.holiday_first_day = (select max(x.holiday_first_day) from holidays as x)
+    union all
+    select
+        'off_peak_discounts' as claim_id, n.local_date as measured_on, n.vendor, n.offer_line,
+        n.region_group, [n.offer_id] as offer_ids, n.night_discount_pct as value, 1 as offers
+    from nights as n
+    where n.local_date = (select max(x.local_date) from nights as x)
 ),
 
 units as (        -- region copies of one value of one vendor's line count once
     select
-        claim_id,
-        any_value(measured_on) as measured_on,
-        vendor,
-        offer_line,
-        round(value, 6) as value,
+        e.claim_id,
+        any_value(e.measured_on) as measured_on,
+        e.vendor,
+        e.offer_line,
+        round(e.value, p.value_decimals) as value,
         count(*) as copies,
-        sum(offers) as offers,
-        list_sort(list_distinct(flatten(list(offer_ids)))) as offer_ids,
-        list_sort(list_distinct(list(region_group))) as region_groups
-    from evidence
-    where value is not null
-    group by claim_id, vendor, offer_line, round(value, 6)
+        sum(e.offers) as offers,
+        list_sort(list_distinct(flatten(list(e.offer_ids)))) as offer_ids,
+        list_sort(list_distinct(list(e.region_group))) as region_groups
+    from evidence as e
+    cross join params as p
+    where e.value is not null
+    group by e.claim_id, e.vendor, e.offer_line, round(e.value, p.value_decimals)
 )
 
 select

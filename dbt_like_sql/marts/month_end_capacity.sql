@@ -8,16 +8,37 @@
    end with the mean of baseline and next start, so a steady build-out is not a release.
    Statistic: a one-sided sign test over complete months (H0: the month-end count is as likely
    above as below the mean of its neighbours; months where it is equal are dropped), exact from
-   intermediate.int_sign_test. Thresholds: the `thresholds` CTE. */
-with thresholds as (
-    -- Evidence minimum: 5 untied complete months (below 5 a sign test cannot reach p <= 0.05:
-    -- 1/2^4 = 0.0625); then p <= 0.05 and a median release of available offers of at least 10 %
-    -- (one more offer in a group of ten).
-    select 5 as min_months, 0.05 as max_p_value, 10.0 as min_release_pct
+   intermediate.int_sign_test. Thresholds and windows: the `params` CTE. */
+with params as (
+    -- The signal's rules, in one place.
+    select
+        -- Windows of local days, as in month_end_dip: the baseline is mid-month, clear of both
+        -- month ends; the month end is where budgets run out; the next start is the first week
+        -- of M+1.
+        8 as baseline_first_day,            -- baseline: days 8-22 of M
+        22 as baseline_last_day,
+        5 as month_end_window_days,         -- month end: the last 5 days of M
+        7 as next_start_last_day,           -- next start: days 1-7 of M+1
+        -- A month is complete with a mean over enough read days in each window: 5 of the 15
+        -- baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
+        5 as min_baseline_days,
+        2 as min_month_end_days,
+        2 as min_next_start_days,
+        -- The month's sign is taken on the difference of means rounded to 9 decimals: means of
+        -- small counts must tie exactly, not by a float's last digit.
+        9 as tie_decimals,
+        -- Evidence minimum: 5 untied complete months (below 5 a sign test cannot reach
+        -- p <= 0.05: 1/2^4 = 0.0625).
+        5 as min_months,
+        0.05 as max_p_value,                -- one-sided sign test
+        -- a median release of available offers of at least 10 % (one more offer in a group of
+        -- ten)
+        10.0 as min_release_pct
 ),
 
 hourly as (
-    select * from intermediate.int_offer_local_daily where billing_period = 'hour'
+    select * from intermediate.int_offer_local_daily
+    where billing_period = 'hour'
 ),
 
 read_days as (   -- the local days each source was read (any offer, any billing period)
@@ -42,29 +63,37 @@ daily_counts as (   -- every read day from the group's first month to the start 
         count(h.offer_id) as listed_offers,
         count(h.offer_id) filter (where h.available) as available_offers
     from offer_groups as g
-    join read_days as r
-        on r.source = g.source
-       and r.local_date >= g.first_month
-       and r.local_date < (g.last_month + interval 1 month)::date + 7
+    cross join params as p
+    inner join read_days as r
+        on g.source = r.source
+        and g.first_month <= r.local_date
+        and r.local_date < (g.last_month + interval 1 month)::date + p.next_start_last_day
     left join hourly as h
-        on h.source = g.source and h.vendor = g.vendor and h.gpu_model = g.gpu_model
-       and h.gpu_variant is not distinct from g.gpu_variant and h.region_code = g.region_code
-       and h.offer_kind = g.offer_kind and h.local_date = r.local_date
-    group by g.source, g.vendor, g.gpu_model, g.gpu_variant, g.region_code, g.offer_kind,
-             r.local_date, r.local_month
+        on g.source = h.source and g.vendor = h.vendor and g.gpu_model = h.gpu_model
+        and g.gpu_variant is not distinct from h.gpu_variant and g.region_code = h.region_code
+        and g.offer_kind = h.offer_kind and r.local_date = h.local_date
+    group by
+        g.source, g.vendor, g.gpu_model, g.gpu_variant, g.region_code, g.offer_kind,
+        r.local_date, r.local_month
 ),
 
 windowed as (   -- each day in its own month, and days 1-7 again as the previous month's start
-    select *, local_month as month,
-           case
-               when day(local_date) between 8 and 22 then 'baseline'
-               when date_diff('day', local_date, last_day(local_date)) < 5 then 'month_end'
-           end as month_window
-    from daily_counts
+    select
+        c.*,
+        c.local_month as month,
+        case
+            when day(c.local_date) between p.baseline_first_day and p.baseline_last_day
+                then 'baseline'
+            when date_diff('day', c.local_date, last_day(c.local_date)) < p.month_end_window_days
+                then 'month_end'
+        end as month_window
+    from daily_counts as c
+    cross join params as p
     union all
-    select *, (local_month - interval 1 month)::date, 'next_start'
-    from daily_counts
-    where day(local_date) <= 7
+    select c.*, (c.local_month - interval 1 month)::date as month, 'next_start' as month_window
+    from daily_counts as c
+    cross join params as p
+    where day(c.local_date) <= p.next_start_last_day
 ),
 
 group_months as (
@@ -90,21 +119,26 @@ scored as (
         m.*,
         g.region_group,
         g.local_time_zone,
-        m.baseline_days >= 5 and m.month_end_days >= 2 and m.next_start_days >= 2 as complete,
+        m.baseline_days >= p.min_baseline_days
+        and m.month_end_days >= p.min_month_end_days
+        and m.next_start_days >= p.min_next_start_days as complete,
         100 * (m.month_end_listed - (m.baseline_listed + m.next_start_listed) / 2)
-            / nullif((m.baseline_listed + m.next_start_listed) / 2, 0) as listed_release_pct,
+        / nullif((m.baseline_listed + m.next_start_listed) / 2, 0) as listed_release_pct,
         100 * (m.month_end_available - (m.baseline_available + m.next_start_available) / 2)
-            / nullif((m.baseline_available + m.next_start_available) / 2, 0)
+        / nullif((m.baseline_available + m.next_start_available) / 2, 0)
             as available_release_pct,
         -- the sign of the month: +1 more available offers at month end than the neighbours'
         -- mean, -1 fewer, 0 a tie (rounded: means of small counts must tie exactly)
-        sign(round(m.month_end_available
-                   - (m.baseline_available + m.next_start_available) / 2, 9)) as release_sign
+        sign(round(
+            m.month_end_available - (m.baseline_available + m.next_start_available) / 2,
+            p.tie_decimals
+        )) as release_sign
     from group_months as m
-    join offer_groups as g
-        on g.source = m.source and g.vendor = m.vendor and g.gpu_model = m.gpu_model
-       and g.gpu_variant is not distinct from m.gpu_variant and g.region_code = m.region_code
-       and g.offer_kind = m.offer_kind
+    inner join offer_groups as g
+        on m.source = g.source and m.vendor = g.vendor and m.gpu_model = g.gpu_model
+        and m.gpu_variant is not distinct from g.gpu_variant and m.region_code = g.region_code
+        and m.offer_kind = g.offer_kind
+    cross join params as p
     where m.days_in_month > 0
 ),
 
@@ -125,12 +159,15 @@ signalled as (
         g.*,
         -- exact up to 400 months (33 years: the normal approximation is never needed here)
         p.p_at_least_k as p_value,
-        coalesce(g.untied_months >= h.min_months and p.p_at_least_k <= h.max_p_value
-                 and g.median_release_pct >= h.min_release_pct, false) as release_signal
+        coalesce(
+            g.untied_months >= h.min_months and p.p_at_least_k <= h.max_p_value
+            and g.median_release_pct >= h.min_release_pct,
+            false
+        ) as release_signal
     from group_tests as g
-    cross join thresholds as h
+    cross join params as h
     left join intermediate.int_sign_test as p
-        on p.n = g.untied_months and p.k = g.released_months
+        on g.untied_months = p.n and g.released_months = p.k
 )
 
 select
@@ -159,10 +196,10 @@ select
     coalesce(t.released_months, 0) as released_months,  -- k: more available at month end
     t.p_value::double as p_value,                       -- one-sided sign test P(X >= k)
     t.median_release_pct::double as median_release_pct, -- median available_release_pct
-    coalesce(t.release_signal, false) as release_signal -- the group's verdict (thresholds CTE)
+    coalesce(t.release_signal, false) as release_signal -- the group's verdict (params CTE)
 from scored as s
 left join signalled as t
-    on t.source = s.source and t.vendor = s.vendor and t.gpu_model = s.gpu_model
-   and t.gpu_variant is not distinct from s.gpu_variant and t.region_code = s.region_code
-   and t.offer_kind = s.offer_kind
+    on s.source = t.source and s.vendor = t.vendor and s.gpu_model = t.gpu_model
+    and s.gpu_variant is not distinct from t.gpu_variant and s.region_code = t.region_code
+    and s.offer_kind = t.offer_kind
 order by s.source, s.vendor, s.gpu_model, s.gpu_variant, s.region_code, s.offer_kind, s.month

@@ -13,31 +13,61 @@
    intermediate.int_sign_test up to 400 offer-months, normal approximation above; strength is the
    median depth with its order-statistic interval (>= 90 % coverage from n = 5 on). Offer-months
    of one month share that month's market, so a month-wide shock moves them together: hence also
-   at least 2 months. Thresholds: the `thresholds` CTE. */
-with thresholds as (
-    -- The signal's rules, in one place (tuned against `make truth`). Evidence minimum: 2 local
-    -- months and 5 untied offer-months (below 5 the sign test cannot reach p <= 0.05: 1/2^4 =
-    -- 0.0625); then p <= 0.05, a median depth of at least 1 % (a 0.04 % chord error of a
-    -- geometric decline or noise must not count), a median drop and a median recovery.
-    select 2 as min_months, 5 as min_offer_months, 0.05 as max_p_value,
-           1.0 as min_strength_pct
+   at least 2 months. Thresholds and windows: the `params` CTE. */
+with params as (
+    -- The signal's rules, in one place (tuned against `make truth`).
+    select
+        -- Windows of local days: the baseline is mid-month, clear of both month ends; the month
+        -- end is where budgets run out; the next start is the first week of M+1 (the recovery).
+        8 as baseline_first_day,            -- baseline: days 8-22 of M
+        22 as baseline_last_day,
+        5 as month_end_window_days,         -- month end: the last 5 days of M
+        7 as next_start_last_day,           -- next start: days 1-7 of M+1
+        -- An offer-month is complete with a median over enough days in each window: 5 of the
+        -- 15 baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
+        5 as min_baseline_days,
+        2 as min_month_end_days,
+        2 as min_next_start_days,
+        -- Depths are rounded to 1e-6 %: a steady series must tie exactly, not by a float's last
+        -- digit.
+        6 as depth_decimals,
+        -- Evidence minimum: 2 local months (offer-months of one month share its shocks) and 5
+        -- untied offer-months (below 5 the sign test cannot reach p <= 0.05: 1/2^4 = 0.0625).
+        2 as min_months,
+        5 as min_offer_months,
+        0.05 as max_p_value,                -- one-sided sign test
+        -- a median depth of at least 1 %: a 0.04 % chord error of a geometric decline or noise
+        -- must not count
+        1.0 as min_strength_pct,
+        -- intermediate.int_sign_test is exact up to n = 400; above, the normal approximation
+        400 as exact_max_n,
+        1.645 as ci_z,                      -- z of a one-sided 5 % tail: a 90 % interval
+        0.90 as normal_ci_coverage          -- the coverage the normal approximation aims at
 ),
 
 offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start
-    select d.*, d.local_month as month,
-           date_diff('day', d.local_month, d.local_date) as day_offset,
-           case
-               when day(d.local_date) between 8 and 22 then 'baseline'
-               when date_diff('day', d.local_date, last_day(d.local_date)) < 5 then 'month_end'
-           end as month_window
+    select
+        d.*,
+        d.local_month as month,
+        date_diff('day', d.local_month, d.local_date) as day_offset,
+        case
+            when day(d.local_date) between p.baseline_first_day and p.baseline_last_day
+                then 'baseline'
+            when date_diff('day', d.local_date, last_day(d.local_date)) < p.month_end_window_days
+                then 'month_end'
+        end as month_window
     from intermediate.int_offer_local_daily as d
+    cross join params as p
     where d.billing_period = 'hour'
     union all
-    select d.*, (d.local_month - interval 1 month)::date as month,
-           date_diff('day', (d.local_month - interval 1 month)::date, d.local_date),
-           'next_start'
+    select
+        d.*,
+        (d.local_month - interval 1 month)::date as month,
+        date_diff('day', (d.local_month - interval 1 month)::date, d.local_date) as day_offset,
+        'next_start' as month_window
     from intermediate.int_offer_local_daily as d
-    where d.billing_period = 'hour' and day(d.local_date) <= 7
+    cross join params as p
+    where d.billing_period = 'hour' and day(d.local_date) <= p.next_start_last_day
 ),
 
 offer_windows as (
@@ -66,20 +96,34 @@ offer_windows as (
     group by offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
 ),
 
+offer_completeness as (
+    select
+        w.*,
+        w.baseline_days >= p.min_baseline_days
+        and w.month_end_days >= p.min_month_end_days
+        and w.next_start_days >= p.min_next_start_days as complete
+    from offer_windows as w
+    cross join params as p
+    where w.days_in_month > 0           -- a group-month exists only where M itself has data
+),
+
 offer_months as (
     select
-        *,
-        baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 as complete,
-        -- rounded to 1e-6 %: a steady series must tie exactly, not by a float's last digit
-        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
-            round(100 * ((b + (n - b) * (t_e - t_b) / (t_n - t_b)) - e)
-                  / (b + (n - b) * (t_e - t_b) / (t_n - t_b)), 6) end as depth_pct,
-        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
-            round(100 * (b - e) / b, 6) end as drop_pct,
-        case when baseline_days >= 5 and month_end_days >= 2 and next_start_days >= 2 then
-            round(100 * (n - e) / n, 6) end as recovery_pct
-    from offer_windows
-    where days_in_month > 0             -- a group-month exists only where M itself has data
+        c.*,
+        -- rounded (params.depth_decimals): a steady series must tie exactly
+        case
+            when c.complete
+                then round(
+                    100 * ((c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)) - c.e)
+                    / (c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)), p.depth_decimals
+                )
+        end as depth_pct,
+        case when c.complete then round(100 * (c.b - c.e) / c.b, p.depth_decimals) end as drop_pct,
+        case
+            when c.complete then round(100 * (c.n - c.e) / c.n, p.depth_decimals)
+        end as recovery_pct
+    from offer_completeness as c
+    cross join params as p
 ),
 
 group_months as (
@@ -123,17 +167,21 @@ normal_tail as (   -- the sign test's normal approximation, for n above the exac
         -- continuity-corrected z of P(X >= k) for X ~ Bin(n, 1/2); Q(z) below by Abramowitz &
         -- Stegun 26.2.17 (error < 1e-7): DuckDB has no normal distribution function
         (positive_offer_months - 0.5 - offer_months / 2)
-            / (sqrt(nullif(offer_months, 0)) / 2) as z
+        / (sqrt(nullif(offer_months, 0)) / 2) as z
     from group_tests
 ),
 
 normal_upper_tail as (   -- Q(|z|)
     select
         *,
-        exp(-z * z / 2) / sqrt(2 * pi()) * tail_t
-            * (0.319381530 + tail_t * (-0.356563782 + tail_t * (1.781477937
-               + tail_t * (-1.821255978 + tail_t * 1.330274429)))) as upper_tail
-    from (select *, 1 / (1 + 0.2316419 * abs(z)) as tail_t from normal_tail)
+        exp(-z * z / 2) / sqrt(2 * pi()) * tail_t * (
+            0.319381530 + tail_t * (
+                -0.356563782 + tail_t * (
+                    1.781477937 + tail_t * (-1.821255978 + tail_t * 1.330274429)
+                )
+            )
+        ) as upper_tail
+    from (select *, 1 / (1 + 0.2316419 * abs(z)) as tail_t from normal_tail) as tails
 ),
 
 tested as (
@@ -141,24 +189,32 @@ tested as (
         g.*,
         case
             when g.offer_months = 0 then null
-            when g.offer_months <= 400 then p.p_at_least_k
+            when g.offer_months <= h.exact_max_n then p.p_at_least_k
             when g.z >= 0 then g.upper_tail
             else 1 - g.upper_tail
         end as p_value,
-        -- ranks of the median's interval: exact up to 400, else n/2 -+ 1.645 sqrt(n)/2
-        coalesce(r.median_ci_lower_rank,
-                 greatest(1, floor(g.complete_offer_months / 2
-                                   - 1.645 * sqrt(g.complete_offer_months) / 2))::integer)
-            as ci_lower_rank,
-        coalesce(r.median_ci_upper_rank,
-                 g.complete_offer_months + 1 - greatest(1, floor(g.complete_offer_months / 2
-                     - 1.645 * sqrt(g.complete_offer_months) / 2))::integer) as ci_upper_rank,
-        coalesce(r.median_ci_coverage, 0.90) as ci_coverage
+        -- ranks of the median's interval: exact up to exact_max_n, else n/2 -+ z sqrt(n)/2
+        coalesce(
+            r.median_ci_lower_rank,
+            greatest(
+                1,
+                floor(g.complete_offer_months / 2 - h.ci_z * sqrt(g.complete_offer_months) / 2)
+            )::integer
+        ) as ci_lower_rank,
+        coalesce(
+            r.median_ci_upper_rank,
+            g.complete_offer_months + 1 - greatest(
+                1,
+                floor(g.complete_offer_months / 2 - h.ci_z * sqrt(g.complete_offer_months) / 2)
+            )::integer
+        ) as ci_upper_rank,
+        coalesce(r.median_ci_coverage, h.normal_ci_coverage) as ci_coverage
     from normal_upper_tail as g
+    cross join params as h
     left join intermediate.int_sign_test as p
-        on p.n = g.offer_months and p.k = g.positive_offer_months
+        on g.offer_months = p.n and g.positive_offer_months = p.k
     left join intermediate.int_sign_test as r
-        on r.n = g.complete_offer_months and r.k = 0
+        on g.complete_offer_months = r.n and r.k = 0
 ),
 
 signalled as (
@@ -166,24 +222,28 @@ signalled as (
         t.*,
         t.sorted_depths[t.ci_lower_rank] as depth_ci_low_pct,
         t.sorted_depths[t.ci_upper_rank] as depth_ci_high_pct,
-        coalesce(t.months_observed >= h.min_months
-                 and t.offer_months >= h.min_offer_months
-                 and t.p_value <= h.max_p_value
-                 and t.strength_pct >= h.min_strength_pct
-                 and t.median_drop_pct > 0
-                 and t.median_recovery_pct > 0, false) as dip_signal
+        coalesce(
+            t.months_observed >= h.min_months
+            and t.offer_months >= h.min_offer_months
+            and t.p_value <= h.max_p_value
+            and t.strength_pct >= h.min_strength_pct
+            and t.median_drop_pct > 0
+            and t.median_recovery_pct > 0,
+            false
+        ) as dip_signal
     from tested as t
-    cross join thresholds as h
+    cross join params as h
 ),
 
 flagged as (
     select
         m.*,
-        case when m.offers_compared > 0 then
-            m.dip_pct >= h.min_strength_pct and m.drop_pct > 0 and m.recovery_pct > 0
+        case
+            when m.offers_compared > 0
+                then m.dip_pct >= h.min_strength_pct and m.drop_pct > 0 and m.recovery_pct > 0
         end as dipped
     from group_months as m
-    cross join thresholds as h
+    cross join params as h
 )
 
 select
@@ -211,8 +271,8 @@ select
     f.dipped,                                           -- this month; null: none complete
     coalesce(s.months_observed, 0) as months_observed,  -- group's months with a complete offer
     count(case when f.dipped then 1 end) over (
-        partition by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code,
-                     f.offer_kind) as months_dipped,    -- of them, months that dipped
+        partition by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code, f.offer_kind
+    ) as months_dipped,                                 -- of them, months that dipped
     coalesce(s.offers_followed, 0) as offers_followed,  -- distinct offers in the test
     coalesce(s.offer_months, 0) as offer_months,        -- n: complete, untied offer-months
     coalesce(s.positive_offer_months, 0)
@@ -224,10 +284,10 @@ select
     s.ci_coverage::double as ci_coverage,               -- the interval's coverage (< 0.9: n < 5)
     s.median_drop_pct::double as median_drop_pct,       -- over offer-months, %
     s.median_recovery_pct::double as median_recovery_pct,
-    coalesce(s.dip_signal, false) as dip_signal         -- the group's verdict (thresholds CTE)
+    coalesce(s.dip_signal, false) as dip_signal         -- the group's verdict (params CTE)
 from flagged as f
 left join signalled as s
-    on s.source = f.source and s.vendor = f.vendor and s.gpu_model = f.gpu_model
-   and s.gpu_variant is not distinct from f.gpu_variant and s.region_code = f.region_code
-   and s.offer_kind = f.offer_kind
+    on f.source = s.source and f.vendor = s.vendor and f.gpu_model = s.gpu_model
+    and f.gpu_variant is not distinct from s.gpu_variant and f.region_code = s.region_code
+    and f.offer_kind = s.offer_kind
 order by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code, f.offer_kind, f.month

@@ -5,8 +5,21 @@
    rates cannot move it). A change is counted on the later of two consecutive local days; day 1's
    change (against the previous month's last day) belongs to no phase: it is the recovery from
    the previous month end. The statistic per phase is the MEAN absolute day-to-day change, % per
-   day: a median of daily changes would hide a single step (most days do not change at all). */
-with daily as (
+   day: a median of daily changes would hide a single step (most days do not change at all).
+   The phases' days: the `params` CTE. */
+with params as (
+    -- The phases of a local month, as the month-end signals window it (month_end_dip): the
+    -- month end is its last 5 days, mid-month (days 8-22) is clear of both month ends, and the
+    -- start is the rest of the first week from day 2 (day 1 is the recovery from the month end).
+    select
+        2 as start_first_day,
+        7 as start_last_day,
+        8 as mid_first_day,
+        22 as mid_last_day,
+        5 as month_end_window_days
+),
+
+daily as (
     select
         *,
         lag(local_date) over offer_days as previous_date,
@@ -18,17 +31,19 @@ with daily as (
 
 changes as (
     select
-        *,
-        100 * abs(close_price_amount - previous_amount) / previous_amount as abs_change_pct,
+        d.*,
+        100 * abs(d.close_price_amount - d.previous_amount) / d.previous_amount as abs_change_pct,
         case
-            when day(local_date) between 2 and 7 then 'start'
-            when day(local_date) between 8 and 22 then 'mid'
-            when date_diff('day', local_date, last_day(local_date)) < 5 then 'month_end'
+            when day(d.local_date) between p.start_first_day and p.start_last_day then 'start'
+            when day(d.local_date) between p.mid_first_day and p.mid_last_day then 'mid'
+            when date_diff('day', d.local_date, last_day(d.local_date)) < p.month_end_window_days
+                then 'month_end'
         end as month_phase
-    from daily
-    where previous_date = local_date - 1                -- consecutive days only
-        and previous_amount > 0
-        and previous_currency = currency
+    from daily as d
+    cross join params as p
+    where d.previous_date = d.local_date - 1            -- consecutive days only
+        and d.previous_amount > 0
+        and d.previous_currency = d.currency
 )
 
 select

@@ -36,10 +36,11 @@ candidates as (
         and m.gpu_count = h.gpu_count
         and m.gpu_fraction = h.gpu_fraction
         and m.vram_gb = h.vram_gb
-    qualify row_number() over (
-        partition by m.offer_id, m.observed_date
-        order by (m.sku = h.sku) desc, h.close_price_cny_per_gpu_hour, h.offer_id
-    ) = 1
+    qualify
+        row_number() over (
+            partition by m.offer_id, m.observed_date
+            order by (m.sku = h.sku) desc, h.close_price_cny_per_gpu_hour asc, h.offer_id asc
+        ) = 1
 )
 
 select
@@ -67,5 +68,5 @@ select
     (100 * (hourly_price - close_price_cny_per_gpu_hour) / hourly_price)::double
         as saving_pct                                   -- positive = the package is cheaper
 from candidates
-order by day, gpu_model, source, region_code, gpu_fraction, gpu_count, offer_kind,
-    monthly_offer_id
+order by
+    day, gpu_model, source, region_code, gpu_fraction, gpu_count, offer_kind, monthly_offer_id

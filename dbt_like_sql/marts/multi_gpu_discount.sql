@@ -44,5 +44,6 @@ inner join intermediate.int_whole_card_daily as c
     and s.offer_kind = c.offer_kind
     and s.billing_period = c.billing_period
 where c.whole_price_cny_per_gpu_hour > 0
-order by day, s.gpu_model, s.source, s.region_code, s.offer_kind, s.billing_period,
-    server_gpu_count, server_offer_id
+order by
+    day, s.gpu_model, s.source, s.region_code, s.offer_kind, s.billing_period, server_gpu_count,
+    server_offer_id

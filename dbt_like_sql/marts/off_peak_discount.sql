@@ -6,16 +6,26 @@
    Each side is the median of that side's looks, so one odd look does not make a discount. Needs
    crawls at night and by day (hourly schedules give both); a day seen on one side has no row.
    Incremental by local_date: local day `since` in Beijing starts at 16:00 UTC of the day before,
-   so observations are read from `since` - 1 day on (the runner drops the partial earlier day). */
+   so observations are read from `since` - 1 day on (the runner drops the partial earlier day).
+   Where night ends: the `params` CTE. */
 -- incremental: local_date
-with looks as (
+with params as (
+    -- Night = local hours before 07:00 (00:00-06:59): the hours a working day does not use, when
+    -- a vendor would fill idle cards; day = 07:00-23:59.
+    select 7 as night_end_hour
+),
+
+looks as (
     select
         *,
-        hour(timezone(local_time_zone, observed_at)) < 7 as at_night   -- local 00:00-06:59
+        hour(timezone(local_time_zone, observed_at))
+        < (select p.night_end_hour from params as p) as at_night   -- local 00:00-06:59
     from staging.stg_observations
     where billing_period = 'hour'
-        and observed_hour >= coalesce((getvariable('since')::date - interval 1 day)::timestamptz,
-                                      timestamptz '0001-01-01 00:00:00+00')
+        and observed_hour >= coalesce(
+            (getvariable('since')::date - interval 1 day)::timestamptz,
+            timestamptz '0001-01-01 00:00:00+00'
+        )
 ),
 
 sides as (

@@ -81,19 +81,18 @@ select
     e.vendors,                                          -- vendors with whole cards in the region
     e.vendors_paired,                                   -- ... that also list the line there
     e.offers,                                           -- distinct offer ids paired (both sides)
-    e.distinct_offers::bigint as distinct_offers,       -- distinct (vendor, line, price) paired:
-                                                        -- a price copied to many regions is one
+    -- distinct (vendor, line, price) paired: a price copied to many regions is one
+    e.distinct_offers::bigint as distinct_offers,
+    -- median over paired vendors of their region price (all vendors if none)
     coalesce(r.paired_region_price, r.any_region_price)::decimal(18, 6)
-        as median_price_cny_per_gpu_hour,               -- median over paired vendors of their
-                                                        -- region price (all vendors if none)
+        as median_price_cny_per_gpu_hour,
+    -- the same vendors' reference price; NULL: no vendor paired
     r.paired_reference_price::decimal(18, 6)
-        as reference_price_cny_per_gpu_hour,            -- the same vendors' reference price;
-                                                        -- NULL: no vendor paired
+        as reference_price_cny_per_gpu_hour,
     r.ratio_low,                                        -- lowest vendor ratio (region/reference)
     r.ratio_high,                                       -- highest vendor ratio
-    (100 * (1 - r.median_vendor_ratio))::double
-        as discount_pct                                 -- positive = cheaper than the reference;
-                                                        -- from the median vendor ratio
+    -- positive = cheaper than the reference; from the median vendor ratio
+    (100 * (1 - r.median_vendor_ratio))::double as discount_pct
 from evidence as e
 inner join region_ratios as r
     on e.observed_date = r.observed_date

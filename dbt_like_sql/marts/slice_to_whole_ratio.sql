@@ -30,12 +30,12 @@ select
         as slice_price_cny_per_hour,                    -- the slice instance's own hourly price
     w.whole_price_cny_per_gpu_hour::decimal(18, 6)
         as whole_price_cny_per_hour,                    -- lowest whole single card, same day
-    (s.close_instance_price_cny_per_hour
-     / nullif(w.whole_price_cny_per_gpu_hour, 0))::double
+    (s.close_instance_price_cny_per_hour / nullif(w.whole_price_cny_per_gpu_hour, 0))::double
         as slice_to_whole_ratio,                        -- slice price / whole-card price
-    (s.close_instance_price_cny_per_hour
-     / nullif(w.whole_price_cny_per_gpu_hour, 0) / (s.gpu_count * s.gpu_fraction))::double
-        as per_gpu_premium                              -- ratio / share of a card: 1.0 = pro-rata
+    (
+        s.close_instance_price_cny_per_hour / nullif(w.whole_price_cny_per_gpu_hour, 0)
+        / (s.gpu_count * s.gpu_fraction)
+    )::double as per_gpu_premium                        -- ratio / share of a card: 1.0 = pro-rata
 from slices as s
 inner join intermediate.int_whole_card_daily as w
     on s.observed_date = w.observed_date

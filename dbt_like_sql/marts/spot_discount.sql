@@ -34,16 +34,19 @@ candidates as (
         and s.billing_period = o.billing_period
         and (
             s.sku = o.sku
-            or (s.gpu_model = o.gpu_model
+            or (
+                s.gpu_model = o.gpu_model
                 and s.gpu_variant is not distinct from o.gpu_variant
                 and s.gpu_count = o.gpu_count
                 and s.gpu_fraction = o.gpu_fraction
-                and s.vram_gb = o.vram_gb)
+                and s.vram_gb = o.vram_gb
+            )
         )
-    qualify row_number() over (
-        partition by s.offer_id, s.observed_date
-        order by (s.sku = o.sku) desc, o.close_price_cny_per_gpu_hour, o.offer_id
-    ) = 1
+    qualify
+        row_number() over (
+            partition by s.offer_id, s.observed_date
+            order by (s.sku = o.sku) desc, o.close_price_cny_per_gpu_hour asc, o.offer_id asc
+        ) = 1
 )
 
 select

@@ -15,9 +15,11 @@ with zoned as (
         end as local_time_zone
     from observations as o
 )
+
 select
-    z.*,
-    split_part(z.gpu_model, '-', 1) as gpu_family,                 -- A100, H100, H800, RTX4090, RTX4090D
+    -- every column of observations passes through, however many it has (hence the noqa)
+    z.*,  -- noqa: AM04
+    split_part(z.gpu_model, '-', 1) as gpu_family,      -- A100, H100, H800, RTX4090, RTX4090D
     timezone('UTC', z.observed_at)::date as observed_date,
     date_trunc('month', timezone('UTC', z.observed_at))::date as observed_month,
     timezone(z.local_time_zone, z.observed_at)::date as local_date,
@@ -26,7 +28,8 @@ select
         as region_group,
     z.price_per_gpu_hour_cny * z.gpu_count * z.gpu_fraction as instance_price_cny_per_hour,
     -- The offer line: the same vendor's same thing, wherever and whenever it is listed.
-    concat_ws('|', z.vendor, z.gpu_model, coalesce(z.gpu_variant, '-'), z.gpu_count,
-              z.gpu_fraction::double, z.vram_gb::double, z.offer_kind, z.billing_period)
-        as offer_line
+    concat_ws(
+        '|', z.vendor, z.gpu_model, coalesce(z.gpu_variant, '-'), z.gpu_count,
+        z.gpu_fraction::double, z.vram_gb::double, z.offer_kind, z.billing_period
+    ) as offer_line
 from zoned as z

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, date, datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 
 import click
 from rich import box
@@ -17,11 +16,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pipelines.advisor import (KINDS, PRECISIONS, TASKS, Advice, AdvisorError, Option,
-                                   Workload, advice_records, advise, estimate_memory,
-                                   offers_from_db)
-
-EXIT_NO_DATA = 3
+from pipelines.advisor import (
+    KINDS,
+    PRECISIONS,
+    TASKS,
+    Advice,
+    AdvisorError,
+    Option,
+    Workload,
+    advice_records,
+    advise,
+    estimate_memory,
+    offers_from_db,
+)
+from pipelines.cli.exit_codes import NoData
+from pipelines.cli.published import published_db
+from pipelines.display import plain_value
 
 
 def _workload(ctx: click.Context, **values) -> Workload:
@@ -34,22 +44,12 @@ def _workload(ctx: click.Context, **values) -> Workload:
     return workload
 
 
-def _json_value(value):
-    if isinstance(value, datetime):
-        return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, Decimal):
-        return float(value)
-    return value
-
-
 def _advice_json(advice: Advice, limit: int | None) -> dict:
     records = advice_records(advice, limit)
     strip = ("workload", "workload_spec", "params_b", "task", "precision", "hours_per_day",
              "days", "gpu_hours", "interruptible", "region_filter", "estimate_gb", "assumptions")
-    options = [{k: _json_value(v) for k, v in r.items() if k not in strip} for r in records]
-    for option, record in zip(options, records):
+    options = [{k: plain_value(v) for k, v in r.items() if k not in strip} for r in records]
+    for option, record in zip(options, records, strict=True):
         option["why"] = record["why"].split("; ")
     best = {o["kind"]: o["rank"] for o in options if o["best_of_kind"]}
     w = advice.workload
@@ -191,8 +191,6 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
     Exit codes: 0 options found; 2 a value the advisor cannot read (unknown task, region ...);
     3 no published database yet (run `make run` first), or no offer fits.
     """
-    from pipelines.cli import NoData, published_db   # at call time: cli registers this command
-
     workload = _workload(ctx, params=params, task=task, precision=precision,
                          hours_per_day=hours_per_day, days=days, gpu_hours=gpu_hours,
                          interruptible=interruptible, region=region, batch_size=batch_size,

@@ -18,8 +18,15 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.advisor import (ADVICE_COLUMNS, AdvisorError, Workload, advice_records,
-                                   advise, offers_from_db, parse_profiles)
+from pipelines.advisor import (
+    ADVICE_COLUMNS,
+    AdvisorError,
+    Workload,
+    advice_records,
+    advise,
+    offers_from_db,
+    parse_profiles,
+)
 from pipelines.warehouse.db import transaction
 
 DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
@@ -29,7 +36,14 @@ HISTORY_TABLE = "advisor.workload_advice_history"
 HISTORY_COLUMNS = ("workload", "total_cost_cny", "total_cost_usd", "configuration", "kind",
                    "gpu_model", "offer_kind", "billing_period", "vendor", "source", "offer_id",
                    "sku", "region_code", "region_group", "url")
+# One history row per workload and run.
+HISTORY_KEY = "computed_at timestamptz, primary key (workload, computed_at)"
 ROWS_PER_WORKLOAD = 10   # the top options of each profile, plus the best of each kind beyond them
+
+
+def _insert_statement(table: str, columns: list[str]) -> str:
+    """`insert into table (columns) values (?, ...)`: one bound parameter per column."""
+    return f"insert into {table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
 
 
 def workloads_path() -> Path:
@@ -53,14 +67,11 @@ def append_history(con, best_records: list[dict], computed_at: datetime) -> int:
     (created on first use, never replaced). Returns the rows appended."""
     ddl = ", ".join(f"{name} {ADVICE_COLUMNS[name]}" for name in HISTORY_COLUMNS)
     con.execute("create schema if not exists advisor")
-    con.execute(f"create table if not exists {HISTORY_TABLE} ({ddl}, computed_at timestamptz, "
-                "primary key (workload, computed_at))")
-    columns = [*HISTORY_COLUMNS, "computed_at"]
+    con.execute(f"create table if not exists {HISTORY_TABLE} ({ddl}, {HISTORY_KEY})")
     if best_records:
-        con.executemany(
-            f"insert into {HISTORY_TABLE} ({', '.join(columns)}) "
-            f"values ({', '.join('?' for _ in columns)})",
-            [[row[c] for c in HISTORY_COLUMNS] + [computed_at] for row in best_records])
+        con.executemany(_insert_statement(HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"]),
+                        [[*(row[c] for c in HISTORY_COLUMNS), computed_at]
+                         for row in best_records])
     return len(best_records)
 
 
@@ -88,16 +99,14 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
         summary[name] = {"options": len(advice.options), "rows": len(rows),
                          "best": f"{best.config}, {best.offer.vendor}, {best.cost_cny:,.0f} CNY"
                                  if best else "no offer fits"}
-    columns = list(ADVICE_COLUMNS) + ["computed_at"]
     ddl = ", ".join(f"{name} {kind}" for name, kind in ADVICE_COLUMNS.items())
     with transaction(con):
         con.execute("create schema if not exists advisor")
         con.execute(f"create or replace table {ADVICE_TABLE} ({ddl}, computed_at timestamptz)")
         if records:
-            con.executemany(
-                f"insert into {ADVICE_TABLE} ({', '.join(columns)}) "
-                f"values ({', '.join('?' for _ in columns)})",
-                [[row[c] for c in ADVICE_COLUMNS] + [computed_at] for row in records])
+            con.executemany(_insert_statement(ADVICE_TABLE, [*ADVICE_COLUMNS, "computed_at"]),
+                            [[*(row[c] for c in ADVICE_COLUMNS), computed_at]
+                             for row in records])
         append_history(con, best_records, computed_at)
     return summary
 

@@ -1,8 +1,8 @@
 """Price alerts as a Dagster asset: detect into alerts.outbox, then deliver through Apprise.
 
 Register `price_alerts` with the other assets; `notify_run_failure` (re-exported here) is for a
-run-failure sensor. The rules are in pipelines/alerts.toml (or GPUPRICES_ALERTS_CONFIG), the
-notification URLs in GPUPRICES_NOTIFY_URLS / GPUPRICES_NOTIFY_CONFIG; see docs/alerts.md.
+run-failure sensor. The rules are in pipelines/alerts/alerts.toml (or GPUPRICES_ALERTS_CONFIG),
+the notification URLs in GPUPRICES_NOTIFY_URLS / GPUPRICES_NOTIFY_CONFIG; see docs/alerts.md.
 """
 
 import dagster as dg
@@ -18,7 +18,7 @@ from pipelines.alerts import (
     notify_run_failure,
 )
 
-__all__ = ["price_alerts", "notify_run_failure"]
+__all__ = ["notify_run_failure", "price_alerts"]
 
 ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "month_end_dip"]),
                 dg.AssetKey(["intermediate", "int_price_changes"]),

@@ -44,7 +44,8 @@ def failed_sources(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str,
     return sorted(failed)
 
 
-@dg.run_failure_sensor(monitored_jobs=[gpuprices_job], default_status=dg.DefaultSensorStatus.RUNNING,
+@dg.run_failure_sensor(monitored_jobs=[gpuprices_job],
+                       default_status=dg.DefaultSensorStatus.RUNNING,
                        description="A failed run is reported through the alert channels.")
 def run_failure_alert_sensor(context: dg.RunFailureSensorContext) -> None:
     run = context.dagster_run

@@ -1,7 +1,7 @@
-"""Feeds (CSV and Parquet) for other tools and the database readers query, published by
-pipelines/publish.py (temporary file, then rename): a reader holding `data/prices.db` open never
-blocks the pipeline, which writes `data/.work/prices.db`."""
-
+"""feeds/<mart>: every mart as CSV and Parquet for other tools; feeds/prices_db: the database
+readers query. Both are published by pipelines/publish.py (a temporary file, then a rename), so
+a reader holding `data/prices.db` open never blocks the pipeline, which writes
+`data/.work/prices.db`."""
 
 import os
 from pathlib import Path
@@ -9,8 +9,8 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.models import SQL_MODELS, model_assets
-from pipelines.publish import publish_feed, publish_database
+from pipelines.defs.models import SQL_MODELS
+from pipelines.publish import publish_database, publish_feed
 from spiders.layout import data_dir, db_path
 
 # Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
@@ -31,7 +31,8 @@ def build_feed_asset(table: str) -> dg.AssetsDefinition:
     def feed_asset(duckdb: DuckDBResource) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
             written = publish_feed(con, table, data_dir() / "feeds", feed_bom())
-        return dg.MaterializeResult(metadata={"path": str(written["csv"]), "row_count": written["rows"]})
+        return dg.MaterializeResult(metadata={"path": str(written["csv"]),
+                                              "row_count": written["rows"]})
 
     return feed_asset
 
@@ -39,9 +40,10 @@ def build_feed_asset(table: str) -> dg.AssetsDefinition:
 feed_assets = [build_feed_asset(t) for t in FEED_TABLES]
 
 
-@dg.asset(key=["serve", "prices_db"],
-          deps=[*(a.key for a in (*model_assets, *feed_assets)),
-                dg.AssetKey(["advisor", "workload_advice"])],
+# Published last: after every model, every feed and the advisor have written the working database.
+@dg.asset(key=["feeds", "prices_db"],
+          deps=[*(dg.AssetKey([m.layer, m.name]) for m in SQL_MODELS),
+                *(a.key for a in feed_assets), dg.AssetKey(["advisor", "workload_advice"])],
           group_name="feeds", kinds={"duckdb"},
           description="data/prices.db: a consistent copy of the working database, published by "
                       "rename after every successful run, for `duckdb data/prices.db` and other "

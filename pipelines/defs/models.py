@@ -1,6 +1,5 @@
 """The SQL models of dbt_like_sql/ as assets, run inside DuckDB."""
 
-
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
@@ -27,7 +26,8 @@ def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
         metadata={"sql_file": str(model.path.relative_to(SQL_DIR.parent)),
                   "materialized": model.materialized},
     )
-    def sql_model(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> dg.MaterializeResult:
+    def sql_model(context: dg.AssetExecutionContext,
+                  duckdb: DuckDBResource) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
             ensure_schema(con)
             with transaction(con):

@@ -15,16 +15,9 @@ import pandas as pd
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.ingest import RAW_KEYS
-from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.normalize import Quarantined, normalize_offer
-
-PENDING_OFFERS_SQL = """
-    select o.crawl_id, o.item_no, o.source, o.item
-    from raw.offers o join raw.crawls c using (crawl_id)
-    where c.passed and c.normalized_at is null
-    order by o.crawl_id, o.item_no
-"""
-
+from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.sql_files import sql_text
 
 # A row whose per-GPU price is this far from the same vendor's single card (either way) carries the
 # signature of a GPU count or per-card misread (x8 on an 8-GPU server, /8 when a per-card price is
@@ -100,12 +93,12 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
 
 @dg.multi_asset(
     specs=[
-        dg.AssetSpec("observation_batch", deps=RAW_KEYS, group_name="normalized",
+        dg.AssetSpec("observation_batch", deps=RAW_KEYS, group_name="observations",
                      kinds={"python", "duckdb"},
                      description="Offers of this run's passing crawls, normalized and not yet "
                                  "published: validated by blocking checks before they join "
                                  "`observations`."),
-        dg.AssetSpec("quarantine", deps=RAW_KEYS, group_name="normalized", kinds={"duckdb"},
+        dg.AssetSpec("quarantine", deps=RAW_KEYS, group_name="observations", kinds={"duckdb"},
                      description="Every raw offer that could not be normalized: the raw item, "
                                  "source, stage and a human-readable reason."),
     ],
@@ -113,7 +106,7 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
 def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
     with duckdb.get_connection() as con:
         ensure_schema(con)
-        pending = con.execute(PENDING_OFFERS_SQL).fetchall()
+        pending = con.execute(sql_text(__file__, "pending_offers")).fetchall()
         batch, quarantined = normalize_pending(pending)
         with transaction(con):
             con.execute("delete from observation_batch")
@@ -122,25 +115,22 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
                 con.execute("insert into observation_batch by name select * from batch_df")
                 con.unregister("batch_df")
             if quarantined:
-                con.register("q_df", pd.DataFrame(quarantined))
-                con.execute("insert into quarantine by name select * from q_df on conflict do nothing")
-                con.unregister("q_df")
-            con.execute("""
-                update raw.crawls c set quarantined_rows = (
-                    select count(*) from quarantine q where q.crawl_id = c.crawl_id)
-                where c.passed and c.normalized_at is null""")
+                con.register("quarantined", pd.DataFrame(quarantined))
+                con.execute(sql_text(__file__, "insert_quarantined"))
+                con.unregister("quarantined")
+            con.execute(sql_text(__file__, "count_quarantined"))
     reasons = Counter(f"{q['source']}: {q['stage']}" for q in quarantined)
     context.log.info(f"normalized {len(batch)} offers, quarantined {len(quarantined)}")
     yield dg.MaterializeResult(asset_key="observation_batch",
                                metadata={"row_count": len(batch), "pending_offers": len(pending)})
-    yield dg.MaterializeResult(asset_key="quarantine",
-                               metadata={"quarantined_count": len(quarantined),
-                                         "by_source_and_stage": dg.MetadataValue.json(dict(reasons))})
+    yield dg.MaterializeResult(asset_key="quarantine", metadata={
+        "quarantined_count": len(quarantined),
+        "by_source_and_stage": dg.MetadataValue.json(dict(reasons))})
 
 
 @dg.asset(
     deps=["observation_batch"],
-    group_name="normalized",
+    group_name="observations",
     kinds={"duckdb"},
     description="Every observation of every offer: one typed row per offer per hour (natural key "
                 "offer_id + observed_hour, so re-loading an observation is a no-op).",
@@ -150,13 +140,9 @@ def observations(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> d
         ensure_schema(con)
         with transaction(con):
             before = con.execute("select count(*) from observations").fetchone()[0]
-            con.execute("insert into observations by name select * from observation_batch "
-                        "on conflict do nothing")
+            con.execute(sql_text(__file__, "publish_batch"))
             after = con.execute("select count(*) from observations").fetchone()[0]
-            con.execute("""
-                update raw.crawls c set normalized_at = now(), normalized_rows = (
-                    select count(*) from observation_batch b where b.crawl_id = c.crawl_id)
-                where c.passed and c.normalized_at is null""")
+            con.execute(sql_text(__file__, "mark_normalized"))
             con.execute("delete from observation_batch")
     context.log.info(f"observations: {after - before} new rows, {after} in all")
     return dg.MaterializeResult(metadata={"new_rows": after - before, "row_count": after})

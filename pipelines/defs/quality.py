@@ -15,15 +15,16 @@ import great_expectations.expectations as gxe
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
-from pipelines.quality.gx_checks import validate
 from pipelines.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
+from pipelines.quality.gx_checks import validate
+from pipelines.warehouse.sql_files import sql_text
 from spiders.parsing.currencies import KNOWN_CURRENCIES
 from spiders.parsing.gpu_models import CANONICAL_MODELS, gpu_family
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
-REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_kind", "region_code",
-                    "country", "sku", "gpu_model", "gpu_count", "gpu_fraction", "vram_gb",
-                    "offer_kind", "billing_period", "price_amount", "currency",
+REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_kind",
+                    "region_code", "country", "sku", "gpu_model", "gpu_count", "gpu_fraction",
+                    "vram_gb", "offer_kind", "billing_period", "price_amount", "currency",
                     "price_per_gpu_hour_cny", "price_per_gpu_hour_usd", "fx_rate_date", "url",
                     "raw_ref", "offer_id")
 ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
@@ -31,8 +32,9 @@ ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
 # A slice's price per whole-GPU equivalent below this share of the same vendor's whole card (same
 # card, region, kind, period) is implausible: slices sell at or above pro-rata, not at half.
 MIN_SLICE_TO_WHOLE_PER_GPU = 0.5
-# A source's batch may not shrink below this share of its trailing median volume (7 crawls) ...
+# A source's batch may not shrink below this share of its median volume over its last crawls ...
 MIN_VOLUME_RATIO = 0.5
+TRAILING_CRAWLS = 7
 # ... and its median price per card may not move by more than this factor from its last crawl
 # (a misread currency moves it ~7x, a 厘/元 slip 1000x; real market moves are far smaller).
 MAX_PRICE_LEVEL_FACTOR = 3.0
@@ -50,8 +52,8 @@ def observation_suite(now: datetime) -> list:
         gxe.ExpectColumnValuesToBeBetween(column="gpu_fraction", min_value=0, max_value=1,
                                           strict_min=True),
         gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1),
-        gxe.ExpectColumnValuesToBeBetween(column="price_per_gpu_hour_cny", min_value=0, strict_min=True),
-        gxe.ExpectColumnValuesToBeBetween(column="price_per_gpu_hour_usd", min_value=0, strict_min=True),
+        *(gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, strict_min=True)
+          for c in ("price_per_gpu_hour_cny", "price_per_gpu_hour_usd")),
         gxe.ExpectColumnValuesToBeBetween(column="observed_at",
                                           max_value=(now + timedelta(minutes=5)).isoformat()),
         gxe.ExpectColumnValuesToBeInSet(column="price_within_card_bounds", value_set=[True]),
@@ -61,29 +63,17 @@ def observation_suite(now: datetime) -> list:
 
 SOURCE_SUITE = [
     gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
-    gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio", min_value=1 / MAX_PRICE_LEVEL_FACTOR,
+    gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
+                                      min_value=1 / MAX_PRICE_LEVEL_FACTOR,
                                       max_value=MAX_PRICE_LEVEL_FACTOR),
 ]
 
-BATCH_SQL = """
-    with whole as (
-        select source, gpu_model, region_code, offer_kind, billing_period,
-               min(price_per_gpu_hour_cny) as whole_per_gpu_hour
-        from observation_batch where gpu_fraction = 1 and gpu_count = 1 group by all
-    )
-    select b.* replace (b.gpu_fraction::double as gpu_fraction, b.vram_gb::double as vram_gb,
-                        b.price_amount::double as price_amount,
-                        b.price_per_gpu_hour_cny::double as price_per_gpu_hour_cny,
-                        b.price_per_gpu_hour_usd::double as price_per_gpu_hour_usd),
-           b.gpu_fraction = 1 or w.whole_per_gpu_hour is null
-               or b.price_per_gpu_hour_cny >= ? * w.whole_per_gpu_hour as slice_price_plausible
-    from observation_batch b left join whole w
-        using (source, gpu_model, region_code, offer_kind, billing_period)
-"""
-
 
 def batch_frame(con) -> pd.DataFrame:
-    df = con.execute(BATCH_SQL, [MIN_SLICE_TO_WHOLE_PER_GPU]).df()
+    """The batch as the expectations read it, with each row's price checked against its card's
+    plausible bounds (PRICE_BOUNDS_CNY_PER_GPU_HOUR)."""
+    df = con.execute(sql_text(__file__, "batch_rows"),
+                     {"min_slice_share": MIN_SLICE_TO_WHOLE_PER_GPU}).df()
     bounds = df["gpu_model"].map(lambda m: PRICE_BOUNDS_CNY_PER_GPU_HOUR.get(gpu_family(m))
                                  if m in CANONICAL_MODELS else None)
     df["price_within_card_bounds"] = [
@@ -92,47 +82,13 @@ def batch_frame(con) -> pd.DataFrame:
     return df
 
 
-# Per source (and card) in this batch: its volume against its trailing median, and its median
-# price against its last published crawl. Sources with no history get nulls, which pass.
-SOURCES_SQL = """
-    with pending as (
-        select distinct source from raw.crawls where passed and normalized_at is null
-    ), batch_volume as (
-        select source, count(*) as batch_rows from observation_batch group by 1
-    ), history as (
-        select source, median(normalized_rows) as trailing_median_rows from (
-            select source, normalized_rows,
-                   row_number() over (partition by source order by crawl_id desc) as recency
-            from raw.crawls where passed and normalized_at is not null and normalized_rows > 0)
-        where recency <= 7 group by 1
-    ), level_now as (
-        select source, gpu_model, median(price_per_gpu_hour_cny) as median_now
-        from observation_batch group by all
-    ), level_before as (
-        select source, gpu_model, median(price_per_gpu_hour_cny) as median_before
-        from observations o
-        where observed_hour = (select max(observed_hour) from observations p where p.source = o.source)
-        group by all
-    )
-    select p.source, n.gpu_model, coalesce(v.batch_rows, 0) as batch_rows,
-           h.trailing_median_rows,
-           coalesce(v.batch_rows, 0) / h.trailing_median_rows as volume_ratio,
-           n.median_now::double as median_now, b.median_before::double as median_before,
-           (n.median_now / b.median_before)::double as price_level_ratio
-    from pending p
-    left join batch_volume v using (source)
-    left join history h using (source)
-    left join level_now n using (source)
-    left join level_before b using (source, gpu_model)
-"""
-
-
 def _result(result, rows: int, what: str) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         passed=result.success,
         severity=dg.AssetCheckSeverity.ERROR,
         description=(f"{len(result.failures)} of {result.evaluated} expectations failed on {what}"
-                     if result.failures else f"all {result.evaluated} expectations passed on {what}"),
+                     if result.failures
+                     else f"all {result.evaluated} expectations passed on {what}"),
         metadata={"rows": rows, "failures": dg.MetadataValue.json(result.failures)},
     )
 
@@ -151,12 +107,14 @@ def observation_batch_meets_expectations(duckdb: DuckDBResource) -> dg.AssetChec
 
 
 @dg.asset_check(asset="observation_batch", blocking=True,
-                description="Every source in the batch keeps at least half its trailing median "
-                            "volume, and its median price per card stays within 3x of its "
-                            "last crawl: a whole source gone wrong stops the marts.")
+                description=f"Every source in the batch keeps at least {MIN_VOLUME_RATIO:g} of "
+                            f"its median volume over its last {TRAILING_CRAWLS} crawls, and its "
+                            f"median price per card stays within {MAX_PRICE_LEVEL_FACTOR:g}x of "
+                            "its last crawl: a whole source gone wrong stops the marts.")
 def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
-        df = con.execute(SOURCES_SQL).df()
+        df = con.execute(sql_text(__file__, "source_levels"),
+                         {"trailing_crawls": TRAILING_CRAWLS}).df()
     result = validate(df, "observation_batch_sources", SOURCE_SUITE, ["source", "gpu_model"])
     return _result(result, len(df), f"{df['source'].nunique()} sources")
 
@@ -167,11 +125,8 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
                             "stale source's earlier rows are still right; it is a warning.")
 def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
-        stale = con.execute("""
-            select source, max(finished_at) filter (where passed) as last_passing_crawl
-            from raw.crawls group by 1
-            having last_passing_crawl is null or last_passing_crawl < now() - to_seconds(?::double * 3600)
-            order by 1""", [FRESHNESS_HOURS]).fetchall()
+        stale = con.execute(sql_text(__file__, "stale_sources"),
+                            {"freshness_hours": FRESHNESS_HOURS}).fetchall()
     return dg.AssetCheckResult(
         passed=not stale,
         severity=dg.AssetCheckSeverity.WARN,

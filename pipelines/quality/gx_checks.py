@@ -62,6 +62,7 @@ def validate(df: pd.DataFrame, suite_name: str, expectations: list,
             "sample": [str(v) for v in (r.result.get("partial_unexpected_list") or [])[:5]],
             "rows": [{k: str(v) for k, v in row.items()}
                      for row in (r.result.get("partial_unexpected_index_list") or [])[:10]],
-            "observed_value": str(r.result.get("observed_value")) if "observed_value" in r.result else None,
+            "observed_value": (str(r.result.get("observed_value"))
+                               if "observed_value" in r.result else None),
         })
     return SuiteResult(bool(result.success), len(result.results), failures)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-
-import os
 
 import duckdb
+
+from pipelines.warehouse.sql_files import sql_text
 
 # Every connection to the pipeline's databases uses this configuration (DuckDB refuses a second,
 # different one to the same file within a process). The newest DuckDB CLI on PyPI is 1.5.x, so
@@ -18,11 +18,10 @@ import duckdb
 DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0",
                  "memory_limit": os.environ.get("GPUPRICES_DUCKDB_MEMORY", "3GB")}
 
-SCHEMA_SQL = (Path(__file__).parent / "schema.sql").read_text(encoding="utf-8")
-
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA_SQL)
+    """Create the tables the Python assets write (sql/schema.sql), if they are missing."""
+    con.execute(sql_text(__file__, "schema"))
 
 
 @contextmanager

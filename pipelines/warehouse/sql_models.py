@@ -5,9 +5,10 @@ Dependencies come from the SQL itself (parsed with sqlglot, DuckDB dialect): a m
 does not parse, or reads a table nobody builds, fails at load time naming the file and the line.
 The first comment of a file is its description; a line `-- materialized: view` makes it a view,
 `-- alias: <name>` also publishes it as the view `main.<name>` (so `select * from market_claims`
-works in the DuckDB shell), and `-- incremental: <date column>` makes it a table rebuilt only from the earliest day that has
-newly loaded observations (delete those days, insert them again): the result equals a full rebuild
-as long as each output row depends only on observations of its own day.
+works in the DuckDB shell), and `-- incremental: <date column>` makes it a table rebuilt only from
+the earliest day that has newly loaded observations (delete those days, insert them again): the
+result equals a full rebuild as long as each output row depends only on observations of its own
+day. The bookkeeping SQL this module runs is in sql/ beside it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import sqlglot
 from sqlglot import exp
+
+from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
 
@@ -54,8 +57,8 @@ class SqlModel:
         """Rebuild the days from `since` (an ISO date) on; earlier days stay as they are."""
         column = self.incremental_by
         return [f"delete from {self.table} where {column} >= date '{since}'",
-                f"insert into {self.table} by name\nselect * from (\n{self.select}\n) "
-                f"where {column} >= date '{since}'"]
+                sql_text(__file__, "incremental_insert").format(
+                    table=self.table, select=self.select, column=column, since=since)]
 
 
 def _description(sql: str, path: Path) -> str:
@@ -129,50 +132,45 @@ def topological_order(models: list[SqlModel]) -> list[SqlModel]:
     return ordered
 
 
-# Bookkeeping for incremental models: when each was last built.
-MODEL_STATE_SQL = """
-    create table if not exists raw.model_state (model varchar primary key, built_at timestamptz not null)
-"""
-
-
 def rebuild_from(con, model: SqlModel) -> str | None:
     """For an incremental model that exists: the earliest day with observations loaded since its
     last build (None: nothing new). Observations are loaded by crawl; a crawl's normalized_at says
     when its rows joined `observations`."""
-    built = con.execute("select built_at from raw.model_state where model = ?", [model.table]).fetchone()
+    built = con.execute("select built_at from raw.model_state where model = ?",
+                        [model.table]).fetchone()
     if built is None:
         return None
-    since = con.execute("""
-        select min(timezone('UTC', observed_hour))::date from observations
-        where crawl_id in (select crawl_id from raw.crawls where normalized_at >= ?)""",
-                        [built[0]]).fetchone()[0]
+    since = con.execute(sql_text(__file__, "first_new_day"), {"built_at": built[0]}).fetchone()[0]
     return since.isoformat() if since else None
 
 
 def _same_columns(con, model: SqlModel) -> bool:
     """The stored table has the columns the model's SQL now selects (else an upgrade changed the
     model, and an incremental insert would fail or leave old rows without the new columns)."""
-    stored = [r[0] for r in con.execute(
-        "select column_name from information_schema.columns where table_schema = ? "
-        "and table_name = ? order by ordinal_position", [model.layer, model.name]).fetchall()]
-    selected = [d[0] for d in con.execute(f"select * from (\n{model.select}\n) limit 0").description]
+    stored = [r[0] for r in con.execute(sql_text(__file__, "stored_columns"),
+                                        {"schema": model.layer, "table": model.name}).fetchall()]
+    selected = [d[0] for d in
+                con.execute(sql_text(__file__, "select_columns").format(select=model.select))
+                .description]
     return stored == selected
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
-    """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>", "up to date")."""
+    """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>",
+    "up to date")."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     con.execute(f"create schema if not exists {model.layer}")
-    con.execute(MODEL_STATE_SQL)
+    con.execute(sql_text(__file__, "create_model_state"))
     if model.materialized == "view":
         con.execute(model.create_statement())
         if model.alias:
             con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
         return "view"
     started = con.execute("select now()").fetchone()[0]
-    exists = con.execute("select count(*) from information_schema.tables where table_schema = ? "
-                         "and table_name = ?", [model.layer, model.name]).fetchone()[0]
-    state = con.execute("select count(*) from raw.model_state where model = ?", [model.table]).fetchone()[0]
+    exists = con.execute(sql_text(__file__, "table_exists"),
+                         {"schema": model.layer, "table": model.name}).fetchone()[0]
+    state = con.execute("select count(*) from raw.model_state where model = ?",
+                        [model.table]).fetchone()[0]
     if model.incremental_by and exists and state and not full and _same_columns(con, model):
         since = rebuild_from(con, model)
         how = "up to date"

@@ -1,9 +1,19 @@
-"""Plain HTML price tables: the regional-IDC shape, also used for rendered JS market pages.
+"""HTML price tables: the regional-IDC shape, also used for rendered JS market pages.
 
 A table is read by its header texts, so a vendor is configuration, not code:
   start_urls    pages holding the table
   rows          CSS selector of the body rows            (e.g. "table#gpu-price tbody tr")
   header        CSS selector of the header cells          (default: "thead th" of the same table)
+  tables        CSS selector of each table when a page holds several (one per GPU model, one per
+                billing mode); `rows` and `header` (default "thead th") are then read inside each.
+                A table without any price column (notes, specs) is skipped; the others must hold
+                every column, and each price column must be in one of them.
+  card_fields   for a page of cards instead of a table (`rows` selects the cards): the CSS
+                selectors (field, label, value) of one labelled field of a card, e.g.
+                (".field", ".label", ".value"); the labels stand for the header texts.
+  extra_cells   cell name -> XPath from a row to a text of that row outside its cells (an
+                attribute of the row, the heading of its table's section), read as one more cell
+                (e.g. {"GPU": "ancestor::section[1]//h3"}); it can be mapped in `columns`.
   columns       RawOffer field -> header text; a list of headers is joined with spaces
                 (e.g. {"gpu_text": ["型号", "规格"], "gpu_count": "卡数", "available": "库存"}).
                 "config_text" maps a configuration cell; "price_unit" a unit cell ("元/卡/时")
@@ -11,21 +21,31 @@ A table is read by its header texts, so a vendor is configuration, not code:
   prices        billing period -> header text of the column holding that price
                 (e.g. {"hour": "按小时", "month": "包月"}); each non-empty cell is one offer.
                 A header that says the price is one card's ("单卡价格", "元/卡/时") marks it so;
-                a unit in the header ("包月（元/卡/月）") is read with cells that hold a bare number.
+                a unit in the header ("包月（元/卡/月）") is read with the cells that hold a
+                bare number.
+  spot_prices   the same for spot (preemptible) price columns ({"hour": "抢占式"})
+  not_offered   cell texts that say a term is not sold ("-", "—"): no offer. By default such a
+                cell goes on as written, and normalization quarantines it as "no price given".
   region        region text when the page is one data centre (else map "region_text" in columns)
   offer_kind    default "on_demand"
-  range_end, price_per_card   see GpuPriceSpider (also settable in idc_tables.toml)
+  range_end, price_per_card   see GpuPriceSpider
 The GPU count comes from the count column when there is one, else from the card and configuration
 cells ("A100 80G ×8", "8卡整机"); normalization quarantines a row whose texts disagree with it.
 A struck-through price in a price cell (<del>, <s>, <strike>, line-through) is its original price.
-Hook: `parse_row(cells, response)` yields RawOffers for one row (`cells`: header text -> cell text).
-Configuration-only sources live in `spiders/vendors/idc_tables.toml` (see spiders/vendors/idc_tables.py).
+Hooks:
+  parse_row(cells, response)  RawOffers for one row (`cells`: header text -> cell text); override
+                it for what configuration cannot say (a card text built from two cells, a
+                vendor's own sku or skip rule)
+  price_cells(cells)  for such an override: (offer kind, billing period, header, price text) of
+                each price of the row, read as the default reads them
+Configuration-only sources set these attributes in `spiders/vendors/idc_tables.toml` (read by
+spiders/vendors/idc_tables.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from scrapy.http import Response
@@ -75,37 +95,95 @@ class HtmlTableSpider(GpuPriceSpider):
     fetch_style = "HTML table"
     rows: ClassVar[str]
     header: ClassVar[str | None] = None
+    tables: ClassVar[str | None] = None
+    card_fields: ClassVar[tuple[str, str, str] | None] = None
+    extra_cells: ClassVar[dict[str, str]] = {}
     columns: ClassVar[dict[str, str | list[str]]] = {}
     prices: ClassVar[dict[str, str]] = {}
+    spot_prices: ClassVar[dict[str, str]] = {}
+    not_offered: ClassVar[frozenset[str]] = frozenset()
     region: ClassVar[str | None] = None
     offer_kind: ClassVar[str] = "on_demand"
 
-    async def start(self):
-        for url in self.start_urls:
-            yield self.request(url)
-
     def parse(self, response: Response) -> Iterable[RawOffer]:
-        table_selector = self.rows.split(" tbody")[0].split(" tr")[0]
-        header_cells = response.css(self.header or f"{table_selector} thead th")
-        headers = [cell_text(c) for c in header_cells]
-        missing = [h for h in self._expected_headers() if h not in headers]
-        if missing:
-            # A changed layout must be loud: name the source and the columns that disappeared.
-            raise ValueError(f"{self.name}: table headers {missing} not found on {response.url} "
-                             f"(found {headers})")
-        price_headers = set(self.prices.values())
-        for row in response.css(self.rows):
-            cells = dict(zip(headers, (price_cell_text(c) if h in price_headers else cell_text(c)
-                                       for h, c in zip(headers, row.css("td"), strict=False)),
-                             strict=False))
+        if self.card_fields:
+            rows = self._card_rows(response)
+        elif self.tables:
+            rows = self._rows_of_tables(response)
+        else:
+            rows = self._table_rows(response)
+        for cells in rows:
             if cells:
                 yield from self.parse_row(cells, response)
 
+    def _table_rows(self, response: Response) -> Iterator[dict[str, str]]:
+        table_selector = self.rows.split(" tbody")[0].split(" tr")[0]
+        headers = [cell_text(c) for c in response.css(self.header or f"{table_selector} thead th")]
+        self._check_headers(headers, self._expected_headers(), response)
+        for row in response.css(self.rows):
+            yield self._row_cells(row, headers)
+
+    def _rows_of_tables(self, response: Response) -> Iterator[dict[str, str]]:
+        tables = response.css(self.tables)
+        if not tables:
+            raise ValueError(f"{self.name}: no GPU price tables ({self.tables}) on {response.url}")
+        price_headers = self._price_headers()
+        found: set[str] = set()
+        for table in tables:
+            headers = [cell_text(c) for c in table.css(self.header or "thead th")]
+            if not price_headers & set(headers):
+                continue   # not a price table
+            found |= price_headers & set(headers)
+            self._check_headers(headers, [h for h in self._expected_headers()
+                                          if h not in price_headers], response)
+            for row in table.css(self.rows):
+                yield self._row_cells(row, headers)
+        if absent := [h for h in self._expected_headers() if h in price_headers - found]:
+            raise ValueError(f"{self.name}: table headers {absent} not found on {response.url}")
+
+    def _card_rows(self, response: Response) -> Iterator[dict[str, str]]:
+        field, label, value = self.card_fields
+        cards = response.css(self.rows)
+        if not cards:   # the unrendered shell, or a changed layout: say so instead of 0 offers
+            raise ValueError(f"{self.name}: no machine cards ({self.rows}) on {response.url}")
+        price_headers = self._price_headers()
+        rows = []
+        for card in cards:
+            cells = {}
+            for f in card.css(field):
+                name = cell_text(f.css(label))
+                cells[name] = (price_cell_text if name in price_headers else cell_text)(
+                    f.css(value))
+            rows.append({**cells, **self._extra_cells(card)})
+        labels = list(dict.fromkeys(name for cells in rows for name in cells))
+        self._check_headers(labels, self._expected_headers(), response)
+        yield from rows
+
+    def _row_cells(self, row, headers: list[str]) -> dict[str, str]:
+        price_headers = self._price_headers()
+        cells = dict(zip(headers, (price_cell_text(c) if h in price_headers else cell_text(c)
+                                   for h, c in zip(headers, row.css("td"), strict=False)),
+                         strict=False))
+        return {**cells, **self._extra_cells(row)} if cells else cells
+
+    def _extra_cells(self, row) -> dict[str, str]:
+        return {name: " ".join(row.xpath(f"string({xpath})").get().split())
+                for name, xpath in self.extra_cells.items()}
+
+    def _check_headers(self, headers: list[str], expected: list[str], response: Response) -> None:
+        if missing := [h for h in expected if h not in headers]:
+            # A changed layout must be loud: name the source and the columns that disappeared.
+            raise ValueError(f"{self.name}: table headers {missing} not found on {response.url} "
+                             f"(found {headers})")
+
+    def _price_headers(self) -> set[str]:
+        return {*self.prices.values(), *self.spot_prices.values()}
+
     def _expected_headers(self) -> list[str]:
-        expected = list(self.prices.values())
+        expected = [*self.prices.values(), *self.spot_prices.values()]
         for header in self.columns.values():
             expected.extend([header] if isinstance(header, str) else header)
-        return expected
+        return [h for h in expected if h not in self.extra_cells]
 
     def column(self, cells: dict[str, str], field: str) -> str | None:
         header = self.columns.get(field)
@@ -125,6 +203,20 @@ class HtmlTableSpider(GpuPriceSpider):
         except GpuCountError:   # normalization reads the same cells and quarantines with why
             return None
 
+    def price_cells(self, cells: dict[str, str]) -> Iterator[tuple[str, str, str, str]]:
+        """(offer kind, billing period, header, price text) of each price the row lists; a bare
+        number is read with the unit of its unit cell or header ("6,000" -> "6,000 元/卡/月")."""
+        unit_cell = self.column(cells, "price_unit") or ""
+        for kind, columns in ((self.offer_kind, self.prices), ("spot", self.spot_prices)):
+            for period, header in columns.items():
+                price_text = cells.get(header, "").strip()
+                if not price_text or price_text in self.not_offered:
+                    continue
+                header_unit = " ".join(_HEADER_UNIT.findall(header))
+                if _BARE_NUMBER.fullmatch(price_text) and (unit_cell or header_unit):
+                    price_text = f"{price_text} {unit_cell or header_unit}"
+                yield kind, period, header, price_text
+
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
         gpu_text = self.column(cells, "gpu_text")
         region_text = self.column(cells, "region_text") or self.region
@@ -135,17 +227,11 @@ class HtmlTableSpider(GpuPriceSpider):
             "vram_gb": self.column(cells, "vram_gb"),
             "region_text": region_text,
             "available": availability(self.column(cells, "available")),
-            "offer_kind": self.offer_kind,
             "vendor_data": {"row": cells},
         }
         unit_cell = self.column(cells, "price_unit") or ""
-        for period, header in self.prices.items():
-            price_text = cells.get(header, "").strip()
-            if not price_text:
-                continue
-            header_unit = " ".join(_HEADER_UNIT.findall(header))
-            if _BARE_NUMBER.fullmatch(price_text) and (unit_cell or header_unit):
-                price_text = f"{price_text} {unit_cell or header_unit}"   # "6,000 元/卡/月"
+        for kind, period, header, price_text in self.price_cells(cells):
             per_card = {"price_per_card": True} if is_per_card(f"{header} {unit_cell}") else {}
             yield self.offer(response, sku=f"{gpu_text} | {fields['gpu_count'] or 1}",
-                             price_text=price_text, billing_period=period, **per_card, **fields)
+                             price_text=price_text, billing_period=period, offer_kind=kind,
+                             **per_card, **fields)

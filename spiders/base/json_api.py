@@ -1,10 +1,31 @@
-"""JSON APIs, optionally paged by a "next page" link in the body."""
+"""JSON APIs: one list of offers per response, optionally paged.
+
+Attributes:
+  start_urls      the API URLs
+  post_json       a JSON body POSTed to every start URL (a search or GraphQL query); None: GET
+  offers_path     dotted path of the offer list in the body ("data.list")
+  next_page_path  dotted path of the next page's URL (None: not paged)
+Hooks:
+  parse_offer(offer, response, **context)  RawOffers for one element of the list, or none to
+                  skip it (a Windows or retired meter). `context` is the request's cb_kwargs (the
+                  place a per-place query asked about), empty for start URLs; a next page keeps
+                  the context of the page that links to it.
+  offers(body, response)     the offer list of one page; default: the list at `offers_path`,
+                  loud when missing. Override for a list whose path depends on the URL, or to
+                  fail on an API error sent with HTTP 200.
+  next_page(body, response)  the next page's URL, None on the last page; default: the URL at
+                  `next_page_path`. Override for a cursor or token that is not a URL.
+  api_request(url, json_body=None, **kwargs)  the request for one API URL (start URLs, next
+                  pages): a GET, or a POST of `json_body` as JSON. Override to add a header.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
+import scrapy
 from scrapy.http import Response
 
 from spiders.base.spider import GpuPriceSpider
@@ -21,29 +42,41 @@ def dig(data: Any, dotted_path: str) -> Any:
 
 
 class JsonApiSpider(GpuPriceSpider):
-    """Attributes: `start_urls`; `offers_path`, the dotted path of the offer list in the body;
-    `next_page_path`, the dotted path of the next page's URL (None: not paged).
-    Hook: `parse_offer(offer, response)` yields RawOffers for one element of the list (or none to
-    skip it, e.g. a Windows or retired meter)."""
-
     fetch_style = "JSON API"
+    post_json: ClassVar[Any] = None
     offers_path: ClassVar[str]
     next_page_path: ClassVar[str | None] = None
 
     async def start(self):
         for url in self.start_urls:
-            yield self.request(url)
+            yield self.api_request(url, self.post_json)
 
-    def parse(self, response: Response) -> Iterable[Any]:
+    def api_request(self, url: str, json_body: Any = None, **kwargs: Any) -> scrapy.Request:
+        if json_body is None:
+            return self.request(url, **kwargs)
+        headers = {"Content-Type": "application/json", **kwargs.pop("headers", {})}
+        return self.request(url, method="POST", body=json.dumps(json_body), headers=headers,
+                            **kwargs)
+
+    def parse(self, response: Response, **context: Any) -> Iterable[Any]:
         body = response.json()
-        offers = dig(body, self.offers_path)
-        if not isinstance(offers, list):
-            raise ValueError(f"{self.name}: no list at {self.offers_path!r} in {response.url}")
-        for offer in offers:
-            yield from self.parse_offer(offer, response)
-        next_page = dig(body, self.next_page_path) if self.next_page_path else None
-        if next_page:
-            yield self.request(next_page)
+        for offer in self.offers(body, response):
+            yield from self.parse_offer(offer, response, **context)
+        if next_page := self.next_page(body, response):
+            yield self.api_request(next_page, cb_kwargs=context)
 
-    def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
+    def offers(self, body: Any, response: Response) -> list:
+        return self.list_at(body, self.offers_path, response)
+
+    def next_page(self, body: Any, response: Response) -> str | None:
+        return dig(body, self.next_page_path) if self.next_page_path else None
+
+    def list_at(self, body: Any, dotted_path: str, response: Response) -> list:
+        """The list at `dotted_path`; a changed API or an error body is a loud error."""
+        found = dig(body, dotted_path)
+        if not isinstance(found, list):
+            raise ValueError(f"{self.name}: no list at {dotted_path!r} in {response.url}")
+        return found
+
+    def parse_offer(self, offer: Any, response: Response, **context: Any) -> Iterable[RawOffer]:
         raise NotImplementedError

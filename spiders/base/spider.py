@@ -2,6 +2,7 @@
 
 Attributes a vendor spider sets:
   name          source slug (= module name = snapshot folder)
+  start_urls    the pages or API URLs a crawl starts from (`start()` requests each one)
   vendor        display name;  vendor_kind: "hyperscaler" | "gpu_cloud" | "marketplace" | "idc"
   min_offers    the crawl fails its monitor below this many offers (default 1)
   render_js     True for JavaScript-rendered pages: requests go through scrapy-playwright and
@@ -17,6 +18,7 @@ Attributes a vendor spider sets:
                 its price. None (default): a range is kept whole and quarantined, never one end.
   price_per_card    True when the source says once (a note, a header) that every price is one
                 card's; prices that say so themselves ("元/卡/月", "per GPU") need nothing.
+Every request goes through `request()`, which renders it in Chromium when render_js is set.
 Every offer goes through `offer()`, which also reads what the listing writes in its texts: a GPU
 count in the card or configuration text ("A100 80G ×8", "8卡整机") when no count was given, and a
 price text's range ends, original price, per-card marker, tax flag and minimum term.
@@ -79,8 +81,13 @@ class GpuPriceSpider(scrapy.Spider):
     def missing_key(cls) -> str | None:
         """Why this source cannot run now (its required key is not set), or None."""
         if cls.api_key_required and not os.environ.get(cls.api_key_env or ""):
-            return f"skipped: {cls.name} needs an API key in the environment variable {cls.api_key_env}"
+            return (f"skipped: {cls.name} needs an API key in the environment variable "
+                    f"{cls.api_key_env}")
         return None
+
+    async def start(self):
+        for url in self.start_urls:
+            yield self.request(url)
 
     def request(self, url: str, callback=None, **kwargs: Any) -> scrapy.Request:
         """A request to the vendor's real URL; rendered in Chromium when the spider needs JS."""

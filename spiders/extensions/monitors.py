@@ -15,7 +15,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 
 from spiders.items import missing_fields
-from spiders.middlewares.raw_archive import data_dir
+from spiders.layout import data_dir
 
 
 def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
@@ -63,7 +63,7 @@ class OfferMonitor:
         self.started_at = datetime.now(UTC)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> "OfferMonitor":
+    def from_crawler(cls, crawler: Crawler) -> OfferMonitor:
         monitor = cls(crawler)
         crawler.signals.connect(monitor.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(monitor.spider_error, signal=signals.spider_error)
@@ -98,7 +98,8 @@ class OfferMonitor:
                                        "httperror/", "robotstxt/"))},
         }
         crawl_id = verdict["crawl_id"] or "adhoc"
-        path = data_dir(spider.settings) / "raw" / "crawls" / spider.name / f"{crawl_id}.json"
+        crawls = data_dir(spider.settings.get("GPUPRICES_DATA_DIR")) / "raw" / "crawls"
+        path = crawls / spider.name / f"{crawl_id}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(verdict, ensure_ascii=False, indent=2), encoding="utf-8")
         for failure in failures:

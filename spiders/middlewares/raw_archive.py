@@ -18,16 +18,12 @@ from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.http import Response
 
+from spiders.layout import data_dir
 from spiders.replay_server import CAPTURED_AT_HEADER
 
 
 def body_sha256(body: bytes) -> str:
     return hashlib.sha256(body).hexdigest()
-
-
-def data_dir(settings) -> Path:
-    configured = settings.get("GPUPRICES_DATA_DIR") or os.environ.get("GPUPRICES_DATA_DIR")
-    return Path(configured) if configured else Path(__file__).resolve().parents[2] / "data"
 
 
 class RawArchive:
@@ -62,7 +58,8 @@ def archive_for(spider: Spider) -> RawArchive:
     archive = getattr(spider, "_raw_archive", None)
     if archive is None:
         crawl_id = getattr(spider, "crawl_id", None) or datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        archive = RawArchive(data_dir(spider.settings) / "raw", spider.name, crawl_id)
+        root = data_dir(spider.settings.get("GPUPRICES_DATA_DIR")) / "raw"
+        archive = RawArchive(root, spider.name, crawl_id)
         spider._raw_archive = archive
     return archive
 
@@ -72,7 +69,7 @@ class RawArchiveMiddleware:
         self.crawler = crawler
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> "RawArchiveMiddleware":
+    def from_crawler(cls, crawler: Crawler) -> RawArchiveMiddleware:
         return cls(crawler)
 
     def process_response(self, request: Request, response: Response) -> Response:

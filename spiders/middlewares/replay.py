@@ -30,7 +30,7 @@ class ReplayMiddleware:
         self.base_url = base_url
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> "ReplayMiddleware":
+    def from_crawler(cls, crawler: Crawler) -> ReplayMiddleware:
         base_url = replay_base_url(crawler.settings)
         if not base_url:
             raise NotConfigured("live crawl: GPUPRICES_REPLAY_URL is not set")

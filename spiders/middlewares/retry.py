@@ -44,7 +44,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
         asked = retry_after_seconds(response.headers.get("Retry-After")) if response else None
         if asked is not None:
             return min(asked, self.retry_after_max)
-        return min(self.backoff_base * 2 ** (retry.meta.get("retry_times", 1) - 1), self.backoff_max)
+        exponent = retry.meta.get("retry_times", 1) - 1
+        return min(self.backoff_base * 2 ** exponent, self.backoff_max)
 
     async def _wait_then(self, retry: Request, response: Response | None) -> Request:
         delay = self._delay(retry, response)
@@ -60,7 +61,8 @@ class BackoffRetryMiddleware(RetryMiddleware):
         return await self._wait_then(retry, response) if retry else response
 
     async def process_exception(self, request: Request, exception: Exception) -> Request | None:
-        if request.meta.get("dont_retry", False) or not isinstance(exception, self.exceptions_to_retry):
+        if (request.meta.get("dont_retry", False)
+                or not isinstance(exception, self.exceptions_to_retry)):
             return None
         retry = self._retry(request, exception)
         return await self._wait_then(retry, None) if retry else None

@@ -23,7 +23,8 @@ _PART_SPLIT_RE = re.compile(r"[,，;；|、\n]|(?<![0-9])/(?![0-9])|\s{2,}")
 _GPU_WORD_RE = re.compile(
     r"(?<![a-z0-9])(?:[abhlvtkp][0-9]{1,3}[a-z]?|a[0-9]{4}|gh?b?[0-9]{3}|mi[0-9]{3}[a-z]?"
     r"|(?:20|30|40|50)[5-9]0(?:\s*ti|d)?|rtx|gtx|geforce|tesla|nvidia|gpus?|显卡)(?![a-wyz0-9])")
-_CN_COUNTS = {"单": 1, "一": 1, "双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8, "十": 10}
+_CN_COUNTS = {"单": 1, "一": 1, "双": 2, "两": 2, "二": 2, "三": 3, "四": 4, "六": 6, "八": 8,
+              "十": 10}
 # Counts that need no GPU word around them: the unit itself is a card.
 _CARD_UNIT_RES = (
     re.compile(r"(?<![0-9a-z./])([0-9]{1,3})\s*(?:卡|张卡?|块卡?|片卡)(?!时|月|天|日|周|年)"),

@@ -59,7 +59,8 @@ _SHARE_OF_RE = re.compile(rf"(?<![0-9.]){_GB}\s*OF\s+(?:AN?\s+)?(?:[A-Z0-9 ]*?\s
 _SHARE_CN_RE = re.compile(rf"(?<![0-9.]){_GB}\s*(?:卡|显卡)?\s*(?:中)?的\s*{_GB}(?![A-Z])")
 # Not GPU memory: bandwidth ("600GB/s") and host memory or disk in a configuration cell.
 _MEM_RE = re.compile(rf"(?<![0-9.]){_GB}(?![A-Z])(?!\s*/\s*S)")
-_HOST_BEFORE = re.compile(r"(?:内存|RAM|MEMORY|MEM|硬盘|系统盘|数据盘|SSD|NVME|DISK|存储)\s*[:：]?\s*$")
+_HOST_BEFORE = re.compile(
+    r"(?:内存|RAM|MEMORY|MEM|硬盘|系统盘|数据盘|SSD|NVME|DISK|存储)\s*[:：]?\s*$")
 _HOST_AFTER = re.compile(r"\s*(?:内存|RAM|SSD|NVME|DISK|硬盘|系统盘|数据盘)")
 _SLICE_MARK = r"切分|切片|分片|SLICE|VGPU"
 

@@ -1,4 +1,4 @@
-"""Parse listed GPU rental prices ("¥1.98/时", "3.5万元/年", "$2.49/hr") into Decimal + ISO + period.
+"""Parse listed GPU rental prices ("¥1.98/时", "3.5万元/年", "$2.49/hr"): Decimal, ISO, period.
 
 The grammar, class by class: amounts with 万/千/k and the 元/角/分/厘 units; periods from the hour
 to the year (a quarter is 2190 h); ranges ("20-30元/时") keep both ends and name a price only when
@@ -104,7 +104,8 @@ _NUM = r"(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)"
 # 角/毛, 分 and 厘 are tenths, hundredths and thousandths of a 元 ("2720厘/时" is 2.72 元/时).
 _ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?"
                       rf"\s*(?:(?P<sub>角|毛|分(?!钟)|厘)|(?P<cur>{_CUR}))?")
-_SUB_UNIT = {"角": Decimal("0.1"), "毛": Decimal("0.1"), "分": Decimal("0.01"), "厘": Decimal("0.001")}
+_SUB_UNIT = {"角": Decimal("0.1"), "毛": Decimal("0.1"), "分": Decimal("0.01"),
+             "厘": Decimal("0.001")}
 # "/ 1 hour" (Google's pricing pages) reads as "/hour": a count of one before the unit.
 _TAIL_RE = re.compile(
     rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
@@ -153,7 +154,7 @@ _TAX_INCLUDED_RE = re.compile(
 # (a hostile 1 MB "price") costs quadratic time, one failed attempt per digit.
 _DISCOUNT_RATE_RE = re.compile(
     r"[-−]?\s*(?<![0-9.])[0-9]+(?:\.[0-9]+)?\s*(?:%(?:\s*off(?![a-z]))?|折(?!后))")
-# Minimum terms: "3个月起", "1月起租", "起租期：7天", "最短租期 1 个月", "min. 1 month", "3-month minimum".
+# Minimum terms: "3个月起", "1月起租", "起租期：7天", "最短租期 1 个月", "min. 1 month".
 _TERM = _alt(w for w, p in _PERIOD_OF.items() if p in HOURS_PER_PERIOD and not re.search(
     r"[0-9三卡包]|ly$", w))
 _TERM_N = r"(?P<n>[0-9]+(?:\.[0-9]+)?)"
@@ -200,7 +201,7 @@ def _period_from(m: re.Match | None) -> str | None:
 
 
 def parse_period(text: str) -> str:
-    """Billing-period text ("/小时", "per hour", "包月", "/卡/月", "yr") -> a HOURS_PER_PERIOD key."""
+    """Billing-period text ("/小时", "per hour", "包月", "/卡/月") -> a HOURS_PER_PERIOD key."""
     m = _PERIOD_ONLY_RE.fullmatch(_norm(text))
     if m is None:
         raise PriceParseError(f"not a billing period: {text!r}")
@@ -226,7 +227,8 @@ def _currency(text: str, original: str, default: str | None, implied: str | None
         raise PriceParseError(f"mixed currencies {sorted(explicit)} in {original!r}")
     if explicit:
         code = explicit.pop()
-        if "¥" in tokens and code not in ("CNY", "JPY") or "$" in tokens and code not in _DOLLARS:
+        if (("¥" in tokens and code not in ("CNY", "JPY"))
+                or ("$" in tokens and code not in _DOLLARS)):
             raise PriceParseError(f"currency symbol conflicts with {code} in {original!r}")
         return code
     if tokens == {"¥", "$"}:

@@ -18,15 +18,26 @@ _CSV = Path(__file__).with_name("regions.csv")
 _COLUMNS = ["vendor", "alias", "region_code", "country", "province_or_state", "city",
             "is_tier1_city", "note"]
 TIER1_CITIES = frozenset({"Beijing", "Shanghai", "Guangzhou", "Shenzhen"})
-_ISO_COUNTRIES = frozenset("""
-AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT
-BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH
-ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT
-HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS
-LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI
-NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG
-SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG
-UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW""".split())
+_ISO_COUNTRIES = frozenset({
+    "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW",
+    "AX", "AZ", "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN",
+    "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG",
+    "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ",
+    "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI",
+    "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL",
+    "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM", "HN", "HR",
+    "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM",
+    "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA",
+    "LB", "LC", "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME",
+    "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU",
+    "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP",
+    "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR",
+    "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD",
+    "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV",
+    "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO",
+    "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE",
+    "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW",
+})
 # Vendor names as spiders may pass them (source slug or display name) -> the CSV's vendor key.
 _VENDOR_KEYS = (("azure", "azure"), ("aws", "aws"), ("amazon", "aws"), ("gcp", "gcp"),
                 ("google", "gcp"), ("alibaba", "alibaba"), ("aliyun", "alibaba"),
@@ -56,7 +67,7 @@ class RegionParseError(ValueError):
 
 @dataclass(frozen=True)
 class Region:
-    region_code: str               # vendor's code, lower-cased for Latin codes ("eastus", "内蒙B区")
+    region_code: str               # vendor's code, Latin ones lower-cased ("eastus", "内蒙B区")
     country: str                   # ISO 3166-1 alpha-2
     province_or_state: str | None  # English name: "Beijing", "Inner Mongolia", "Virginia"
     city: str | None               # "Beijing", "Ulanqab", "Ashburn"
@@ -165,7 +176,8 @@ def resolve_region(text: str, vendor: str | None = None) -> Region:
 
 def province_aliases() -> dict[str, str]:
     """Chinese and English province names (as spelled in regions.csv) -> English canonical name:
-    "北京" -> "Beijing", "江苏" -> "Jiangsu", "内蒙古" -> "Inner Mongolia", "Guizhou" -> "Guizhou"."""
+    "北京" -> "Beijing", "江苏" -> "Jiangsu", "内蒙古" -> "Inner Mongolia",
+    "Guizhou" -> "Guizhou"."""
     table = _table()
     return {row["alias"]: region.province_or_state for row in _rows()
             if not row["vendor"] and (region := table[("", _norm(row["alias"]))]).province_or_state

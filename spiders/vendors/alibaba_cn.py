@@ -14,15 +14,6 @@ from spiders.base import HtmlTableSpider
 from spiders.base.html_table import availability
 from spiders.items import RawOffer
 
-# Price column -> (offer kind, billing period). Spot is hourly too, so it cannot share the base
-# class's period -> column map.
-PRICE_COLUMNS: dict[str, tuple[str, str]] = {
-    "按量付费": ("on_demand", "hour"),
-    "包年包月": ("on_demand", "month"),
-    "抢占式": ("spot", "hour"),
-}
-NOT_OFFERED = {"", "-", "—", "--"}  # e.g. no spot market for bare-metal or in that region
-
 
 class AlibabaCNSpider(HtmlTableSpider):
     name = "alibaba_cn"
@@ -34,20 +25,18 @@ class AlibabaCNSpider(HtmlTableSpider):
     rows = "table.price-table tbody tr"
     columns = {"sku": "实例规格", "gpu": "GPU", "memory": "显存", "gpu_count": "GPU数",
                "region_text": "地域", "available": "库存"}
+    prices = {"hour": "按量付费", "month": "包年包月"}
+    spot_prices = {"hour": "抢占式"}
+    # e.g. no spot market for bare-metal or in that region
+    not_offered = frozenset({"-", "—", "--"})
     min_offers = 30
-
-    def _expected_headers(self) -> list[str]:
-        return [*super()._expected_headers(), *PRICE_COLUMNS]
 
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
         gpu, memory = self.column(cells, "gpu") or "", self.column(cells, "memory") or ""
         # On a vGPU row ("NVIDIA A100 1/2") 显存 is the slice's memory, and is marked so: a bare
         # "A100 1/2 40GB" reads as half of an A100 40GB, not as a 40 GB half of the 80 GB card.
         gpu_text = f"{gpu} (vGPU {memory})" if "/" in gpu else f"{gpu} {memory}".strip()
-        for header, (offer_kind, period) in PRICE_COLUMNS.items():
-            price_text = cells.get(header, "").strip()
-            if price_text in NOT_OFFERED:
-                continue
+        for offer_kind, period, _, price_text in self.price_cells(cells):
             yield self.offer(
                 response, sku=self.column(cells, "sku"), gpu_text=gpu_text,
                 gpu_count=self.column(cells, "gpu_count"),

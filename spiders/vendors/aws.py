@@ -3,6 +3,10 @@
 On-demand comes from the public bulk price list, one CSV per region. The real files are hundreds
 of MB (every instance, OS, tenancy and term), hence the long timeout; the rows are filtered here.
 Spot comes from spot.js, the JSONP file behind AWS's Spot pricing page (its shape is unverified).
+
+Neither source is a JSON body or an HTML table, so this spider builds on GpuPriceSpider, not on
+JsonApiSpider or HtmlTableSpider: a CSV whose header follows metadata lines, and a JavaScript
+callback wrapping JSON whose offers sit three levels deep (region, instance family, size).
 """
 
 from __future__ import annotations

@@ -68,7 +68,8 @@ class AzureSpider(JsonApiSpider):
         names = f"{offer.get('productName', '')} {offer.get('skuName', '')}"
         # Windows meters carry the OS licence ("Windows", some H100 ones "Win"); Low Priority
         # meters were retired in 2025. Neither is a GPU price.
-        if re.search(r"\bWin(dows)?\b|Low Priority", names) or offer.get("unitOfMeasure") != "1 Hour":
+        if (re.search(r"\bWin(dows)?\b|Low Priority", names)
+                or offer.get("unitOfMeasure") != "1 Hour"):
             return
         card = next((v for k, v in GPU_SKUS.items() if re.fullmatch(k, offer["armSkuName"])), None)
         if card is None:
@@ -82,7 +83,8 @@ class AzureSpider(JsonApiSpider):
             sku=offer["armSkuName"], gpu_text=gpu_text, gpu_count=gpu_count,
             region_text=offer["armRegionName"], offer_kind="spot" if spot else "on_demand",
             price_amount=str(offer["retailPrice"]), currency=offer["currencyCode"],
-            billing_period="hour", price_text=f"{offer['retailPrice']} {offer['currencyCode']}/hour",
+            billing_period="hour",
+            price_text=f"{offer['retailPrice']} {offer['currencyCode']}/hour",
             available=True,
             vendor_data={k: offer.get(k) for k in ("meterId", "skuName", "location",
                                                    "effectiveStartDate")},

@@ -9,6 +9,9 @@ is quarantined there with the reason. In the API, SKUs outside the GPU resource 
 are skipped, counted in `gcp/non_gpu_skus_skipped`; GPU SKUs that are not a plain on-demand or
 spot GPU-hour (commitments, Virtual Workstation licences, reservations, sole tenancy: the SKUs
 SkyPilot's fetch_gcp.py also prunes) are skipped, counted in `gcp/gpu_skus_other_pricing`.
+
+The page, the default path, is read by HtmlTableSpider. The keyed API is a second source of another
+shape (paged JSON) and a spider has one base, so `parse_skus` reads it and follows its page token.
 """
 
 from __future__ import annotations
@@ -20,33 +23,39 @@ from urllib.parse import urlencode
 
 from scrapy.http import Response
 
-from spiders.base import GpuPriceSpider
-from spiders.base.html_table import cell_text
+from spiders.base import HtmlTableSpider
 from spiders.items import RawOffer
 
 PAGE_URL = "https://cloud.google.com/compute/gpus-pricing"
 API_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"  # Compute Engine
-# Page column header -> offer kind; every cell is per GPU per hour.
-PRICE_COLUMNS = {"On-demand price per GPU (USD per hour)": "on_demand",
-                 "Spot price per GPU (USD per hour)": "spot"}
 # The description ("Nvidia A100 80GB GPU running in Americas", "Nvidia B200 (1 gpu slice) running
 # in ...") is a spelling parse_gpu reads. These words say the price is not the GPU-hour alone.
 OTHER_PRICING = re.compile(r"Virtual Workstation|Reserved|Sole Tenancy|Commitment|DWS", re.I)
 API_KINDS = {"OnDemand": "on_demand", "Preemptible": "spot"}
 
 
-class GcpSpider(GpuPriceSpider):
+class GcpSpider(HtmlTableSpider):
     name = "gcp"
     vendor = "Google Cloud"
     vendor_kind = "hyperscaler"
     api_key_env = "GCP_API_KEY"
+    start_urls = [PAGE_URL]
+    # One table per GPU model, the model named in its section's heading; every cell is per GPU
+    # per hour.
+    tables = "section.gpu-model"
+    rows = "table tbody tr"
+    header = "table thead th"
+    extra_cells = {"GPU": "ancestor::section[1]//h3"}
+    columns = {"gpu_text": "GPU", "region_text": "Region"}
+    prices = {"hour": "On-demand price per GPU (USD per hour)"}
+    spot_prices = {"hour": "Spot price per GPU (USD per hour)"}
     min_offers = 10
 
     async def start(self):
         if self.api_key():
             yield self._api_request(API_URL)
         else:
-            yield self.request(PAGE_URL, callback=self.parse_page)
+            yield self.request(PAGE_URL)
 
     def _api_request(self, url: str):
         # The key goes in a header, not in ?key=: URLs are logged by Scrapy and kept in the raw
@@ -54,27 +63,13 @@ class GcpSpider(GpuPriceSpider):
         return self.request(url, callback=self.parse_skus,
                             headers={"X-Goog-Api-Key": self.api_key()})
 
-    def parse_page(self, response: Response) -> Iterable[RawOffer]:
-        sections = response.css("section.gpu-model")
-        if not sections:
-            raise ValueError(f"gcp: no GPU price tables (section.gpu-model) on {response.url}")
-        for section in sections:
-            gpu_text = cell_text(section.css("h3")[0])
-            headers = [cell_text(th) for th in section.css("table thead th")]
-            missing = [h for h in ["Region", *PRICE_COLUMNS] if h not in headers]
-            if missing:
-                raise ValueError(f"gcp: table headers {missing} not found for {gpu_text} "
-                                 f"(found {headers})")
-            for tr in section.css("table tbody tr"):
-                cells = dict(zip(headers, (cell_text(td) for td in tr.css("td")), strict=False))
-                for column, kind in PRICE_COLUMNS.items():
-                    if not re.search(r"\d", cells.get(column, "")):
-                        continue  # "Not available": no spot market in this region
-                    yield self.offer(response, sku=gpu_text, gpu_text=gpu_text, gpu_count=1,
-                                     region_text=cells["Region"], offer_kind=kind,
-                                     price_text=cells[column], billing_period="hour",
-                                     available=None,
-                                     vendor_data={"location": cells.get("Location")})
+    def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
+        for kind, period, _, price_text in self.price_cells(cells):
+            if re.search(r"\d", price_text):   # else "Not available": no spot market here
+                yield self.offer(response, sku=cells["GPU"], gpu_text=cells["GPU"], gpu_count=1,
+                                 region_text=cells["Region"], offer_kind=kind,
+                                 price_text=price_text, billing_period=period, available=None,
+                                 vendor_data={"location": cells.get("Location")})
 
     def parse_skus(self, response: Response) -> Iterable:
         body = response.json()

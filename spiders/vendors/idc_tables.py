@@ -1,4 +1,5 @@
-"""Regional IDCs with a plain HTML price table: one spider class per entry of spiders/vendors/idc_tables.toml.
+"""Regional IDCs with a plain HTML price table: one spider class per entry of
+spiders/vendors/idc_tables.toml.
 
 Adding such an IDC needs a configuration entry and a recorded snapshot, no code.
 """
@@ -9,12 +10,14 @@ from pathlib import Path
 from spiders.base import HtmlTableSpider
 
 SOURCES_FILE = Path(__file__).resolve().parent / "idc_tables.toml"
-_SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "columns", "prices",
-                 "region", "offer_kind", "min_offers", "range_end", "price_per_card"}
+_SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "tables", "card_fields",
+                 "extra_cells", "columns", "prices", "spot_prices", "not_offered", "region",
+                 "offer_kind", "min_offers", "range_end", "price_per_card"}
 
 
 def _class_name(slug: str) -> str:
-    return "".join(part.upper() if len(part) == 2 else part.title() for part in slug.split("_")) + "Spider"
+    parts = (part.upper() if len(part) == 2 else part.title() for part in slug.split("_"))
+    return "".join(parts) + "Spider"
 
 
 def load_table_spiders(path: Path = SOURCES_FILE) -> dict[str, type[HtmlTableSpider]]:

@@ -21,14 +21,13 @@ and per country code (Community Cloud), every GPU type with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
 from scrapy import Request
 from scrapy.http import Response
 
-from spiders.base import GpuPriceSpider
+from spiders.base import JsonApiSpider
 from spiders.items import RawOffer
 
 API_URL = "https://api.runpod.io/graphql"
@@ -50,41 +49,39 @@ def prices_body(*, secure: bool, place: str) -> dict[str, Any]:
             "variables": {"lowestPriceInput": {"secureCloud": secure, **where, "gpuCount": 1}}}
 
 
-class RunpodSpider(GpuPriceSpider):
+class RunpodSpider(JsonApiSpider):
     name = "runpod"
     vendor = "RunPod"
     vendor_kind = "gpu_cloud"
     min_offers = 20
 
     async def start(self):
-        yield self._post({"query": PLACES_QUERY}, self.parse)
+        yield self.api_request(API_URL, {"query": PLACES_QUERY}, callback=self.parse_places)
 
-    def _post(self, body: dict, callback, **cb_kwargs: Any) -> Request:
-        return self.request(API_URL, callback=callback, method="POST", body=json.dumps(body),
-                            headers={"Content-Type": "application/json"}, cb_kwargs=cb_kwargs)
-
-    def parse(self, response: Response) -> Iterable[Request]:
+    def parse_places(self, response: Response) -> Iterable[Request]:
+        """The first step: one prices query per listed datacenter and per country."""
         data = _data(response, "dataCenters", "countryCodes")
-        for dc in data["dataCenters"]:
-            if dc.get("listed"):
-                yield self._post(prices_body(secure=True, place=dc["id"]), self.parse_prices,
-                                 place=dc["id"], secure=True)
-        for country in data["countryCodes"]:
-            if country:  # the list holds a null (hosts without a country)
-                yield self._post(prices_body(secure=False, place=country), self.parse_prices,
-                                 place=country, secure=False)
+        places = [(dc["id"], True) for dc in data["dataCenters"] if dc.get("listed")]
+        # the country list holds a null (hosts without a country)
+        places += [(country, False) for country in data["countryCodes"] if country]
+        for place, secure in places:
+            yield self.api_request(API_URL, prices_body(secure=secure, place=place),
+                                   cb_kwargs={"place": place, "secure": secure})
 
-    def parse_prices(self, response: Response, place: str, secure: bool) -> Iterable[RawOffer]:
-        for gpu in _data(response, "gpuTypes")["gpuTypes"]:
-            lowest = gpu.get("lowestPrice") or {}
-            if lowest.get("stockStatus") in NOT_OFFERED:
-                continue
-            tier, field = ("secure", "securePrice") if secure else ("community", "communityPrice")
-            on_demand = gpu.get(field)
-            if on_demand:
-                yield self._offer(response, gpu, place, tier, "on_demand", field, on_demand)
-            if secure and on_demand:
-                yield from self._savings_plans(response, gpu, place, on_demand)
+    def offers(self, body: dict, response: Response) -> list:
+        return _data(response, "gpuTypes")["gpuTypes"]
+
+    def parse_offer(self, gpu: dict, response: Response, place: str,
+                    secure: bool) -> Iterable[RawOffer]:
+        lowest = gpu.get("lowestPrice") or {}
+        if lowest.get("stockStatus") in NOT_OFFERED:
+            return
+        tier, field = ("secure", "securePrice") if secure else ("community", "communityPrice")
+        on_demand = gpu.get(field)
+        if on_demand:
+            yield self._offer(response, gpu, place, tier, "on_demand", field, on_demand)
+        if secure and on_demand:
+            yield from self._savings_plans(response, gpu, place, on_demand)
 
     def _savings_plans(self, response: Response, gpu: dict, place: str,
                        on_demand: float) -> Iterable[RawOffer]:

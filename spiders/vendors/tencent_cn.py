@@ -34,13 +34,12 @@ class TencentCNSpider(JsonApiSpider):
     offers_path = "data.instances"
     min_offers = 20
 
-    def parse(self, response: Response) -> Iterable:
+    def offers(self, body: dict, response: Response) -> list:
         # Errors come back as HTTP 200 with a non-zero code: fail loudly instead of "0 offers".
-        body = response.json()
         if body.get("code") != 0:
             raise ValueError(f"{self.name}: API error {body.get('code')!r} "
                              f"({body.get('message')}) on {response.url}")
-        yield from super().parse(response)
+        return super().offers(body, response)
 
     def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
         data = response.json()["data"]  # Scrapy caches the decoded body

@@ -13,7 +13,6 @@ the stat `vastai/offers_without_location` and a warning at the end of the crawl.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 
 from scrapy.http import Response
@@ -68,12 +67,10 @@ class VastaiSpider(JsonApiSpider):
     name = "vastai"
     vendor = "vast.ai"
     vendor_kind = "marketplace"
+    start_urls = [API_URL]
+    post_json = QUERY
     offers_path = "offers"
     min_offers = 10
-
-    async def start(self):
-        yield self.request(API_URL, method="POST", body=json.dumps(QUERY),
-                           headers={"Content-Type": "application/json"})
 
     def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
         place = (offer.get("geolocation") or "").strip(" ,")

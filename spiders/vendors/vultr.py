@@ -16,7 +16,8 @@ from collections.abc import Iterable
 
 from scrapy.http import Response
 
-from spiders.base import GpuPriceSpider
+from spiders.base import JsonApiSpider
+from spiders.base.json_api import dig
 from spiders.items import RawOffer
 from spiders.parsing.card_catalog import CARDS_BY_FAMILY
 from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
@@ -34,30 +35,23 @@ PRICES = {"hourly_cost": ("on_demand", "hour"), "monthly_cost": ("on_demand", "m
           "monthly_cost_preemptible": ("spot", "month")}
 
 
-class VultrSpider(GpuPriceSpider):
+class VultrSpider(JsonApiSpider):
     name = "vultr"
     vendor = "Vultr"
     vendor_kind = "gpu_cloud"
+    start_urls = [PLANS_URL, METAL_URL]
     min_offers = 20
 
-    async def start(self):
-        yield self.request(PLANS_URL)
-        yield self.request(METAL_URL)
+    def offers(self, body: dict, response: Response) -> list:
+        return self.list_at(body, "plans_metal" if "/plans-metal" in response.url else "plans",
+                            response)
 
-    def parse(self, response: Response) -> Iterable:
-        body = response.json()
-        key = "plans_metal" if "/plans-metal" in response.url else "plans"
-        if not isinstance(body.get(key), list):
-            raise ValueError(f"vultr: no list {key!r} in {response.url}")
-        for plan in body[key]:
-            yield from self.parse_plan(plan, response)
+    def next_page(self, body: dict, response: Response) -> str | None:
         # Vultr pages with a cursor in meta.links.next ("" on the last page).
-        cursor = ((body.get("meta") or {}).get("links") or {}).get("next")
-        if cursor:
-            base = response.url.split("&cursor=")[0]
-            yield self.request(f"{base}&cursor={cursor}")
+        cursor = dig(body, "meta.links.next")
+        return f"{response.url.split('&cursor=')[0]}&cursor={cursor}" if cursor else None
 
-    def parse_plan(self, plan: dict, response: Response) -> Iterable[RawOffer]:
+    def parse_offer(self, plan: dict, response: Response) -> Iterable[RawOffer]:
         if plan.get("gpu_type"):
             gpu_text, count, vram = cloud_gpu(plan["gpu_type"], plan.get("gpu_vram_gb"))
         elif m := METAL_RE.search(plan["id"]):

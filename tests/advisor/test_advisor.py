@@ -21,11 +21,21 @@ import pytest
 from click.testing import CliRunner
 from dagster_duckdb import DuckDBResource
 
+from pipelines.advisor import (
+    AdvisorError,
+    Offer,
+    Workload,
+    advise,
+    estimate_memory,
+    interconnect,
+    model_parallel_efficiency,
+    offers_from_db,
+    parse_params,
+    parse_profiles,
+    region_predicate,
+)
 from pipelines.cli.advise import advise_command
 from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles, workload_advice
-from pipelines.advisor import (AdvisorError, Offer, Workload, advise, estimate_memory,
-                                   interconnect, model_parallel_efficiency, offers_from_db,
-                                   parse_params, parse_profiles, region_predicate)
 from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
 from pipelines.warehouse.sql_models import load_models, run_model
 from spiders.layout import SQL_DIR
@@ -346,7 +356,7 @@ workloads:
     assert len(errors) == 4
     assert "profile typo: unknown task 'loar'" in errors[0]
     assert "same name" in errors[1] and "qlora" in errors[2] and "needs a `name`" in errors[3]
-    with pytest.raises(AdvisorError, match="w.yaml"):
+    with pytest.raises(AdvisorError, match=r"w.yaml"):
         parse_profiles("workloads: 3", "w.yaml")
 
 

@@ -15,7 +15,7 @@ import json
 import logging
 import socket
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from email.header import decode_header, make_header
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,15 +27,16 @@ import pytest
 from aiosmtpd.controller import Controller
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.alerts import price_alerts
 import pipelines.alerts as al
+from pipelines.alerts.rules import watch_region_filter
+from pipelines.defs.alerts import price_alerts
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_models import load_models, run_model
 from spiders.layout import SQL_DIR
 
 EXTERNAL = {"observations", "quarantine"}
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
-DAY1 = datetime(2026, 11, 20, 9, tzinfo=timezone.utc)
+DAY1 = datetime(2026, 11, 20, 9, tzinfo=UTC)
 BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
            "city": "Beijing", "is_tier1_city": True}
 SHANGHAI = {"region_code": "上海", "country": "CN", "province_or_state": "Shanghai",
@@ -102,7 +103,7 @@ def outbox(con: duckdb.DuckDBPyConnection, rule: str | None = None) -> list[dict
     cursor = con.execute("select * from alerts.outbox where ? is null or rule = ? "
                          "order by created_at, alert_key", [rule, rule])
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 # ------------------------------------------------------------------------------ loopback servers
@@ -346,19 +347,19 @@ def test_watch_alerts_again_only_after_going_above_the_ceiling(con):
 
 
 def test_watch_region_spellings_resolve_to_one_place():
-    assert al._watch_region("北京") == al._watch_region("Beijing") == ("province_or_state",
-                                                                       "Beijing")
-    assert al._watch_region("江苏") == al._watch_region("Jiangsu") == ("province_or_state",
-                                                                       "Jiangsu")
-    assert al._watch_region("内蒙古")[1] == "Inner Mongolia"
-    assert al._watch_region("US") == ("country", "US")
+    assert watch_region_filter("北京") == watch_region_filter("Beijing") == (
+        "province_or_state", "Beijing")
+    assert watch_region_filter("江苏") == watch_region_filter("Jiangsu") == (
+        "province_or_state", "Jiangsu")
+    assert watch_region_filter("内蒙古")[1] == "Inner Mongolia"
+    assert watch_region_filter("US") == ("country", "US")
 
 
 def test_month_end_dip_alerts_once_for_the_latest_complete_month(con):
     # 3 offers, 10 % cheaper in the last 5 days of September and October, back on the 1st; the
     # data run to Nov 7, so October is the latest complete month (6 offer-months, p = 1/64).
     r = al.parse_rules({"drop": {"enabled": False}, "new_low": {"enabled": False}}, "t")
-    rows, first = [], datetime(2026, 9, 1, 9, tzinfo=timezone.utc)
+    rows, first = [], datetime(2026, 9, 1, 9, tzinfo=UTC)
     for d in range(68):
         at = first + timedelta(days=d)
         last_days = (at + timedelta(days=5)).month != at.month
@@ -684,7 +685,7 @@ def test_saved_workload_cheaper_alerts_once_per_advisor_run(con):
     latest = advised(con, 850, hour=1)                                # 15 % cheaper
     first = al.detect_alerts(con, r)
     assert first.new_keys["workload_cheaper"] == [
-        f"workload_cheaper:13b-lora:{latest.astimezone(timezone.utc).isoformat()}"]
+        f"workload_cheaper:13b-lora:{latest.astimezone(UTC).isoformat()}"]
     assert al.detect_alerts(con, r).detected == 0                     # a re-run: same key
     [alert] = outbox(con, "workload_cheaper")
     for text in ("13b-lora", "15.0 % cheaper", "850.00 CNY", "1,000.00 CNY", "Test IDC",
@@ -698,6 +699,6 @@ def test_saved_workload_cheaper_alerts_once_per_advisor_run(con):
 
 
 def test_workload_cheaper_threshold_is_validated(tmp_path):
-    with pytest.raises(al.AlertConfigError, match="workload_cheaper.min_drop_pct: must be"):
+    with pytest.raises(al.AlertConfigError, match=r"workload_cheaper\.min_drop_pct: must be"):
         al.load_rules(write(tmp_path, "[workload_cheaper]\nmin_drop_pct = 0\n"))
     assert al.load_rules(al.DEFAULT_CONFIG).workload_cheaper.min_drop_pct == 10

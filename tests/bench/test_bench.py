@@ -24,9 +24,9 @@ from pipelines.tools.bench import (
     parse_args,
     run_bench,
 )
+from pipelines.tools.simulate import load_offers
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
-from pipelines.tools.simulate import load_offers
 
 OFFERS = 12
 DAYS = (1, 2)

@@ -16,8 +16,9 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipelines import check_sources as cs
+from pipelines.cli import check_sources as cs
 from pipelines.cli import main
+from pipelines.cli.source_probe import probe_settings
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import source_names, spider_class
 
@@ -100,7 +101,7 @@ def test_judge_matches_exactly_when_nothing_is_wrong(offers, min_offers, sibling
 def test_probe_settings_are_the_projects_made_polite_and_writing_nothing(tmp_path):
     from spiders import settings as project
 
-    settings = cs.probe_settings(tmp_path / "data", tmp_path / "result.json", 7)
+    settings = probe_settings(tmp_path / "data", tmp_path / "result.json", 7)
     assert settings["USER_AGENT"] == project.USER_AGENT
     assert settings.getbool("ROBOTSTXT_OBEY") and not settings.getbool("RETRY_ENABLED")
     assert settings.getfloat("DOWNLOAD_TIMEOUT") == 7

@@ -14,11 +14,14 @@ from tests.e2e.test_job_on_snapshots import gpuprices, query
 
 pytestmark = pytest.mark.e2e
 SOURCES = ("--source", "azure", "--source", "idc_sinnet_bj")
-BAD_ROWS = """
-      <tr><td>Ascend 910B 64G</td><td>整卡</td><td>1</td><td>¥8.00/时</td><td>¥2,000/月</td><td>有货</td></tr>
-      <tr><td>NVIDIA A100 80G SXM4</td><td>整卡 特价</td><td>1</td><td>¥0.00/时</td><td>联系客服</td><td>有货</td></tr>
-      <tr><td>GeForce RTX 4090 24G</td><td>整卡 活动</td><td>1</td><td>¥3,200.00/时</td><td>--</td><td>有货</td></tr>
-    </tbody>"""
+BAD_ROWS = (
+    "\n      <tr><td>Ascend 910B 64G</td><td>整卡</td><td>1</td><td>¥8.00/时</td><td>¥2,000/月</td>"
+    "<td>有货</td></tr>\n"
+    "      <tr><td>NVIDIA A100 80G SXM4</td><td>整卡 特价</td><td>1</td><td>¥0.00/时</td>"
+    "<td>联系客服</td><td>有货</td></tr>\n"
+    "      <tr><td>GeForce RTX 4090 24G</td><td>整卡 活动</td><td>1</td><td>¥3,200.00/时</td>"
+    "<td>--</td><td>有货</td></tr>\n"
+    "    </tbody>")
 
 
 def _snapshots(tmp_path, edit) -> str:
@@ -37,11 +40,13 @@ def test_bad_rows_are_quarantined_and_good_rows_land(tmp_path):
     data_dir = tmp_path / "data"
     proc = gpuprices(data_dir, "run", *SOURCES, snapshots=_snapshots(tmp_path, seed))
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'") == [(18,)]
+    assert query(data_dir, "select count(*) from observations "
+                           "where source = 'idc_sinnet_bj'") == [(18,)]
     reasons = dict(query(data_dir, """select stage || ': ' || reason, count(*) from quarantine
                                       group by 1 order by 1"""))
     assert reasons == {
-        "bounds: 3200.000000 CNY per RTX4090-24GB GPU-hour is outside the plausible range 0.3-15": 1,
+        "bounds: 3200.000000 CNY per RTX4090-24GB GPU-hour is outside the plausible range "
+        "0.3-15": 1,
         # a card outside the catalog cannot be read (V100 and other known cards now land)
         "card: unknown GPU model (not in card_catalog.csv) in 'Ascend 910B 64G 整卡'": 2,
         "price: not a price: -- (no price given)": 1,
@@ -60,7 +65,8 @@ def test_a_whole_source_gone_wrong_blocks_the_marts_until_rejected(tmp_path):
     feed_before = feed.read_bytes()
 
     def misread_currency(copy):
-        # The API starts answering in CNY while the numbers stay the USD ones: every price ~7x too low.
+        # The API starts answering in CNY while the numbers stay the USD ones: every price ~7x too
+        # low.
         for page in (copy / "azure").glob("retail_prices_page*.json"):
             body = json.loads(page.read_text())
             for item in body["Items"]:
@@ -75,7 +81,8 @@ def test_a_whole_source_gone_wrong_blocks_the_marts_until_rejected(tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "observation_batch:observation_batch_sources_consistent" in proc.stdout
     assert "price_level_ratio" in proc.stdout and "azure" in proc.stdout
-    assert query(data_dir, "select count(*), sum(price_per_gpu_hour_cny) from observations") == before
+    assert query(data_dir, "select count(*), sum(price_per_gpu_hour_cny) "
+                           "from observations") == before
     assert feed.read_bytes() == feed_before                 # marts and feeds were not rebuilt
 
     # the summary names the pending crawls to reject (the published database was not replaced)
@@ -84,6 +91,8 @@ def test_a_whole_source_gone_wrong_blocks_the_marts_until_rejected(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     proc = gpuprices(data_dir, "run", *SOURCES)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert query(data_dir, "select count(*), sum(price_per_gpu_hour_cny) from observations") == before
-    [(status, failures)] = query(data_dir, f"select status, failures from raw.crawls where crawl_id = '{wrong_crawl}'")
+    assert query(data_dir, "select count(*), sum(price_per_gpu_hour_cny) "
+                           "from observations") == before
+    [(status, failures)] = query(data_dir, "select status, failures from raw.crawls "
+                                           f"where crawl_id = '{wrong_crawl}'")
     assert status == "rejected" and failures[-1] == "rejected: currency misread as CNY"

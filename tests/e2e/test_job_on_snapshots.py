@@ -20,7 +20,8 @@ from spiders.registry import source_names
 pytestmark = pytest.mark.e2e
 
 
-def gpuprices(data_dir: Path, *args: str, snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
+def gpuprices(data_dir: Path, *args: str,
+              snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
     env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
            "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
            "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
@@ -89,7 +90,7 @@ def test_column_types_follow_the_schema(first_run):
 
 @pytest.mark.parametrize("source, sku_like, period, per_gpu_hour_cny", [
     ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整卡%", "hour", Decimal("62")),
-    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整机%", "hour", Decimal("52.5")),         # 420 / 8 cards
+    ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整机%", "hour", Decimal("52.5")),   # 420 / 8 cards
     ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 MIG 2g.20gb%", "hour", Decimal("98")),    # 24.50 / 0.25
     ("idc_sinnet_bj", "NVIDIA A100 80G SXM4 整卡%", "month", Decimal("11800") / 730),
     ("autodl_cn", "RTX 4090 24GB%' and region_code = '西北B区", "day", Decimal("45") / 24),
@@ -136,7 +137,8 @@ def test_duckdb_cli_reads_the_database(first_run):
 
 def test_raw_archive_holds_every_body(first_run):
     data_dir, _ = first_run
-    assert len(list((data_dir / "raw" / "objects").glob("*/*.gz"))) >= 5  # 3 Azure pages, IDC, AutoDL x2
+    # 3 Azure pages, IDC, AutoDL x2
+    assert len(list((data_dir / "raw" / "objects").glob("*/*.gz"))) >= 5
 
 
 HOLDER = """
@@ -202,7 +204,8 @@ def test_broken_source_is_isolated_and_loses_nothing(first_run, tmp_path):
     assert proc.returncode == 4, proc.stdout + proc.stderr          # partial: others landed
     assert "idc_sinnet_bj" in proc.stdout and "FAILED" in proc.stdout
     assert "table headers ['包月'] not found" in proc.stdout
-    assert query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'") == idc_before
+    assert query(data_dir, "select count(*) from observations "
+                           "where source = 'idc_sinnet_bj'") == idc_before
     [(passed,)] = query(data_dir, """select passed from raw.crawls where source = 'autodl_cn'
                                       order by started_at desc limit 1""")
     assert passed

@@ -1,5 +1,6 @@
-"""`make ui` serves the code location: `dagster dev` on 127.0.0.1 lists the asset graph, the job
-and the hourly schedule, and stops on SIGTERM."""
+"""`make ui` serves the code location: `dagster dev` on 127.0.0.1 (run in the repository, so it
+reads [tool.dagster] in pyproject.toml) names it `gpuprices`, lists the asset graph, the job and
+the hourly schedule, and stops on SIGTERM."""
 
 import json
 import os
@@ -18,6 +19,7 @@ from spiders.layout import REPO_ROOT
 pytestmark = pytest.mark.e2e
 
 QUERY = """{ assetNodes { assetKey { path } }
+  workspaceOrError { ... on Workspace { locationEntries { name } } }
   repositoriesOrError { ... on RepositoryConnection { nodes {
     jobs { name } schedules { name cronSchedule } } } } }"""
 
@@ -35,8 +37,8 @@ def test_dagster_dev_shows_graph_job_and_schedule(tmp_path):
     port = _free_port()
     env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_DATA_DIR": str(tmp_path / "data")}
     dagster = Path(sys.executable).parent / "dagster"
-    proc = subprocess.Popen([str(dagster), "dev", "-m", "pipelines.definitions", "-h", "127.0.0.1",
-                             "-p", str(port)], cwd=REPO_ROOT, env=env, start_new_session=True,
+    proc = subprocess.Popen([str(dagster), "dev", "-h", "127.0.0.1", "-p", str(port)],
+                            cwd=REPO_ROOT, env=env, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
@@ -53,6 +55,7 @@ def test_dagster_dev_shows_graph_job_and_schedule(tmp_path):
                 pass
             time.sleep(1)
         assert data, "dagster dev did not answer within 120 s"
+        assert [e["name"] for e in data["workspaceOrError"]["locationEntries"]] == ["gpuprices"]
         assets = {"/".join(a["assetKey"]["path"]) for a in data["assetNodes"]}
         assert {"raw/azure", "observations", "marts/latest_prices", "feeds/latest_prices"} <= assets
         [repo] = data["repositoriesOrError"]["nodes"]

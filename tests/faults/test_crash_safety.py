@@ -101,7 +101,8 @@ def _env(data_dir: Path, snapshots: Path) -> dict[str, str]:
 
 def run_to_the_end(data_dir: Path, snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pipelines.cli", *RUN], cwd=REPO_ROOT,
-                          env=_env(data_dir, snapshots), capture_output=True, text=True, timeout=600)
+                          env=_env(data_dir, snapshots), capture_output=True, text=True,
+                          timeout=600)
 
 
 def kill_at(data_dir: Path, watch_dir: Path, steps: list[Step],
@@ -115,7 +116,8 @@ def kill_at(data_dir: Path, watch_dir: Path, steps: list[Step],
     try:
         hit = watch.wait_for(steps, proc)
         if hit:
-            os.killpg(proc.pid, signal.SIGKILL)   # its own session: the run and any crawl it started
+            # its own session: the run and any crawl it started
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=60)
         return hit and proc.returncode == -signal.SIGKILL
     finally:
@@ -161,8 +163,9 @@ def opens_intact(work_db: Path, scratch: Path) -> dict[str, int]:
     with duckdb.connect(str(scratch / "prices.db")) as con:
         [size] = con.execute("pragma database_size").fetchall()
         assert size[0] == "prices"
-        tables = con.execute("select table_schema || '.' || table_name from information_schema.tables"
-                             " where table_type = 'BASE TABLE'").fetchall()
+        tables = con.execute("select table_schema || '.' || table_name "
+                             "from information_schema.tables "
+                             "where table_type = 'BASE TABLE'").fetchall()
         return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for (t,) in tables}
 
 
@@ -202,7 +205,8 @@ def quarantined(rows: list[tuple]) -> set[tuple]:
     """What was quarantined and why, whichever crawl: a run that finishes a killed run's loaded
     crawls and crawls the same hour again has each row twice (quarantine is kept per crawl),
     plus 'dedupe' rows for the second crawl (see test_recovery_quarantines_no_duplicates)."""
-    return {r for r in rows if r[2] != "dedupe"}   # columns: source, item_no, stage, reason, raw_item
+    # columns: source, item_no, stage, reason, raw_item
+    return {r for r in rows if r[2] != "dedupe"}
 
 
 @pytest.mark.parametrize("point", KILL_POINTS)
@@ -236,9 +240,9 @@ def test_killed_mid_write_the_next_run_recovers_to_the_same_tables(point, uninte
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="misleading quarantine: after a crash the killed run's loaded crawls are "
                           "still pending, the next run crawls the same hour again, and "
-                          "pipelines/defs/normalize.py normalize_pending quarantines every offer of "
-                          "the second crawl as 'dedupe' (the same offer appears twice in one crawl "
-                          "hour) although nothing is wrong with it")
+                          "pipelines/defs/normalize.py normalize_pending quarantines every offer "
+                          "of the second crawl as 'dedupe' (the same offer appears twice in one "
+                          "crawl hour) although nothing is wrong with it")
 def test_recovery_quarantines_no_duplicates(uninterrupted, tmp_path_factory):
     state = killed_then_rerun("history-insert-commit", tmp_path_factory)
     assert state["killed"] and state["rerun"].returncode == 0

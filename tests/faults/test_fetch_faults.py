@@ -48,7 +48,8 @@ def canonical(offers: list[dict]) -> list[str]:
 
 def crawl(source: str, faults: dict[str, list[Fault]], tmp_path: Path, *settings: str,
           snapshots: Path = SNAPSHOT_DIR) -> tuple[list[dict], dict, list]:
-    """One crawl of `source` over a replay server injecting `faults`; offers, verdict, faults served."""
+    """One crawl of `source` over a replay server injecting `faults`; offers, verdict, faults
+    served."""
     with ReplayServer(snapshots, faults=faults) as server:
         offers, verdict = run_crawl(source, server.url, tmp_path, *settings)
         served = server.served
@@ -167,7 +168,8 @@ TABLE_MISSING = ("idc_sinnet_bj: table headers ['按小时', '包月', '型号',
     pytest.param(IDC, IDC_URL, Fault(kind="retype", content_type="application/json"),
                  "Cannot use css on a Selector of type 'json'", id="html-served-as-json"),
 ])
-def test_bad_200_answer_fails_the_source_with_the_parse_error(source, url, fault, expected, tmp_path):
+def test_bad_200_answer_fails_the_source_with_the_parse_error(source, url, fault, expected,
+                                                              tmp_path):
     offers, verdict, served = crawl(source, {url: [fault]}, tmp_path)
     assert [s.kind for s in served] == [fault.kind]
     assert offers == [] and not verdict["passed"]
@@ -243,8 +245,8 @@ def test_aws_bulk_price_lists_fit_under_its_size_limit():
 
 
 def test_a_redirect_is_followed_on_loopback(tmp_path):
-    offers, verdict, served = crawl(NANJING, {NANJING_URL: [Fault(kind="redirect_loop")]},
-                                    tmp_path, FAST_RETRY)
+    _offers, verdict, served = crawl(NANJING, {NANJING_URL: [Fault(kind="redirect_loop")]},
+                                     tmp_path, FAST_RETRY)
     assert [s.kind for s in served] == ["redirect_loop"]
     assert "CannotResolveHostError" not in failure_text(verdict)
     assert verdict["passed"], verdict["failures"]
@@ -275,9 +277,10 @@ def test_chromium_page_whose_xhr_fails_fails_the_source(autodl_xhr_down):
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="unclear message: the verdict says 'TimeoutError' (the table selector); "
-                          "the failed XHR (URL, HTTP 503) is only in the browser; the Playwright "
-                          "route in spiders/base/spider.py could count failed sub-requests in stats")
+                   reason="unclear message: the verdict says 'TimeoutError' (the table "
+                          "selector); the failed XHR (URL, HTTP 503) is only in the browser; the "
+                          "Playwright route in spiders/base/spider.py could count failed "
+                          "sub-requests in stats")
 def test_chromium_failure_names_the_failed_xhr(autodl_xhr_down):
     _, verdict, _ = autodl_xhr_down
     assert "503" in failure_text(verdict) or "gpu_list" in failure_text(verdict)

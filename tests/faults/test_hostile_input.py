@@ -46,7 +46,8 @@ HOSTILE_TEXTS = {"sql": SQL, "quoted": QUOTED, "script": SCRIPT, "img": IMG,
 
 def _escape(text: str) -> str:
     """As a page writes text that is not markup."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
 
 
 # Cheaper than the page's own A100 80G (¥32.00/时): the hostile offers are the cheapest ones, so
@@ -103,7 +104,8 @@ def build_snapshots(copy: Path) -> dict[str, bytes]:
     page3.write_bytes(written["azure"])
 
     page = copy / "idc_sinnet_bj" / "gpu_price.html"
-    html = page.read_text(encoding="utf-8").replace('<meta charset="utf-8">', '<meta charset="gbk">')
+    html = page.read_text(encoding="utf-8").replace('<meta charset="utf-8">',
+                                                    '<meta charset="gbk">')
     # GBK has no U+00A5 '¥': GBK pages write the full-width '￥'
     written["idc_sinnet_bj"] = html.replace("¥", FULLWIDTH_YEN).encode("gbk")
     page.write_bytes(written["idc_sinnet_bj"])
@@ -112,10 +114,10 @@ def build_snapshots(copy: Path) -> dict[str, bytes]:
     page = copy / "idc_ulanqab" / "gpu_price.html"
     utf8 = page.read_text(encoding="utf-8")
     mixed = (utf8.split("</tbody>")[0].encode("utf-8")
-             + "<tr><td>NVIDIA A100 40G PCIe</td><td>".encode("utf-8")
+             + b"<tr><td>NVIDIA A100 40G PCIe</td><td>"
              + "特惠整卡".encode("gbk")                      # not UTF-8
              + "</td><td>1</td><td>¥27.00/时</td><td>¥5,300/月</td><td>有货</td></tr>\n"
-               "    </tbody>".encode("utf-8")
+               "    </tbody>".encode()
              + utf8.split("</tbody>", 1)[1].encode("utf-8"))
     written["idc_ulanqab"] = mixed
     page.write_bytes(mixed)
@@ -192,7 +194,8 @@ def test_the_run_completes_and_every_source_lands(hostile_run):
 def test_sql_in_scraped_text_is_stored_not_executed(hostile_run):
     tables = {t for (t,) in q(hostile_run, "select table_name from information_schema.tables")}
     assert {"observations", "quarantine", "latest_prices"} <= tables
-    [(sku,)] = q(hostile_run, "select distinct sku from observations where sku like ?", [f"%{SQL}%"])
+    [(sku,)] = q(hostile_run, "select distinct sku from observations where sku like ?",
+                 [f"%{SQL}%"])
     assert sku == f"NVIDIA A100 80G SXM4 整卡 {SQL} | 1"
 
 
@@ -208,7 +211,8 @@ def test_hostile_rows_land_verbatim(hostile_run):
 def test_hostile_rows_add_exactly_their_offers(hostile_run):
     clean = clean_offers("idc_nanjing")
     [(observed,)] = q(hostile_run, "select count(*) from observations where source = 'idc_nanjing'")
-    [(quarantined,)] = q(hostile_run, "select count(*) from quarantine where source = 'idc_nanjing'")
+    [(quarantined,)] = q(hostile_run,
+                         "select count(*) from quarantine where source = 'idc_nanjing'")
     # every row yields an hourly and a monthly offer
     assert observed + quarantined == len(clean) + 2 * (LANDING_ROWS + HALF_LANDING_ROWS)
     [(clean_quarantined,)] = q(hostile_run, "select count(*) from quarantine where source = "
@@ -231,8 +235,9 @@ def test_an_absurd_price_is_quarantined_as_a_price(hostile_run):
 
 
 def test_hostile_azure_strings_are_kept_in_the_raw_offers(hostile_run):
-    items = [json.loads(i) for (i,) in q(hostile_run, "select item from raw.offers o join raw.crawls "
-                                                      "c using (crawl_id) where c.source = 'azure'")]
+    items = [json.loads(i) for (i,) in q(hostile_run, "select item from raw.offers o "
+                                                      "join raw.crawls c using (crawl_id) "
+                                                      "where c.source = 'azure'")]
     vendor_data = [i["vendor_data"] for i in items]
     assert {"skuName": f"ND96asr v4 {SQL}", "location": f"{SCRIPT}{CONTROL}"}.items() <= \
         next(v for v in vendor_data if v["skuName"].endswith(SQL)).items()
@@ -244,7 +249,8 @@ def test_hostile_azure_strings_are_kept_in_the_raw_offers(hostile_run):
 
 
 def test_hostile_azure_region_is_quarantined_with_its_text(hostile_run):
-    [(stage, reason)] = q(hostile_run, "select stage, reason from quarantine where source = 'azure'")
+    [(stage, reason)] = q(hostile_run,
+                          "select stage, reason from quarantine where source = 'azure'")
     assert stage == "region"
     assert repr(HOSTILE_AZURE_REGION) in reason       # named, as a repr: no raw control bytes
     [(observed,)] = q(hostile_run, "select count(*) from observations where source = 'azure'")
@@ -264,7 +270,8 @@ def test_gbk_page_reads_as_the_utf8_one(hostile_run):
     regions = {r for (r,) in q(hostile_run, "select distinct region_code from observations "
                                             "where source = 'idc_sinnet_bj'")}
     assert regions == {"北京"}
-    [(whole_card,)] = q(hostile_run, """select count(*) from observations where source = 'idc_sinnet_bj'
+    [(whole_card,)] = q(hostile_run, """select count(*) from observations
+                                        where source = 'idc_sinnet_bj'
                                         and sku = 'NVIDIA A100 80G SXM4 整卡 | 1'""")
     assert whole_card == 2
     # the same prices as the UTF-8 page's ('￥62.00/时' reads as '¥62.00/时')
@@ -279,7 +286,7 @@ def test_mixed_encoding_page_keeps_its_good_rows(hostile_run):
                                          "where source = 'idc_ulanqab' union select distinct sku "
                                          "from observations where source = 'idc_ulanqab'")}
     assert clean < skus                                   # every UTF-8 row, read right
-    [foreign] = skus - clean                              # the GBK cell: undecodable bytes as U+FFFD
+    [foreign] = skus - clean          # the GBK cell: undecodable bytes as U+FFFD
     assert foreign.startswith("NVIDIA A100 40G PCIe \ufffd") and "特惠" not in foreign
 
 

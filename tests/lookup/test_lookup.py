@@ -28,7 +28,7 @@ def test_card_text_names_models_and_slices(text, models, fraction):
 
 
 def test_unknown_card_lists_the_known_ones():
-    with pytest.raises(LookupTextError, match="Known cards: .*A100-80GB"):
+    with pytest.raises(LookupTextError, match=r"Known cards: .*A100-80GB"):
         match_card("Voodoo 5")
 
 

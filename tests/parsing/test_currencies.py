@@ -14,7 +14,14 @@ import currency_converter
 import pytest
 
 from spiders.parsing.currencies import (
-    KNOWN_CURRENCIES, CurrencyError, FxRate, FxRateError, convert, fx_rate, iso_currency)
+    KNOWN_CURRENCIES,
+    CurrencyError,
+    FxRate,
+    FxRateError,
+    convert,
+    fx_rate,
+    iso_currency,
+)
 
 
 @lru_cache(maxsize=1)

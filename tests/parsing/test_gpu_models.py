@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 from spiders.parsing import card_catalog
 from spiders.parsing.card_catalog import CARDS, CARDS_BY_FAMILY, MISSION_FAMILIES
 from spiders.parsing.gpu_models import (
-    CANONICAL_MODELS, CARD_VRAM_GB, GpuParseError, GpuSpec, gpu_family, parse_gpu)
+    CANONICAL_MODELS,
+    CARD_VRAM_GB,
+    GpuParseError,
+    GpuSpec,
+    gpu_family,
+    parse_gpu,
+)
 
 WHOLE = D(1)
 

@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spiders.parsing.prices import (
-    PriceParseError, is_per_card, parse_period, parse_price, raw_price_fields)
+    PriceParseError,
+    is_per_card,
+    parse_period,
+    parse_price,
+    raw_price_fields,
+)
 
 # Amounts with 0-2 decimals in [0.01, 10^5), as vendors write them.
 AMOUNTS = st.sampled_from([0, 1, 2]).flatmap(
@@ -121,8 +126,9 @@ def test_is_per_card_reads_headers_and_unit_cells(header, expected):
 
 
 PER_CARD_SPELLINGS = [
-    ("¥{a}/卡/月", "CNY", "month"), ("¥{a}/月/卡", "CNY", "month"), ("{a}元/月/卡", "CNY", "month"),
-    ("每卡 {a}元/小时", "CNY", "hour"), ("单卡 ¥{a}/天", "CNY", "day"), ("{a}元/卡/周", "CNY", "week"),
+    ("¥{a}/卡/月", "CNY", "month"), ("¥{a}/月/卡", "CNY", "month"),
+    ("{a}元/月/卡", "CNY", "month"), ("每卡 {a}元/小时", "CNY", "hour"),
+    ("单卡 ¥{a}/天", "CNY", "day"), ("{a}元/卡/周", "CNY", "week"),
     ("${a}/GPU/hr", "USD", "hour"), ("${a}/hr/GPU", "USD", "hour"),
     ("${a} per GPU per hour", "USD", "hour"), ("US${a} per GPU-hour", "USD", "hour"),
     ("€{a}/GPU/h", "EUR", "hour"), ("¥{a}/卡季度", "CNY", "quarter"),
@@ -166,7 +172,8 @@ def test_units_unhappy(text, reason):
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 10 ** 6), unit=st.sampled_from(
-    [("元", 1), ("角", D("0.1")), ("分", D("0.01")), ("厘", D("0.001")), ("千", 1000), ("万", 10000)]))
+    [("元", 1), ("角", D("0.1")), ("分", D("0.01")), ("厘", D("0.001")), ("千", 1000),
+     ("万", 10000)]))
 def test_unit_property(n, unit):
     got = parse_price(f"{n}{unit[0]}/小时")
     assert (got.amount, got.currency) == (n * unit[1], "CNY")
@@ -225,8 +232,9 @@ def test_terms_unhappy(text, reason):
     _fails(text, reason)
 
 
-DECORATIONS = [("{p} 含税", True, None), ("不含税 {p}", False, None), ("{p} excl. VAT", False, None),
-               ("{p} 3个月起", None, 2190), ("{p}（7天起租）", None, 168), ("{p}, min. 1 year", None, 8760)]
+DECORATIONS = [("{p} 含税", True, None), ("不含税 {p}", False, None),
+               ("{p} excl. VAT", False, None), ("{p} 3个月起", None, 2190),
+               ("{p}（7天起租）", None, 168), ("{p}, min. 1 year", None, 8760)]
 BASES = [("¥{a}/小时", "CNY", "hour"), ("{a}元/月", "CNY", "month"), ("${a}/hr", "USD", "hour"),
          ("€{a}/day", "EUR", "day"), ("{a}元/卡/月", "CNY", "month")]
 

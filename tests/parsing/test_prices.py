@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from spiders.parsing.prices import (
-    HOURS_PER_PERIOD, ParsedPrice, PriceParseError, parse_period, parse_price, per_hour)
+    HOURS_PER_PERIOD,
+    ParsedPrice,
+    PriceParseError,
+    parse_period,
+    parse_price,
+    per_hour,
+)
 
 # text, default_currency, default_period -> ParsedPrice(amount, currency, period, ...); the classes
 # with their own tables (ranges, per-card markers, units, tax, minimum terms) follow.
@@ -209,7 +215,8 @@ SPELLINGS = [
     ("{a}元包年", "CNY", "year"), ("人民币{a}元/年", "CNY", "year"),
     ("${a}/hr", "USD", "hour"), ("US${g}/mo", "USD", "month"), ("{a} USD per hour", "USD", "hour"),
     ("${g} monthly", "USD", "month"), ("€{a}/h", "EUR", "hour"), ("{a} EUR/day", "EUR", "day"),
-    ("HK${a}/小时", "HKD", "hour"), ("£{a} per week", "GBP", "week"), ("{a}美元/月", "USD", "month"),
+    ("HK${a}/小时", "HKD", "hour"), ("£{a} per week", "GBP", "week"),
+    ("{a}美元/月", "USD", "month"),
 ]
 
 

@@ -11,8 +11,14 @@ from hypothesis import strategies as st
 
 import spiders.parsing.regions as regions_mod
 from spiders.parsing.regions import (
-    NO_LOCATION, TIER1_CITIES, Region, RegionParseError, province_aliases, resolve_region,
-    vendor_key)
+    NO_LOCATION,
+    TIER1_CITIES,
+    Region,
+    RegionParseError,
+    province_aliases,
+    resolve_region,
+    vendor_key,
+)
 
 R = Region
 CSV_PATH = Path(regions_mod.__file__).with_name("regions.csv")

@@ -22,7 +22,8 @@ def channel(tmp_path, monkeypatch):
     receiver.stop()
 
 
-@dg.asset(key=["raw", "flaky_idc"], check_specs=[dg.AssetCheckSpec(CRAWL_CHECK, asset=["raw", "flaky_idc"])])
+@dg.asset(key=["raw", "flaky_idc"],
+          check_specs=[dg.AssetCheckSpec(CRAWL_CHECK, asset=["raw", "flaky_idc"])])
 def flaky_source():
     yield dg.MaterializeResult(check_results=[dg.AssetCheckResult(
         check_name=CRAWL_CHECK, passed=False, severity=dg.AssetCheckSeverity.ERROR,

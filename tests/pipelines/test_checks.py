@@ -44,7 +44,8 @@ def _load_batch(db: DuckDBResource, rows: list[dict]) -> None:
     columns = list(CLEAN_ROW)
     with db.get_connection() as con:
         con.executemany(f"insert into observation_batch ({', '.join(columns)}) values "
-                        f"({', '.join('?' * len(columns))})", [[r[c] for c in columns] for r in rows])
+                        f"({', '.join('?' * len(columns))})",
+                        [[r[c] for c in columns] for r in rows])
 
 
 def test_clean_batch_passes(db):
@@ -68,10 +69,12 @@ def test_clean_batch_passes(db):
      [{**CLEAN_ROW, "observed_at": datetime(2031, 1, 1, tzinfo=UTC)}],
      "expect_column_values_to_be_between"),
     ("A100 at 0.5 CNY per GPU-hour (plausibility)",
-     [{**CLEAN_ROW, "price_per_gpu_hour_cny": Decimal("0.5")}], "expect_column_values_to_be_in_set"),
+     [{**CLEAN_ROW, "price_per_gpu_hour_cny": Decimal("0.5")}],
+     "expect_column_values_to_be_in_set"),
     ("slice at a third of the whole card per GPU (plausibility)",
-     [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "s", "sku": "A100 2g.20gb | 1", "gpu_fraction": Decimal("0.25"),
-                  "price_per_gpu_hour_cny": Decimal("20")}], "expect_column_values_to_be_in_set"),
+     [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "s", "sku": "A100 2g.20gb | 1",
+                  "gpu_fraction": Decimal("0.25"), "price_per_gpu_hour_cny": Decimal("20")}],
+     "expect_column_values_to_be_in_set"),
 ])
 def test_each_defect_fails_the_check(db, defect, rows, expectation):
     _load_batch(db, rows)
@@ -101,8 +104,8 @@ def _history(db: DuckDBResource, price: Decimal, rows: int) -> None:
                     "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
         earlier = OBSERVED.replace(hour=8)
         for n in range(rows):
-            row = {**CLEAN_ROW, "offer_id": f"h{n}", "observed_at": earlier, "observed_hour": earlier,
-                   "price_per_gpu_hour_cny": price, "crawl_id": "c0"}
+            row = {**CLEAN_ROW, "offer_id": f"h{n}", "observed_at": earlier,
+                   "observed_hour": earlier, "price_per_gpu_hour_cny": price, "crawl_id": "c0"}
             con.execute(f"insert into observations ({', '.join(row)}) values "
                         f"({', '.join('?' * len(row))})", list(row.values()))
 
@@ -146,7 +149,8 @@ def test_freshness_warns_about_stale_sources(db):
     with db.get_connection() as con:
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
                     "finished_at) values ('old', 'idc_old', 'live', true, 'passed', 5, "
-                    "now() - interval 5 hour), ('new', 'idc_new', 'live', true, 'passed', 5, now())")
+                    "now() - interval 5 hour), "
+                    "('new', 'idc_new', 'live', true, 'passed', 5, now())")
     result = sources_are_fresh(duckdb=db)
     assert not result.passed and result.severity == dg.AssetCheckSeverity.WARN
     assert [s["source"] for s in result.metadata["stale"].value] == ["idc_old"]
@@ -191,5 +195,6 @@ def test_a_passing_check_publishes_the_batch(db):
     result = _materialize(db)
     assert result.success
     with duckdb.connect(db.database, read_only=True) as con:
-        assert con.execute("select price_per_gpu_hour_cny from observations").fetchall() == [(Decimal("62"),)]
+        assert con.execute("select price_per_gpu_hour_cny from observations"
+                           ).fetchall() == [(Decimal("62"),)]
         assert con.execute("select count(*) from observation_batch").fetchone()[0] == 0

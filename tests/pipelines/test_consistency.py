@@ -16,8 +16,8 @@ from pipelines.defs.normalize import (
     normalize_pending,
     observation_batch,
 )
-from pipelines.warehouse.db import ensure_schema
 from pipelines.normalize import Quarantined, normalize_offer
+from pipelines.warehouse.db import ensure_schema
 
 
 def row(price: str, count: int = 1, fraction: str = "1", kind: str = "on_demand",
@@ -91,7 +91,8 @@ def test_normalize_pending_quarantines_the_misread_row():
     batch, quarantined = normalize_pending(_pending(ITEMS))
     assert sorted(batch["sku"]) == ["h800 | 1 | day", "h800 | 1 | hour", "h800 | 1 | month"]
     [q] = quarantined
-    assert (q["stage"], q["item_no"], q["crawl_id"], q["source"]) == ("consistency", 3, "c1", "idc_x")
+    assert (q["stage"], q["item_no"], q["crawl_id"], q["source"]) == (
+        "consistency", 3, "c1", "idc_x")
     assert "90.000000 CNY per GPU-hour" in q["reason"] and "at 12.00 CNY" in q["reason"]
     assert json.loads(q["raw_item"])["sku"] == "h800 | 8 | hour"
 

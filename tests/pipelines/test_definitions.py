@@ -15,21 +15,34 @@ def test_one_raw_asset_per_source():
     assert {f"raw/{s}" for s in source_names()} <= keys
 
 
+def _node(key: str):
+    return _graph().get(dg.AssetKey.from_user_string(key))
+
+
+def _parents(key: str) -> set[str]:
+    return {p.to_user_string() for p in _node(key).parent_keys}
+
+
 def test_asset_graph_edges():
-    graph = _graph()
-    parents = lambda key: {p.to_user_string() for p in graph.get(dg.AssetKey.from_user_string(key)).parent_keys}
-    assert parents("observation_batch") == {f"raw/{s}" for s in source_names()}
-    assert parents("observations") == {"observation_batch"}
-    assert parents("marts/latest_prices") == {"intermediate/int_offer_daily"}
-    assert parents("staging/stg_observations") == {"observations"}
-    assert parents("feeds/latest_prices") == {"marts/latest_prices"}
+    assert _parents("observation_batch") == {f"raw/{s}" for s in source_names()}
+    assert _parents("observations") == {"observation_batch"}
+    assert _parents("marts/latest_prices") == {"intermediate/int_offer_daily"}
+    assert _parents("staging/stg_observations") == {"observations"}
+    assert _parents("feeds/latest_prices") == {"marts/latest_prices"}
 
 
 def test_groups_are_layers():
+    keys = ("raw/azure", "observations", "marts/latest_prices", "feeds/latest_prices")
+    assert [_node(k).group_name for k in keys] == ["raw", "observations", "marts", "feeds"]
+
+
+def test_every_group_is_its_layer():
+    """A key's prefix is its layer and its group; observation_batch, quarantine and observations
+    (no prefix) make the observations layer."""
     graph = _graph()
-    group = lambda key: graph.get(dg.AssetKey.from_user_string(key)).group_name
-    assert [group(k) for k in ("raw/azure", "observations", "marts/latest_prices",
-                               "feeds/latest_prices")] == ["raw", "normalized", "marts", "feeds"]
+    for key in graph.get_all_asset_keys():
+        layer = key.path[0] if len(key.path) > 1 else "observations"
+        assert graph.get(key).group_name == layer, key.to_user_string()
 
 
 def test_job_and_hourly_schedule():
@@ -51,7 +64,7 @@ def test_every_mart_has_a_feed_and_the_published_database_comes_last():
     keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
     marts = {k.split("/", 1)[1] for k in keys if k.startswith("marts/")}
     assert {f"feeds/{m}" for m in marts} <= keys
-    published = graph.get(dg.AssetKey(["serve", "prices_db"]))
+    published = graph.get(dg.AssetKey(["feeds", "prices_db"]))
     assert {p.to_user_string() for p in published.parent_keys} >= {f"feeds/{m}" for m in marts}
 
 

@@ -17,20 +17,25 @@ def offer(**fields) -> dict:
 
 
 @pytest.mark.parametrize("fields, gpu_model, fraction, period, per_gpu_hour_cny", [
-    (dict(gpu_text="NVIDIA A100 80G SXM4 整卡", price_text="¥62.00/时"), "A100-80GB", 1, "hour", "62"),
-    # a 1/4 slice at 13.50 CNY/h is 54.00 per GPU-hour (DESIGN.md's worked example)
-    (dict(gpu_text="A100 80G 1/4", price_text="¥13.50/时"), "A100-80GB", Decimal("0.25"), "hour", "54"),
+    (dict(gpu_text="NVIDIA A100 80G SXM4 整卡", price_text="¥62.00/时"), "A100-80GB", 1, "hour",
+     "62"),
+    # a 1/4 slice at 13.50 CNY/h is 54.00 per GPU-hour (the worked example of the price unit)
+    (dict(gpu_text="A100 80G 1/4", price_text="¥13.50/时"), "A100-80GB", Decimal("0.25"), "hour",
+     "54"),
     # an 8-GPU server at 250 CNY/h is 31.25 per GPU-hour
-    (dict(gpu_text="A100 80G SXM4 整机", gpu_count="8", price_text="¥250/时"), "A100-80GB", 1, "hour", "31.25"),
-    (dict(gpu_text="A100 80G SXM4 MIG 2g.20gb", price_text="¥4,600/月"), "A100-80GB", Decimal("0.25"),
-     "month", str((Decimal(4600) / 730 / Decimal("0.25")).quantize(Decimal("0.000001")))),
+    (dict(gpu_text="A100 80G SXM4 整机", gpu_count="8", price_text="¥250/时"), "A100-80GB", 1,
+     "hour", "31.25"),
+    (dict(gpu_text="A100 80G SXM4 MIG 2g.20gb", price_text="¥4,600/月"), "A100-80GB",
+     Decimal("0.25"), "month",
+     str((Decimal(4600) / 730 / Decimal("0.25")).quantize(Decimal("0.000001")))),
     (dict(gpu_text="RTX 4090 24GB", price_text="¥45.00/日"), "RTX4090-24GB", 1, "day", "1.875"),
     (dict(gpu_text="H800 80GB", price_text="3.5万元/年"), "H800-80GB", 1, "year",
      str((Decimal(35000) / 8760).quantize(Decimal("0.000001")))),
     # written per card: an 8-card server's row priced "/卡/月" is not divided by 8 again
     (dict(gpu_text="A100 80G SXM4 整机", gpu_count="8", price_text="￥8000/卡/月"), "A100-80GB", 1,
      "month", str((Decimal(8000) / 730).quantize(Decimal("0.000001")))),
-    (dict(gpu_text="RTX 4090", gpu_count="4", price_text="¥2.10/卡时"), "RTX4090-24GB", 1, "hour", "2.1"),
+    (dict(gpu_text="RTX 4090", gpu_count="4", price_text="¥2.10/卡时"), "RTX4090-24GB", 1, "hour",
+     "2.1"),
 ])
 def test_cny_listings(fields, gpu_model, fraction, period, per_gpu_hour_cny):
     row = normalize_offer(offer(**fields))
@@ -46,8 +51,9 @@ def test_usd_api_price_with_dated_rate():
                                 region_text="eastus", price_amount="98.32", currency="USD",
                                 billing_period="hour", observed_at="2026-10-17T10:00:00Z"))
     assert row["price_per_gpu_hour_usd"] == Decimal("12.29")
-    assert row["fx_rate_date"] == date(2026, 10, 16)  # a Saturday observation uses Friday's ECB rate
-    assert Decimal("6") < row["price_per_gpu_hour_cny"] / row["price_per_gpu_hour_usd"] < Decimal("8")
+    assert row["fx_rate_date"] == date(2026, 10, 16)  # a Saturday observation: Friday's ECB rate
+    cny_per_usd = row["price_per_gpu_hour_cny"] / row["price_per_gpu_hour_usd"]
+    assert Decimal("6") < cny_per_usd < Decimal("8")
     assert (row["country"], row["province_or_state"]) == ("US", "Virginia")
 
 
@@ -63,7 +69,8 @@ def test_observed_hour_is_the_natural_key_bucket():
 
 def test_same_offer_same_id_across_observations():
     a = normalize_offer(offer(gpu_text="RTX 4090", price_text="¥2/时"))
-    b = normalize_offer(offer(gpu_text="RTX 4090", price_text="¥1.8/时", observed_at="2026-12-01T00:00:00Z"))
+    b = normalize_offer(offer(gpu_text="RTX 4090", price_text="¥1.8/时",
+                              observed_at="2026-12-01T00:00:00Z"))
     c = normalize_offer(offer(gpu_text="RTX 4090", price_text="¥1200/月"))
     assert a["offer_id"] == b["offer_id"] != c["offer_id"]
 
@@ -78,8 +85,10 @@ def test_same_offer_same_id_across_observations():
     (dict(gpu_text="RTX 4090", price_text="¥2/时", gpu_count="0"), "card", "at least 1"),
     # 2720 元/时 for a 4090: a 厘 (1/1000 元) price read as 元 — caught by the plausibility bounds
     (dict(gpu_text="RTX 4090", price_text="¥2720/时"), "bounds", "outside the plausible range"),
-    (dict(gpu_text="RTX 4090", price_amount="-1", currency="USD", billing_period="hour"), "price", "positive"),
-    (dict(gpu_text="RTX 4090", price_amount="0.4", currency=None, billing_period="hour"), "currency", "without a currency"),
+    (dict(gpu_text="RTX 4090", price_amount="-1", currency="USD", billing_period="hour"),
+     "price", "positive"),
+    (dict(gpu_text="RTX 4090", price_amount="0.4", currency=None, billing_period="hour"),
+     "currency", "without a currency"),
 ])
 def test_quarantine_reasons(fields, stage, reason):
     with pytest.raises(Quarantined) as exc:

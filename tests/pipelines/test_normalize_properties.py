@@ -55,7 +55,8 @@ HALF = (A100_HIGH / 2).quantize(Decimal("0.01"))
 def test_per_gpu_hour_price_is_monotonic_in_the_listed_price(hourly, more, period):
     # listed prices whose hourly equivalent stays inside the A100's plausible bounds
     hours = HOURS_PER_PERIOD[period]
-    assert _cny_per_gpu_hour(hourly * hours, period) <= _cny_per_gpu_hour((hourly + more) * hours, period)
+    assert (_cny_per_gpu_hour(hourly * hours, period)
+            <= _cny_per_gpu_hour((hourly + more) * hours, period))
 
 
 @settings(deadline=None)
@@ -64,7 +65,8 @@ def test_per_gpu_hour_price_is_monotonic_in_the_listed_price(hourly, more, perio
 def test_listed_price_is_recoverable(amount, period):
     listed = amount * HOURS_PER_PERIOD[period] if period != "hour" else amount
     per_gpu_hour = _cny_per_gpu_hour(listed, period)
-    assert abs(per_gpu_hour * HOURS_PER_PERIOD[period] - listed) <= Decimal("0.000001") * HOURS_PER_PERIOD[period]
+    hours = HOURS_PER_PERIOD[period]
+    assert abs(per_gpu_hour * hours - listed) <= Decimal("0.000001") * hours
 
 
 @settings(deadline=None)

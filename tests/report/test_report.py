@@ -17,29 +17,21 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from html import escape
 from pathlib import Path
 
 import dagster as dg
 import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
+from markupsafe import escape  # the escaping of the page's templates (Jinja2 autoescape)
 from playwright.sync_api import Browser, sync_playwright
 from plotly.offline import get_plotlyjs
 
+from pipelines.display import MAX_TEXT_CHARS, clean_text
+from pipelines.report import CHARTS, ReportError, build_report, claims_section, figure, link
 from pipelines.warehouse.db import ensure_schema
-from pipelines.report import (
-    CHARTS,
-    MAX_TEXT_CHARS,
-    ReportError,
-    build_report,
-    claims_section,
-    clean_text,
-    figure,
-    link,
-)
 from pipelines.warehouse.sql_models import load_models, run_model
 from spiders.layout import REPO_ROOT, SQL_DIR
 from spiders.settings import CHROMIUM_ARGS
@@ -47,7 +39,7 @@ from spiders.settings import CHROMIUM_ARGS
 ARTIFACTS = Path(__file__).parent / "artifacts"
 CHROMIUM = os.environ.get("GPUPRICES_CHROMIUM", "/usr/bin/chromium")
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730}
-LAST_DAY = datetime(2026, 11, 30, 9, tzinfo=timezone.utc)
+LAST_DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
 
 # Scraped text an attacker (or a broken page) could put in a vendor's listing.
 HOSTILE = {
@@ -443,7 +435,7 @@ def test_links_only_for_http_urls(url, is_link):
 
 def test_link_escapes_the_url_in_the_attribute():
     html = link('https://x.example/"><script>alert(1)</script>')
-    assert html.startswith('<a href="https://x.example/&quot;&gt;&lt;script&gt;')
+    assert html.startswith('<a href="https://x.example/&#34;&gt;&lt;script&gt;')
     assert 'rel="noopener noreferrer nofollow"' in html
 
 
@@ -505,8 +497,8 @@ def test_report_on_a_real_replayed_run(tmp_path, browser):
 # -- saved workloads (advisor.workload_advice) -------------------------------------------------
 
 def test_saved_workloads_section_shows_each_best_option_escaped(tmp_path):
-    from pipelines.defs.advisor import write_advice
     from pipelines.advisor import Workload
+    from pipelines.defs.advisor import write_advice
 
     db = build_database(tmp_path / "prices.db", market(LAST_DAY))
     name = "<b>lora</b> & \"13B\""
@@ -520,8 +512,8 @@ def test_saved_workloads_section_shows_each_best_option_escaped(tmp_path):
     section = html[html.index('<section id="workloads">'):]
     section = section[:section.index("</section>")]
     assert "<h2>Saved workloads</h2>" in section and "<table>" in section
-    assert name not in html and escape(name, quote=True) in section
-    assert escape(best[0], quote=True) in section and f"{best[1]:,.2f}" in section
+    assert name not in html and escape(name) in section
+    assert escape(best[0]) in section and f"{best[1]:,.2f}" in section
     assert ">best<" in section
 
 

@@ -43,7 +43,7 @@ def test_command_line(offers, tmp_path):
     assert query(target, "select count(*) as n from observations")["n"][0] == n * 12
     assert query(target, "select count(*) as n from marts.latest_prices")["n"][0] == n
     truth = query(target, "select effect, count(*) as n from truth.offer_effects group by 1")
-    rows = dict(zip(truth["effect"], truth["n"]))
+    rows = dict(zip(truth["effect"], truth["n"], strict=True))
     vanished = rows.pop("churn_vanish", 0)                 # a seeded half of the offers
     assert rows == {"dip": n, "drop": n, "trend": n} and 0 < vanished < n
     assert "truth" in result.output

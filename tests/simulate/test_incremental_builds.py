@@ -9,8 +9,16 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (DUCKDB_CONFIG, MonthEndDip, PriceDrop, RegionalGap, append_hour,
-                                load_offers, run_models, simulate)
+from pipelines.tools.simulate import (
+    DUCKDB_CONFIG,
+    MonthEndDip,
+    PriceDrop,
+    RegionalGap,
+    append_hour,
+    load_offers,
+    run_models,
+    simulate,
+)
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]
 START = datetime(2026, 6, 1, tzinfo=UTC)

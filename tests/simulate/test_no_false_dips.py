@@ -3,7 +3,8 @@ end and an exchange-rate swing around every month end each produce no dip signal
 dip in the same history does (so the test can tell a blind mart from an honest one).
 
 Six months of real offers (three configured IDCs in CNY, Vultr in USD), a crawl every 12 hours,
-1 % noise; the groups are scored with make truth's own query (pipelines/tools/truth/sql/dip_groups.sql).
+1 % noise; the groups are scored with make truth's own query
+(pipelines/tools/truth/sql/dip_groups.sql).
 """
 
 from __future__ import annotations

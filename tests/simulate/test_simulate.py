@@ -17,8 +17,6 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.warehouse.db import ensure_schema
-from spiders.layout import db_path as real_db_path
 from pipelines.tools.simulate import (
     DUCKDB_CONFIG,
     MonthEndDip,
@@ -30,6 +28,8 @@ from pipelines.tools.simulate import (
     load_offers,
     simulate,
 )
+from pipelines.warehouse.db import ensure_schema
+from spiders.layout import db_path as real_db_path
 from spiders.parsing.currencies import fx_rate
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
@@ -175,7 +175,7 @@ def test_price_amount_matches_per_gpu_hour(sims, offers):
         {"currency": c, "fx_rate_date": d,
          "to_cny": float(fx_rate(c, "CNY", pd.Timestamp(d).date()).rate),
          "to_usd": float(fx_rate(c, "USD", pd.Timestamp(d).date()).rate)}
-        for c, d in zip(pairs["currency"], pairs["fx_rate_date"])])
+        for c, d in zip(pairs["currency"], pairs["fx_rate_date"], strict=True)])
     periods = pd.DataFrame({"billing_period": list(HOURS_PER_PERIOD),
                             "hours": [float(h) for h in HOURS_PER_PERIOD.values()]})
     con = duckdb.connect(str(path), read_only=True)

@@ -1,5 +1,6 @@
-"""Structural effects (pipelines/tools/simulate/structure.py): prices and truth rows on hand-made offers,
-then once on the real offers of three IDC sources. Pure DataFrames: nothing is simulated here."""
+"""Structural effects (pipelines/tools/simulate/structure.py): prices and truth rows on hand-made
+offers, then once on the real offers of three IDC sources. Pure DataFrames: nothing is simulated
+here."""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ import pandas as pd
 import pytest
 
 from pipelines.tools.simulate import OFFER_COLUMNS, SimulationError, load_offers
-from pipelines.tools.simulate.structure import (CLI_FLAGS, STRUCTURAL_EFFECTS, TRUTH_COLUMNS,
-                                          MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
-                                          SliceRatio, SpotRatio, apply_structure,
-                                          province_region)
+from pipelines.tools.simulate.structure import (
+    CLI_FLAGS,
+    STRUCTURAL_EFFECTS,
+    TRUTH_COLUMNS,
+    MonthlyRatio,
+    RegionalGap,
+    RegionCopy,
+    ServerRatio,
+    SliceRatio,
+    SpotRatio,
+    apply_structure,
+    province_region,
+)
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
 USD_PER_CNY = 0.138

@@ -13,8 +13,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, PriceDrop, SimulationError,
-                                Trend, append_hour, local_time_zone, month_end_window, simulate)
+from pipelines.tools.simulate import (
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    PriceDrop,
+    SimulationError,
+    Trend,
+    append_hour,
+    local_time_zone,
+    month_end_window,
+    simulate,
+)
 from spiders.parsing.currencies import fx_rate
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
@@ -132,7 +142,7 @@ def test_python_and_sql_staging_agree_on_the_local_calendar(tmp_path):
         con.close()
     assert len(rows) == len(offers) * 7 * 24
     python_zone = [local_time_zone(s, None if pd.isna(c) else c)
-                   for s, c in zip(rows["source"], rows["country"])]
+                   for s, c in zip(rows["source"], rows["country"], strict=True)]
     assert list(rows["local_time_zone"]) == python_zone
     assert set(python_zone) == {"Asia/Shanghai", "UTC"}
     for zone, group in rows.groupby("local_time_zone"):
@@ -226,7 +236,7 @@ def test_trend_is_steady_and_compounds_to_the_expected_multiple(tmp_path):
              build_models=False, effects=[Trend(-9, ("idc_test",))])
     series = query(path, """select observed_hour, price_amount::double as amount
                             from observations where offer_id = 'bj-1' order by 1""")
-    at = dict(zip(series["observed_hour"], series["amount"]))
+    at = dict(zip(series["observed_hour"], series["amount"], strict=True))
     assert at[stamp(2026, 6, 20)] == 12.0
     assert at[stamp(2026, 7, 20)] == pytest.approx(12 * 0.91, rel=5e-4)         # day 30
     assert at[stamp(2026, 7, 5)] == pytest.approx(12 * 0.91 ** 0.5, rel=5e-4)   # day 15

@@ -11,9 +11,23 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, PriceDrop,
-                                RegionalGap, RegionCopy, ServerRatio, SliceRatio, SpotRatio, Trend,
-                                append_hour, apply_structure, local_time_zone, simulate)
+from pipelines.tools.simulate import (
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    MonthlyRatio,
+    PriceDrop,
+    RegionalGap,
+    RegionCopy,
+    ServerRatio,
+    SliceRatio,
+    SpotRatio,
+    Trend,
+    append_hour,
+    apply_structure,
+    local_time_zone,
+    simulate,
+)
 from pipelines.tools.simulate.offers import as_frame
 from tests.simulate.test_time_effects import make_offer, query
 
@@ -116,7 +130,8 @@ def test_every_effect_writes_truth_rows_for_the_offers_it_touched(simulated):
     for effect in ("dip", "churn_vanish", "churn_appear"):
         zoned = rows(effect)
         assert list(zoned["time_zone"]) == [local_time_zone(s, c) for s, c in zip(
-            zoned["source"], ["US" if s == "cloud_us" else "CN" for s in zoned["source"]])]
+            zoned["source"], ["US" if s == "cloud_us" else "CN" for s in zoned["source"]],
+            strict=True)]
 
 
 def test_structural_truth_rows_are_the_ones_apply_structure_returns(simulated):

@@ -12,7 +12,8 @@ from pathlib import Path
 from spiders.layout import REPO_ROOT
 
 
-def run_crawl(source: str, replay_url: str, data_dir: Path, *settings: str) -> tuple[list[dict], dict]:
+def run_crawl(source: str, replay_url: str, data_dir: Path,
+              *settings: str) -> tuple[list[dict], dict]:
     items = data_dir / f"{source}.jsonl"
     env = {**os.environ, "GPUPRICES_REPLAY_URL": replay_url, "GPUPRICES_DATA_DIR": str(data_dir)}
     cmd = [sys.executable, "-m", "scrapy", "crawl", source, "-a", "crawl_id=test",

@@ -21,7 +21,7 @@ INSTANCES = json.loads((SNAPSHOT_DIR / "alibaba_cn" / "gpu_instances.json")
 
 def test_unrendered_shell_has_no_table_and_says_so():
     shell = file_response("alibaba_cn", "price_product.html")
-    with pytest.raises(ValueError, match="alibaba_cn: table headers .* not found"):
+    with pytest.raises(ValueError, match=r"alibaba_cn: table headers .* not found"):
         list(AlibabaCNSpider(crawl_id="t").parse(shell))
 
 
@@ -101,7 +101,8 @@ def test_vgpu_rows_mark_the_slice_memory(offers):
 
 
 def test_vgpu_slices_normalize_as_a100_80gb_fractions(offers):
-    half = normalize_offer(by(offers, "ecs.vgn7e-c8g1.2xlarge", "华北2（北京）")[("on_demand", "hour")])
+    half_row = by(offers, "ecs.vgn7e-c8g1.2xlarge", "华北2（北京）")
+    half = normalize_offer(half_row[("on_demand", "hour")])
     assert (half["gpu_model"], half["gpu_fraction"], half["vram_gb"]) == (
         "A100-80GB", Decimal("0.5"), 40)
     assert half["price_per_gpu_hour_cny"] == Decimal("39.000000")  # ¥19.50/h for half a card

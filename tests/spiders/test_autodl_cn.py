@@ -13,7 +13,7 @@ from tests.spiders.crawl import run_crawl
 
 def test_unrendered_shell_has_no_table_and_says_so():
     shell = file_response("autodl_cn", "market_list.html")
-    with pytest.raises(ValueError, match="autodl_cn: table headers .* not found"):
+    with pytest.raises(ValueError, match=r"autodl_cn: table headers .* not found"):
         list(AutodlCNSpider(crawl_id="t").parse(shell))
 
 
@@ -45,5 +45,6 @@ def test_sold_out_machines_are_unavailable(crawl):
 def test_xhr_json_is_archived(crawl, ):
     offers, verdict = crawl
     fetches = verdict["fetches"]
-    assert any(f["url"].startswith("https://www.autodl.com/api/v1/market/gpu_list") for f in fetches)
+    api = "https://www.autodl.com/api/v1/market/gpu_list"
+    assert any(f["url"].startswith(api) for f in fetches)
     assert all(o["url"] == "https://www.autodl.com/market/list" for o in offers)

@@ -1,4 +1,5 @@
-"""Azure Retail Prices API: parse the recorded pages (city-scrapers style: parse once, many checks)."""
+"""Azure Retail Prices API: parse the recorded pages (city-scrapers style: parse once, many
+checks)."""
 
 from decimal import Decimal
 
@@ -24,7 +25,8 @@ def test_follows_next_page_link():
 
 def test_drops_windows_and_low_priority_meters():
     page_items = PAGE1.json()["Items"]
-    dropped = [i for i in page_items if "Windows" in i["productName"] or "Low Priority" in i["skuName"]]
+    dropped = [i for i in page_items
+               if "Windows" in i["productName"] or "Low Priority" in i["skuName"]]
     assert dropped, "the snapshot should hold meters the spider must drop"
     assert len(OFFERS) == len(page_items) - len(dropped)
     assert not any("Windows" in str(o["vendor_data"]) for o in OFFERS)
@@ -53,7 +55,8 @@ def test_eight_gpu_vms_carry_their_gpu_count():
     assert nd and {o["gpu_count"] for o in nd} == {8}
 
 
-@pytest.mark.parametrize("offer", OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
+@pytest.mark.parametrize("offer", OFFERS,
+                         ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["url"].startswith("https://prices.azure.com/")

@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from spiders.layout import SNAPSHOT_DIR
-from spiders.replay_server import Fault, ReplayServer
 from spiders.registry import source_names
+from spiders.replay_server import Fault, ReplayServer
 from tests.spiders.crawl import run_crawl
 
 PLAIN_SOURCES = [s for s in source_names() if s != "autodl_cn"]  # autodl_cn: test_autodl_cn.py

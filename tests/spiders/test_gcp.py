@@ -22,7 +22,7 @@ PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"  # a page token from the sn
 crawler = get_crawler(GcpSpider)
 spider = GcpSpider.from_crawler(crawler, crawl_id="test")
 PAGE = file_response("gcp", "gpus_pricing.html")
-PAGE_OFFERS = list(spider.parse_page(PAGE))
+PAGE_OFFERS = list(spider.parse(PAGE))
 TRACKED = [o for o in PAGE_OFFERS if "T4" not in o["gpu_text"]]
 API_OUTPUT = [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
               for x in spider.parse_skus(file_response("gcp", f))]
@@ -43,7 +43,7 @@ async def _collect(agen):
 def test_without_key_reads_the_public_page(monkeypatch):
     monkeypatch.delenv("GCP_API_KEY", raising=False)
     [request] = asyncio.run(_collect(GcpSpider(crawl_id="t").start()))
-    assert request.url == PAGE_URL and request.callback.__name__ == "parse_page"
+    assert request.url == PAGE_URL and request.callback.__name__ == "parse"
 
 
 def test_with_key_calls_the_catalog_api_and_keeps_the_key_out_of_the_url(monkeypatch):
@@ -110,10 +110,10 @@ def test_changed_page_layout_is_loud():
     html = PAGE.text.replace("Spot price per GPU (USD per hour)", "Spot VM price")
     changed = HtmlResponse(url=PAGE_URL, body=html.encode(), encoding="utf-8")
     with pytest.raises(ValueError, match=r"gcp: table headers \['Spot price per GPU"):
-        list(spider.parse_page(changed))
+        list(spider.parse(changed))
     empty = HtmlResponse(url=PAGE_URL, body=b"<html><body>Moved</body></html>", encoding="utf-8")
     with pytest.raises(ValueError, match="no GPU price tables"):
-        list(spider.parse_page(empty))
+        list(spider.parse(empty))
 
 
 @pytest.mark.parametrize("offer", TRACKED,

@@ -90,7 +90,8 @@ def test_a100_variants_from_the_nvidia_names():
     assert (row["gpu_model"], row["gpu_variant"], row["gpu_count"]) == ("A100-80GB", "SXM", 8)
 
 
-@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in OTHER_CARDS)],
+@pytest.mark.parametrize("offer", [o for o in OFFERS
+                                   if any(u in o["gpu_text"] for u in OTHER_CARDS)],
                          ids=lambda o: f"{o['sku']}-{o['billing_period']}")
 def test_other_cards_are_kept(offer):
     family = next(u for u in OTHER_CARDS if u in offer["gpu_text"])

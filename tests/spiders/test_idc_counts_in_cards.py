@@ -22,7 +22,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "idc_counts_in_cards.html"
 URL = "https://www.langfang-idc.example/gpu/price.html"
 CONFIG = """
 [html_table.idc_langfang]
-note = "廊坊某IDC (Hebei): counts in the card cells, slices by memory share, per-card monthly column."
+note = "廊坊某IDC (Hebei): counts in the card cells, slices by memory share, per-card month."
 vendor = "廊坊某IDC (Hebei)"
 vendor_kind = "idc"
 url_verified = false
@@ -81,7 +81,7 @@ EXPECTED = [
     ("A100 80G 切分 20G", "month", "A100-80GB", 1, "0.25", per_month("2900", "0.25")),
     ("RTX 4090 24G ×4", "hour", "RTX4090-24GB", 4, "1", Decimal("2.1")),         # 8.40 / 4
     ("RTX 4090 24G ×4", "month", "RTX4090-24GB", 4, "1", per_month("1000")),
-    ("H800 80G SXM5 单卡", "hour", "H800-80GB", 1, "1", Decimal("46")),           # not the struck 52
+    ("H800 80G SXM5 单卡", "hour", "H800-80GB", 1, "1", Decimal("46")),   # not the struck 52
     ("H800 80G SXM5 单卡", "month", "H800-80GB", 1, "1", per_month("10500")),
 ]
 
@@ -121,7 +121,8 @@ def test_raw_items_keep_what_the_texts_say(offers):
     h100 = by_key[("H100 80G SXM5", "hour")]
     assert (h100["price_low"], h100["price_high"], h100.get("range_end")) == ("55", "65", None)
     h800 = by_key[("H800 80G SXM5 单卡", "hour")]
-    assert (h800["price_text"], h800["list_price_amount"]) == ("原价 ¥52.00/时 现价 ¥46.00/时", "52.00")
+    assert (h800["price_text"], h800["list_price_amount"]) == (
+        "原价 ¥52.00/时 现价 ¥46.00/时", "52.00")
     assert by_key[("A100 80G 单卡", "hour")]["sku"] == "A100 80G 单卡 | 1"
     assert by_key[("RTX 4090 24G ×4", "hour")]["sku"] == "RTX 4090 24G ×4 | 4"
 

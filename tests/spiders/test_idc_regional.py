@@ -1,4 +1,5 @@
-"""Regional IDCs configured in spiders/vendors/idc_tables.toml (no code): each parses its recorded page.
+"""Regional IDCs configured in spiders/vendors/idc_tables.toml (no code): each parses its recorded
+page.
 
 The pages are modeled (see each manifest.json); the prices are illustrative. 面议 cells still
 yield offers, which normalization quarantines at the price stage; 售罄 rows are kept as
@@ -95,8 +96,8 @@ def test_ulanqab_sold_out_server_and_region():
 
 def test_guian_own_header_texts_map_to_the_same_fields():
     mig = [o for o in OFFERS["idc_guian"] if o["gpu_text"] == "NVIDIA A100 80G SXM4 MIG 3g.40gb"]
-    assert [(o["billing_period"], o["price_text"], o["gpu_count"], o["available"]) for o in mig] == [
-        ("hour", "¥30.80/时", "1", True), ("month", "¥5,600/月", "1", True)]
+    assert [(o["billing_period"], o["price_text"], o["gpu_count"], o["available"])
+            for o in mig] == [("hour", "¥30.80/时", "1", True), ("month", "¥5,600/月", "1", True)]
     assert {o["region_text"] for o in OFFERS["idc_guian"]} == {"贵安新区"}
 
 
@@ -192,7 +193,8 @@ def test_offer_invariants(slug, offer):
     assert offer["billing_period"] in ("hour", "month")
     # The page's own spelling is kept: ¥32.00/时 and ¥9,800/月, or 44.00元/小时 and 8,400元/月.
     suffix = {"hour": "元/小时" if slug == "idc_northwest" else "/时", "month": "/月"}
-    assert offer["price_text"] == "面议" or offer["price_text"].endswith(suffix[offer["billing_period"]])
+    assert (offer["price_text"] == "面议"
+            or offer["price_text"].endswith(suffix[offer["billing_period"]]))
     assert offer["gpu_count"] in ("1", "8")
     assert offer["sku"] == f"{offer['gpu_text']} | {offer['gpu_count']}"
     assert offer["region_text"] in ("南京", "乌兰察布", "贵安新区", "庆阳", "中卫")
@@ -208,20 +210,23 @@ def test_offer_invariants(slug, offer):
 ])
 def test_everything_but_negotiable_prices_normalizes(slug, provinces):
     ok, bad = _normalized(slug)
-    assert [(q.stage, q.reason) for q in bad] == [("price", "not a price: 面议 (negotiable)")] * len(bad)
+    negotiable = ("price", "not a price: 面议 (negotiable)")
+    assert [(q.stage, q.reason) for q in bad] == [negotiable] * len(bad)
     assert len(ok) + len(bad) == len(OFFERS[slug]) and len(bad) >= 1
     assert {r["province_or_state"] for r in ok} == provinces
     assert not any(r["is_tier1_city"] for r in ok)
 
 
 @pytest.mark.parametrize("slug, gpu_text, period, fraction, per_gpu_hour_cny", [
-    ("idc_nanjing", "NVIDIA A100 80G SXM4 整机", "hour", Decimal("1"), Decimal("28.75")),      # 230/8
-    ("idc_ulanqab", "NVIDIA A100 20G切分 (vGPU)", "hour", Decimal("0.25"), Decimal("51.2")),   # 12.80/0.25
-    ("idc_guian", "NVIDIA A100 80G SXM4 MIG 3g.40gb", "hour", Decimal("0.5"), Decimal("61.6")),  # 30.80/0.5
+    # 230/8, 12.80/0.25, 30.80/0.5
+    ("idc_nanjing", "NVIDIA A100 80G SXM4 整机", "hour", Decimal("1"), Decimal("28.75")),
+    ("idc_ulanqab", "NVIDIA A100 20G切分 (vGPU)", "hour", Decimal("0.25"), Decimal("51.2")),
+    ("idc_guian", "NVIDIA A100 80G SXM4 MIG 3g.40gb", "hour", Decimal("0.5"), Decimal("61.6")),
     ("idc_northwest", "RTX 4090 24G 8卡整机", "month", Decimal("1"), Decimal("7600") / 730 / 8),
 ])
 def test_normalized_per_gpu_hour(slug, gpu_text, period, fraction, per_gpu_hour_cny):
     ok, _ = _normalized(slug)
-    [row] = [r for r in ok if r["sku"].startswith(gpu_text + " |") and r["billing_period"] == period]
+    [row] = [r for r in ok
+             if r["sku"].startswith(gpu_text + " |") and r["billing_period"] == period]
     assert row["gpu_fraction"] == fraction
     assert row["price_per_gpu_hour_cny"] == per_gpu_hour_cny.quantize(Decimal("0.000001"))

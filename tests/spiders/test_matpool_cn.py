@@ -71,7 +71,8 @@ def test_sold_out_term_is_seen_and_quarantined():
     assert find("北京", "NVIDIA A100", "80GB", "hour")["available"] is True
 
 
-@pytest.mark.parametrize("offer", [o for o in OFFERS if any(u in o["gpu_text"] for u in OTHER_CARDS)],
+@pytest.mark.parametrize("offer", [o for o in OFFERS
+                                   if any(u in o["gpu_text"] for u in OTHER_CARDS)],
                          ids=lambda o: f"{o['gpu_text']}-{o['billing_period']}")
 def test_other_cards_are_kept(offer):
     family = next(u for u in OTHER_CARDS if u in offer["gpu_text"])

@@ -21,7 +21,7 @@ from tests.spiders.crawl import run_crawl
 crawler = get_crawler(RunpodSpider)
 spider = RunpodSpider.from_crawler(crawler, crawl_id="test")
 PLACES = file_response("runpod", "places.json")
-FOLLOW_UPS = list(spider.parse(PLACES))
+FOLLOW_UPS = list(spider.parse_places(PLACES))
 PRICE_FILES = {e["file"]: e for e in snapshot_entries("runpod") if e["file"] != "places.json"}
 
 
@@ -140,11 +140,11 @@ def test_datacenter_ids_resolve():
 def test_error_or_missing_field_fails_loudly(body, step):
     if step == "places":
         with pytest.raises(ValueError, match="runpod: no dataCenters/countryCodes"):
-            list(spider.parse(PLACES.replace(body=body)))
+            list(spider.parse_places(PLACES.replace(body=body)))
     else:
         response = file_response("runpod", "prices_secure_US-TX-3.json").replace(body=body)
         with pytest.raises(ValueError, match="runpod: no gpuTypes"):
-            list(spider.parse_prices(response, place="US-TX-3", secure=True))
+            list(spider.parse(response, place="US-TX-3", secure=True))
 
 
 def test_prices_body_names_the_place_by_cloud():

@@ -85,12 +85,14 @@ def test_tracked_cards_and_regions_normalize():
 
 def test_changed_price_header_fails_loudly():
     changed = PAGE.replace(body=PAGE.body.replace("包月（元/月）".encode(), "包月价格".encode()))
-    with pytest.raises(ValueError, match=r"volcengine_cn: table headers \['包月（元/月）'\] not found"):
+    with pytest.raises(ValueError,
+                       match=r"volcengine_cn: table headers \['包月（元/月）'\] not found"):
         list(spider.parse(changed))
 
 
 def test_price_table_without_region_column_fails_loudly():
-    changed = PAGE.replace(body=PAGE.body.replace("<th>地域</th>".encode(), "<th>可用区</th>".encode()))
+    changed = PAGE.replace(body=PAGE.body.replace("<th>地域</th>".encode(),
+                                                  "<th>可用区</th>".encode()))
     with pytest.raises(ValueError, match=r"volcengine_cn: table headers \['地域'\] not found"):
         list(spider.parse(changed))
 

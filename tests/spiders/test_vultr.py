@@ -62,7 +62,7 @@ def test_cloud_gpu_reads_card_count_and_slice_from_the_plan_memory(gpu_type, vra
 ])
 def test_gpu_plans_that_cannot_be_read_reach_quarantine_with_a_reason(plan, stage):
     full = {"id": "vcg-x", "type": "vcg", "hourly_cost": 0.5, "locations": ["ewr"], **plan}
-    [offer] = [o for o in spider.parse_plan(full, PLANS) if o["billing_period"] == "hour"]
+    [offer] = [o for o in spider.parse_offer(full, PLANS) if o["billing_period"] == "hour"]
     with pytest.raises(Quarantined) as caught:
         normalize_offer(offer)
     assert caught.value.stage == stage
@@ -70,7 +70,7 @@ def test_gpu_plans_that_cannot_be_read_reach_quarantine_with_a_reason(plan, stag
 
 def test_metal_plan_without_a_count_is_one_card_of_any_model():
     plan = {"id": "vbm-72c-480gb-gh200-gpu", "hourly_cost": 2.99, "locations": ["ewr"]}
-    [offer] = spider.parse_plan(plan, METAL)
+    [offer] = spider.parse_offer(plan, METAL)
     assert (offer["gpu_text"], offer["gpu_count"]) == ("GH200", 1)
     assert normalize_offer(offer)["gpu_model"] == "GH200-96GB"
 
@@ -142,7 +142,7 @@ def test_follows_a_next_page_cursor():
 
 
 def test_missing_list_fails_loudly():
-    with pytest.raises(ValueError, match="vultr: no list 'plans_metal'"):
+    with pytest.raises(ValueError, match="vultr: no list at 'plans_metal'"):
         list(spider.parse(METAL.replace(body=b'{"error": "rate limited"}')))
 
 

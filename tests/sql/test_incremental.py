@@ -1,4 +1,5 @@
-"""Incremental models rebuild only the days with newly loaded observations, and equal a full rebuild."""
+"""Incremental models rebuild only the days with newly loaded observations, and equal a full
+rebuild."""
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -13,13 +14,16 @@ T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _observe(con, crawl_id: str, at: datetime, price: str, offer: str = "a") -> None:
-    con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, offers, "
-                "normalized_at) values (?, 'idc_x', 'replay', true, 'passed', 1, now())", [crawl_id])
-    row = {"observed_at": at, "observed_hour": at, "source": "idc_x", "vendor": "X", "vendor_kind": "idc",
-           "region_code": "北京", "country": "CN", "province_or_state": "Beijing", "city": "Beijing",
+    con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
+                "offers, normalized_at) values (?, 'idc_x', 'replay', true, 'passed', 1, now())",
+                [crawl_id])
+    row = {"observed_at": at, "observed_hour": at, "source": "idc_x", "vendor": "X",
+           "vendor_kind": "idc", "region_code": "北京", "country": "CN",
+           "province_or_state": "Beijing", "city": "Beijing",
            "is_tier1_city": True, "sku": offer, "gpu_model": "A100-80GB", "gpu_variant": None,
-           "gpu_count": 1, "gpu_fraction": Decimal(1), "vram_gb": Decimal(80), "offer_kind": "on_demand",
-           "billing_period": "hour", "price_amount": Decimal(price), "currency": "CNY",
+           "gpu_count": 1, "gpu_fraction": Decimal(1), "vram_gb": Decimal(80),
+           "offer_kind": "on_demand", "billing_period": "hour", "price_amount": Decimal(price),
+           "currency": "CNY",
            "price_per_gpu_hour_cny": Decimal(price), "price_per_gpu_hour_usd": Decimal(price) / 7,
            "fx_rate_date": at.date(), "available": True, "url": "u", "raw_ref": "r",
            "offer_id": offer, "crawl_id": crawl_id}
@@ -38,7 +42,8 @@ def test_incremental_update_equals_full_rebuild():
     models = load_models(SQL_DIR, {"observations", "quarantine"})
     for day in range(3):
         for hour in (0, 12):
-            _observe(con, f"c{day}-{hour}", T0 + timedelta(days=day, hours=hour), str(60 + day + hour / 12))
+            _observe(con, f"c{day}-{hour}", T0 + timedelta(days=day, hours=hour),
+                     str(60 + day + hour / 12))
     for model in models:
         run_model(con, model)
     daily = next(m for m in models if m.table == "intermediate.int_offer_daily")
@@ -53,6 +58,7 @@ def test_incremental_update_equals_full_rebuild():
     for model in models:
         run_model(con, model, full=True)
     assert _tables(con, models) == incremental
-    [(close, low, n)] = con.execute("""select close_price_cny_per_gpu_hour, low_price_cny_per_gpu_hour,
-        observations from intermediate.int_offer_daily where observed_date = date '2026-11-03'""").fetchall()
+    [(close, low, n)] = con.execute(
+        """select close_price_cny_per_gpu_hour, low_price_cny_per_gpu_hour, observations
+        from intermediate.int_offer_daily where observed_date = date '2026-11-03'""").fetchall()
     assert (close, low, n) == (Decimal("55"), Decimal("55"), 3)

@@ -8,13 +8,24 @@ are checked against ranks worked out by hand from the binomial distribution.
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
 from spiders.layout import REPO_ROOT
-from tests.sql.test_marts import (BEIJING, GUIAN, NANJING, SHANGHAI, ULANQAB, approx, build,
-                                  daily_series, is_month_end, obs, records)
+from tests.sql.test_marts import (
+    BEIJING,
+    GUIAN,
+    NANJING,
+    SHANGHAI,
+    ULANQAB,
+    approx,
+    build,
+    daily_series,
+    is_month_end,
+    obs,
+    records,
+)
 
 CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly",
              "slice_share_of_whole", "quarter_a100_share_of_whole", "half_a100_hourly",
@@ -23,10 +34,10 @@ CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly
              "inner_mongolia_guizhou_discount", "spot_share_of_regular", "month_end_dips",
              "month_end_capacity_release", "month_start_mid_month_stable", "holiday_promotions",
              "off_peak_discounts"]
-COLUMNS = ("claim_id claim measure scope measured_on offers distinct_offers vendors median_value "
-           "ci_low ci_high ci_method ci_coverage expected_low expected_high min_distinct_offers "
-           "verdict reason source_doc").split()
-UTC = timezone.utc
+COLUMNS = ["claim_id", "claim", "measure", "scope", "measured_on", "offers", "distinct_offers",
+           "vendors", "median_value", "ci_low", "ci_high", "ci_method", "ci_coverage",
+           "expected_low", "expected_high", "min_distinct_offers", "verdict", "reason",
+           "source_doc"]
 
 
 def claims(con) -> dict[str, dict]:

@@ -8,7 +8,7 @@ exact output.
 from __future__ import annotations
 
 import hashlib
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import duckdb
@@ -21,7 +21,7 @@ EXTERNAL = {"observations", "quarantine"}
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 SIGNAL_MARTS = ("slice_to_whole_ratio", "regional_discount", "month_end_dip", "spot_discount",
                 "monthly_vs_hourly_saving", "multi_gpu_discount", "cheapest_offers")
-DAY = datetime(2026, 11, 30, 9, tzinfo=timezone.utc)
+DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
 
 # Regions as normalization writes them: (region_code, country, province_or_state, city, tier-1).
 BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
@@ -101,7 +101,7 @@ def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyCo
 def records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
     cursor = con.execute(sql)
     names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row)) for row in cursor.fetchall()]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def approx(value, rel: float = 1e-6):
@@ -281,7 +281,7 @@ def daily_series(first: date, last: date, price_on, available_on=lambda d: True,
     """One observation a day from `first` to `last` (inclusive), priced by `price_on(day)`."""
     rows, day = [], first
     while day <= last:
-        at = datetime(day.year, day.month, day.day, 9, tzinfo=timezone.utc)
+        at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC)
         rows.append(obs(price_on(day), observed_at=at, available=available_on(day), **overrides))
         day += timedelta(days=1)
     return rows

@@ -8,7 +8,7 @@ Only the models these marts read are built (in dependency order), in an in-memor
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
 import duckdb
@@ -19,7 +19,6 @@ from spiders.layout import SQL_DIR
 from tests.sql.test_marts import obs, records
 
 EXTERNAL = {"observations", "quarantine"}
-UTC = timezone.utc
 
 
 def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | None = None) -> None:

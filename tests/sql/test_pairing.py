@@ -15,8 +15,18 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sql.test_marts import (BEIJING, DAY, GUIAN, NANJING, SHANGHAI, ULANQAB, approx,
-                                  build, obs, records)
+from tests.sql.test_marts import (
+    BEIJING,
+    DAY,
+    GUIAN,
+    NANJING,
+    SHANGHAI,
+    ULANQAB,
+    approx,
+    build,
+    obs,
+    records,
+)
 
 
 def offer_id(price, **overrides) -> str:

@@ -3,7 +3,7 @@ an exchange-rate move alone is not a price change; an incremental build equals a
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -11,7 +11,7 @@ import pytest
 from tests.sql.test_marts import obs, records
 from tests.sql.test_month_end import build_only, insert
 
-T0 = datetime(2026, 11, 10, 9, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 10, 9, tzinfo=UTC)
 US_EAST = {"source": "cloud_test", "vendor": "Cloud", "country": "US",
            "region_code": "us-east-1", "province_or_state": "Virginia", "city": None,
            "is_tier1_city": False}

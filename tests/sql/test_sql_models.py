@@ -29,7 +29,8 @@ def test_project_models_load_and_read_known_tables():
 def test_dependencies_are_inferred_and_ctes_ignored(tmp_path):
     _write(tmp_path, "staging/stg_a.sql", "/* a */ select * from observations")
     _write(tmp_path, "marts/b.sql",
-           "/* b */ with recent as (select * from staging.stg_a) select * from recent join quarantine using (source)")
+           "/* b */ with recent as (select * from staging.stg_a) "
+           "select * from recent join quarantine using (source)")
     ordered = load_models(tmp_path, EXTERNAL)
     assert [m.table for m in ordered] == ["staging.stg_a", "marts.b"]
     assert ordered[1].reads == ("quarantine", "staging.stg_a")
@@ -76,7 +77,8 @@ def test_every_project_model_runs_in_duckdb():
 
 
 def test_alias_publishes_a_top_level_view(tmp_path):
-    _write(tmp_path, "marts/m.sql", "/* m */\n-- alias: m_alias\nselect count(*) as n from observations")
+    _write(tmp_path, "marts/m.sql",
+           "/* m */\n-- alias: m_alias\nselect count(*) as n from observations")
     con = duckdb.connect()
     ensure_schema(con)
     from pipelines.warehouse.sql_models import run_model

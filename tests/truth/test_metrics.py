@@ -54,7 +54,8 @@ def test_error_summary_of_nothing_is_none():
 def test_ratio_errors_are_relative_and_check_the_pairing():
     rows = pd.DataFrame([
         {"measure": "slice", "measured_ratio": 0.4, "injected_ratio": 0.4, "same_reference": True},
-        {"measure": "slice", "measured_ratio": 0.42, "injected_ratio": 0.4, "same_reference": False},
+        {"measure": "slice", "measured_ratio": 0.42, "injected_ratio": 0.4,
+         "same_reference": False},
         {"measure": "spot", "measured_ratio": 0.3, "injected_ratio": 0.3, "same_reference": None},
     ])
     out = metrics.ratio_errors(rows)

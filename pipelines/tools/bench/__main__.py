@@ -1,3 +1,5 @@
-from pipelines.tools.bench import main
+"""`python -m pipelines.tools.bench` (`make bench`)."""
+
+from pipelines.tools.bench.command import main
 
 main()

@@ -21,20 +21,50 @@ vendor's local calendar, as in SQL staging), `offers` (where offers come from), 
 (simulate, append_hour, run_models, the truth tables, safety checks), `command` (the CLI).
 """
 
-from pipelines.warehouse.db import DUCKDB_CONFIG
-from pipelines.tools.simulate.api import (ModelBuild, SimulationResult, append_hour, check_target,
-                                    months_to_days, run_models, simulate)
-from pipelines.tools.simulate.command import simulate_command
-from pipelines.tools.simulate.common import (CHUNK_ROWS, DEFAULT_DB_NAME, NOISE_PCT, OFFER_COLUMNS,
-                                       SimulationError)
+from pipelines.tools.simulate.api import (
+    ModelBuild,
+    SimulationResult,
+    append_hour,
+    check_target,
+    months_to_days,
+    run_models,
+    simulate,
+)
 from pipelines.tools.simulate.calendar import local_time_zone, month_end_window
-from pipelines.tools.simulate.effects import (Effect, FxMove, MonthEndChurn, MonthEndDip, PriceDrop,
-                                        Trend, effect_record)
-from pipelines.tools.simulate.structure import (STRUCTURAL_EFFECTS, MonthlyRatio, RegionalGap,
-                                          RegionCopy, ServerRatio, SliceRatio, SpotRatio,
-                                          apply_structure)
-from pipelines.tools.simulate.offers import (load_offers, offers_from_db, offers_from_snapshots,
-                                       scale_offers)
+from pipelines.tools.simulate.command import simulate_command
+from pipelines.tools.simulate.common import (
+    CHUNK_ROWS,
+    DEFAULT_DB_NAME,
+    NOISE_PCT,
+    OFFER_COLUMNS,
+    SimulationError,
+)
+from pipelines.tools.simulate.effects import (
+    Effect,
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    PriceDrop,
+    Trend,
+    effect_record,
+)
+from pipelines.tools.simulate.offers import (
+    load_offers,
+    offers_from_db,
+    offers_from_snapshots,
+    scale_offers,
+)
+from pipelines.tools.simulate.structure import (
+    STRUCTURAL_EFFECTS,
+    MonthlyRatio,
+    RegionalGap,
+    RegionCopy,
+    ServerRatio,
+    SliceRatio,
+    SpotRatio,
+    apply_structure,
+)
+from pipelines.warehouse.db import DUCKDB_CONFIG
 
 __all__ = ["CHUNK_ROWS", "DEFAULT_DB_NAME", "DUCKDB_CONFIG", "NOISE_PCT", "OFFER_COLUMNS",
            "STRUCTURAL_EFFECTS", "Effect", "FxMove", "ModelBuild", "MonthEndChurn", "MonthEndDip",

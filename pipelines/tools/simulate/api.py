@@ -15,15 +15,16 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema, transaction
 from pipelines.tools.simulate.common import CHUNK_ROWS, NOISE_PCT, SimulationError
 from pipelines.tools.simulate.effects import Effect, effect_record
 from pipelines.tools.simulate.plan import TRUTH_COLUMNS, Plan, plan_simulation
-from pipelines.tools.simulate.rows import SQL, hour_of, insert_hours, register_plan
+from pipelines.tools.simulate.rows import hour_of, insert_hours, register_plan
+from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema, transaction
+from pipelines.warehouse.sql_files import sql_text
 
-TRUTH_SCHEMA = (SQL / "truth_schema.sql").read_text(encoding="utf-8")
-INSERT_TRUTH = (SQL / "insert_truth.sql").read_text(encoding="utf-8")
-INSERT_SCENARIO = (SQL / "insert_scenario.sql").read_text(encoding="utf-8")
+TRUTH_SCHEMA = sql_text(__file__, "truth_schema")
+INSERT_TRUTH = sql_text(__file__, "insert_truth")
+INSERT_SCENARIO = sql_text(__file__, "insert_scenario")
 
 @dataclass(frozen=True)
 class ModelBuild:
@@ -194,8 +195,7 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
     try:
         # Bulk load without the primary key's index, then add it: the same table as
         # ensure_schema's, several times faster to fill.
-        ddl = con.execute("select sql from duckdb_tables() where schema_name = 'main' "
-                          "and table_name = 'observations'").fetchone()[0]
+        ddl = con.execute(sql_text(__file__, "observations_ddl")).fetchone()[0]
         without_key = ddl.replace(", PRIMARY KEY(offer_id, observed_hour)", "")
         if without_key == ddl:
             raise SimulationError("unexpected observations DDL: no PRIMARY KEY(offer_id, "

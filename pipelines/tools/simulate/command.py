@@ -11,13 +11,28 @@ from pathlib import Path
 import click
 import duckdb
 
-from pipelines.tools.simulate.api import (ModelBuild, SimulationError, check_target, connect,
-                                    months_to_days, run_models, simulate)
+from pipelines.tools.simulate.api import (
+    ModelBuild,
+    SimulationError,
+    check_target,
+    connect,
+    months_to_days,
+    run_models,
+    simulate,
+)
 from pipelines.tools.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
-from pipelines.tools.simulate.effects import (Effect, FxMove, MonthEndChurn, MonthEndDip, PriceDrop,
-                                        Trend, split_names)
+from pipelines.tools.simulate.effects import (
+    Effect,
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    PriceDrop,
+    Trend,
+    split_names,
+)
 from pipelines.tools.simulate.offers import load_offers
 from pipelines.tools.simulate.structure import CLI_FLAGS
+
 
 def _default_start(months: int) -> date:
     today = datetime.now(UTC).date()
@@ -180,8 +195,13 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
     """
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeRemainingColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
     from rich.table import Table
 
     from pipelines.warehouse.sql_models import SqlModelError

@@ -13,8 +13,15 @@ from datetime import UTC, datetime
 import numpy as np
 
 from pipelines.tools.simulate.common import SimulationError
-from pipelines.tools.simulate.structure import (MonthlyRatio, RegionalGap, RegionCopy, ServerRatio,
-                                          SliceRatio, SpotRatio)
+from pipelines.tools.simulate.structure import (
+    MonthlyRatio,
+    RegionalGap,
+    RegionCopy,
+    ServerRatio,
+    SliceRatio,
+    SpotRatio,
+)
+
 
 def _utc(moment: datetime) -> datetime:
     """A naive time is UTC."""

@@ -16,6 +16,7 @@ import pandas as pd
 from pipelines.tools.simulate.common import CLONE_JITTER_PCT, OFFER_COLUMNS, SimulationError
 from pipelines.tools.simulate.randomness import offer_keys, uniform
 
+
 def offers_from_db(db_path: str | Path, sources: Sequence[str] | None = None) -> pd.DataFrame:
     """The latest offers of an existing gpuprices database (`marts.latest_prices`), read-only."""
     path = Path(db_path)
@@ -27,8 +28,8 @@ def offers_from_db(db_path: str | Path, sources: Sequence[str] | None = None) ->
         raise SimulationError(f"{path}: cannot open read-only ({exc})") from exc
     try:
         columns = [c for c in OFFER_COLUMNS if c != "raw_ref"]
-        df = con.execute(f"select {', '.join(columns)} from marts.latest_prices "
-                         "order by source, offer_id").df()
+        query = f"select {', '.join(columns)} from marts.latest_prices order by source, offer_id"
+        df = con.execute(query).df()
     except duckdb.CatalogException as exc:
         raise SimulationError(f"{path}: no marts.latest_prices (run `gpuprices run` first)"
                               ) from exc
@@ -107,7 +108,8 @@ def scale_offers(offers: pd.DataFrame, scale: int, seed: int = 0) -> pd.DataFram
         keys = offer_keys(clone["offer_id"], seed)
         jitter = 1 + CLONE_JITTER_PCT / 100 * (2 * uniform(keys, np.uint64(0xC10E)) - 1)
         for col in ("price_amount", "price_per_gpu_hour_cny", "price_per_gpu_hour_usd"):
-            clone[col] = [Decimal(str(round(float(v) * j, 6))) for v, j in zip(clone[col], jitter)]
+            clone[col] = [Decimal(str(round(float(v) * j, 6)))
+                          for v, j in zip(clone[col], jitter, strict=True)]
         copies.append(clone)
     return pd.concat(copies, ignore_index=True)
 

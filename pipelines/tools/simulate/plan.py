@@ -14,13 +14,29 @@ import pandas as pd
 
 from pipelines.tools.simulate.calendar import local_time_zone
 from pipelines.tools.simulate.common import SimulationError
-from pipelines.tools.simulate.effects import (CHURN_SUFFIX, Effect, FxMove, MonthEndChurn, MonthEndDip,
-                                        PriceDrop, Trend)
+from pipelines.tools.simulate.effects import (
+    CHURN_SUFFIX,
+    Effect,
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    PriceDrop,
+    Trend,
+)
 from pipelines.tools.simulate.offers import as_frame
-from pipelines.tools.simulate.randomness import (S_ABLOCK, S_APHASE, S_CHURN, S_KNOT, S_PHASE, U64,
-                                           offer_keys, uniform)
+from pipelines.tools.simulate.randomness import (
+    S_ABLOCK,
+    S_APHASE,
+    S_CHURN,
+    S_KNOT,
+    S_PHASE,
+    U64,
+    offer_keys,
+    uniform,
+)
 from pipelines.tools.simulate.structure import STRUCTURAL_EFFECTS, TRUTH_COLUMNS, apply_structure
 from spiders.parsing.prices import HOURS_PER_PERIOD
+
 
 @dataclass
 class Plan:
@@ -151,7 +167,7 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     # The exchange rates the real normalizer used (same ECB day), falling back to the row's ratio.
     rates: dict[tuple[str, str, str], float | None] = {}
     fx_cny, fx_usd = np.empty(n), np.empty(n)
-    for i, (ccy, day) in enumerate(zip(df["currency"], df["fx_rate_date"])):
+    for i, (ccy, day) in enumerate(zip(df["currency"], df["fx_rate_date"], strict=True)):
         for target, out in (("CNY", fx_cny), ("USD", fx_usd)):
             key = (ccy, target, str(day))
             if key not in rates:
@@ -186,7 +202,8 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     p_unavailable = np.where(in_stock, 0.05, 0.6)   # sold-out offers mostly stay sold out
 
     sources_arr = df["source"].to_numpy()
-    zone = np.array([local_time_zone(s, c) for s, c in zip(df["source"], df["country"])])
+    zone = np.array([local_time_zone(s, c)
+                     for s, c in zip(df["source"], df["country"], strict=True)])
     zones = sorted(set(zone))
     dips, drops, trends, fx_moves, listings = [], [], [], [], []
     for effect in effects:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import duckdb
 import numpy as np
@@ -12,12 +11,19 @@ import pandas as pd
 from pipelines.tools.simulate.calendar import month_end_window
 from pipelines.tools.simulate.common import SimulationError
 from pipelines.tools.simulate.plan import Plan
-from pipelines.tools.simulate.randomness import (LEVEL_WINDOW, S_AVAIL, S_LEVEL, S_OFFSET, U64,
-                                           uniform)
+from pipelines.tools.simulate.randomness import (
+    LEVEL_WINDOW,
+    S_AVAIL,
+    S_LEVEL,
+    S_OFFSET,
+    U64,
+    uniform,
+)
+from pipelines.warehouse.sql_files import sql_text
 
-SQL = Path(__file__).parent / "sql"
-INSERT_OBSERVATIONS = (SQL / "insert_observations.sql").read_text(encoding="utf-8")
-INSERT_CRAWLS = (SQL / "insert_crawls.sql").read_text(encoding="utf-8")
+INSERT_OBSERVATIONS = sql_text(__file__, "insert_observations")
+INSERT_CRAWLS = sql_text(__file__, "insert_crawls")
+
 
 def hour_of(value: datetime) -> int:
     """Epoch hours of an aware (or UTC-naive) datetime; it must be on the hour."""
@@ -146,12 +152,9 @@ def insert_hours(con: duckdb.DuckDBPyConnection, plan: Plan, hours: np.ndarray,
     con.register("sim_chunk", chunk)
     con.register("sim_crawls", crawls)
     try:
-        observations = INSERT_OBSERVATIONS
-        if or_ignore:
-            observations = observations.replace("insert into", "insert or ignore into")
-        con.execute(observations)
-        con.execute(INSERT_CRAWLS.format(or_ignore="or ignore" if or_ignore else ""),
-                    [run_id, normalized_at])
+        ignore = "or ignore" if or_ignore else ""
+        con.execute(INSERT_OBSERVATIONS.format(or_ignore=ignore))
+        con.execute(INSERT_CRAWLS.format(or_ignore=ignore), [run_id, normalized_at])
     finally:
         con.unregister("sim_chunk")
         con.unregister("sim_crawls")

@@ -67,7 +67,7 @@ class RegionalGap:
     def __post_init__(self) -> None:
         if not 0 <= self.spread < 100:
             raise SimulationError(f"regional gap: spread must be in [0, 100), got {self.spread}")
-        if not (-100 < self.pct - self.spread and self.pct + self.spread < 100):
+        if not (self.pct - self.spread > -100 and self.pct + self.spread < 100):
             raise SimulationError("regional gap: pct +/- spread must stay between -100 and 100, "
                                   f"got {self.pct} +/- {self.spread}")
         if canonical_province(self.province) in TIER1_PROVINCES:
@@ -270,7 +270,7 @@ def _check(df: pd.DataFrame, copies: list, ratios: list, gaps: list) -> None:
     provinces = [canonical_province(g.province) for g in gaps]
     cn = df[df["country"] == "CN"]
     known = sorted({canonical_province(p) for p in cn["province_or_state"].dropna()})
-    for gap, province in zip(gaps, provinces):
+    for gap, province in zip(gaps, provinces, strict=True):
         if provinces.count(province) > 1:
             raise SimulationError(f"regional gap: {province} given twice")
         if province in known:

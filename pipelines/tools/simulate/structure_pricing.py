@@ -144,26 +144,27 @@ class Pricer:
         place = ("source", "vendor", "region_code", "gpu_model", "gpu_variant")
         if effect.effect == "slice_ratio":
             targets, partners = mine & (c["fraction"] < 1), whole_single
-            keys = [place + ("offer_kind", "billing_period")]
+            keys = [(*place, "offer_kind", "billing_period")]
         elif effect.effect == "server_ratio":
             targets, partners = mine & (c["count"] > 1) & (c["fraction"] == 1), whole_single
-            keys = [place + ("offer_kind", "billing_period")]
+            keys = [(*place, "offer_kind", "billing_period")]
         elif effect.effect == "spot_ratio":
             targets, partners = mine & (c["offer_kind"] == "spot"), c["offer_kind"] == "on_demand"
             keys = [("source", "vendor", "region_code", "sku", "billing_period"),
-                    place + ("count", "fraction", "billing_period")]
+                    (*place, "count", "fraction", "billing_period")]
         else:
             targets, partners = mine & (c["billing_period"] == "month"), \
                 c["billing_period"] == "hour"
-            keys = [place + ("count", "fraction", "offer_kind", "sku"),
-                    place + ("count", "fraction", "offer_kind")]
+            keys = [(*place, "count", "fraction", "offer_kind", "sku"),
+                    (*place, "count", "fraction", "offer_kind")]
         index = [defaultdict(list) for _ in keys]
         for j in np.flatnonzero(partners):
             for k, names in enumerate(keys):
                 index[k][self._key(j, *names)].append(int(j))
         alone = []
         for i in np.flatnonzero(targets):
-            found = next((tuple(x[self._key(i, *names)]) for x, names in zip(index, keys)
+            found = next((tuple(x[self._key(i, *names)])
+                          for x, names in zip(index, keys, strict=True)
                           if x.get(self._key(i, *names))), ())
             if not found:
                 alone.append(int(i))
@@ -187,7 +188,7 @@ class Pricer:
                               else False for p in self.df["province_or_state"]])
         tier1 = cn & self.df["is_tier1_city"].astype(bool).to_numpy()
         sides: tuple[dict, dict] = (defaultdict(list), defaultdict(list))
-        for side, mask in zip(sides, (tier1, here)):
+        for side, mask in zip(sides, (tier1, here), strict=True):
             for i in np.flatnonzero(mask):
                 side[(self.col["vendor"][i], self.line[i])].append(int(i))
         return sides

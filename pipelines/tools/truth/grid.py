@@ -17,8 +17,18 @@ import calendar
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from pipelines.tools.simulate import (FxMove, MonthEndChurn, MonthEndDip, MonthlyRatio, RegionalGap,
-                                RegionCopy, ServerRatio, SliceRatio, SpotRatio, Trend)
+from pipelines.tools.simulate import (
+    FxMove,
+    MonthEndChurn,
+    MonthEndDip,
+    MonthlyRatio,
+    RegionalGap,
+    RegionCopy,
+    ServerRatio,
+    SliceRatio,
+    SpotRatio,
+    Trend,
+)
 
 ROLES = ("dip:2", "dip:3", "dip:5", "dip:8", "none", "none", "trend:-9", "trend:6",
          "churn:vanish", "churn:appear")
@@ -56,8 +66,9 @@ def _month_starts(start: date, days: int) -> list[date]:
 
 
 def fx_swings(start: date, days: int) -> list[FxMove]:
-    """The USD loses FX_SWING_PCT % against the CNY at 00:00 UTC on the 27th of every month and gets
-    it back at 00:00 UTC on the 2nd of the next: in CNY, every USD-listed offer dips at month end."""
+    """The USD loses FX_SWING_PCT % against the CNY at 00:00 UTC on the 27th of every month and
+    gets it back at 00:00 UTC on the 2nd of the next: in CNY, every USD-listed offer dips at month
+    end."""
     moves = []
     back = 100 * (1 / (1 - FX_SWING_PCT / 100) - 1)
     for first in _month_starts(start, days):

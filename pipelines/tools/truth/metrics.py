@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 import duckdb
 import pandas as pd
 
-SQL_DIR = Path(__file__).parent / "sql"
+from pipelines.warehouse.sql_files import sql_text
+
 FALSE_POSITIVE_CATEGORIES = ("noise", "trend", "churn", "fx")
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str) -> pd.DataFrame:
     """Run `sql/<name>.sql` on a simulated database."""
-    return con.execute((SQL_DIR / f"{name}.sql").read_text(encoding="utf-8")).df()
+    return con.execute(sql_text(__file__, name)).df()
 
 
 def _share(flags: Iterable) -> float | None:
@@ -39,7 +39,8 @@ def false_positive_rates(groups: pd.DataFrame) -> dict[str, float | None]:
 
 def group_counts(groups: pd.DataFrame) -> dict[str, int]:
     counts = groups["category"].value_counts()
-    return {category: int(counts.get(category, 0)) for category in ("dip", *FALSE_POSITIVE_CATEGORIES)}
+    return {category: int(counts.get(category, 0))
+            for category in ("dip", *FALSE_POSITIVE_CATEGORIES)}
 
 
 def error_summary(errors: Sequence[float]) -> dict[str, float | None]:
@@ -64,12 +65,12 @@ def ratio_errors(rows: pd.DataFrame) -> dict[str, dict]:
     out = {}
     for measure, part in rows.groupby("measure"):
         relative = (part["measured_ratio"] / part["injected_ratio"] - 1).abs()
-        out[measure] = {**error_summary(relative.tolist()),
-                        "same_reference": _share(v is True or v == 1 for v in part["same_reference"])}
+        same = _share(v is True or v == 1 for v in part["same_reference"])
+        out[measure] = {**error_summary(relative.tolist()), "same_reference": same}
     return out
 
 
 def claims_summary(claims: pd.DataFrame) -> dict[str, object]:
     with_interval = claims["ci_low"].notna() & claims["ci_high"].notna()
-    return {"claims_total": int(len(claims)), "claims_with_interval": int(with_interval.sum()),
+    return {"claims_total": len(claims), "claims_with_interval": int(with_interval.sum()),
             "verdicts": {str(k): int(v) for k, v in claims["verdict"].value_counts().items()}}

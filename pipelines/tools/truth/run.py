@@ -44,7 +44,8 @@ def _csv(kind):
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m pipelines.tools.truth", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m pipelines.tools.truth",
+                                description=__doc__.split("\n\n")[0])
     p.add_argument("--seeds", type=_csv(int), default=(1, 2, 3))
     p.add_argument("--noises", type=_csv(float), default=(1.0, 3.0), help="noise bounds, %%")
     p.add_argument("--months", type=int, default=6, help="length of each history (calendar months)")
@@ -143,7 +144,8 @@ def summarize(scored, args, sources, seconds) -> dict:
         "dip_groups": {noise: metrics.group_counts(frame) for noise, frame in dips.items()},
         # Chinese vendors' month ends start at 16:00 UTC the day before: recall per calendar
         "dip_recall_by_time_zone": {
-            noise: {zone: metrics.dip_recall(part) for zone, part in frame.groupby("local_time_zone")}
+            noise: {zone: metrics.dip_recall(part)
+                    for zone, part in frame.groupby("local_time_zone")}
             for noise, frame in dips.items() if "local_time_zone" in frame},
         "dip_fpr_noise": fpr.get("noise"), "dip_fpr_trend": fpr.get("trend"),
         "dip_fpr_churn": fpr.get("churn"), "dip_fpr_fx": fpr.get("fx"),

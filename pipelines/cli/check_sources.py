@@ -9,8 +9,9 @@ probe runs with the archive middleware and the monitor switched off, in a tempor
 deleted afterwards. Without `--live` the bundled snapshots are replayed on loopback, so the command
 works offline and in tests. docs/check-sources.md has the details.
 
-Each probe is a crawl in a subprocess of its own (`python -m pipelines.check_sources`), as in the
-pipeline: a Twisted reactor cannot restart, and a hung probe is ended by the subprocess's deadline.
+Each probe is a crawl in a subprocess of its own (`python -m pipelines.cli.source_probe`), as in
+the pipeline: a Twisted reactor cannot restart, and a hung probe is ended by the subprocess's
+deadline. This module runs the probes, judges their facts and prints the verdicts.
 """
 
 from __future__ import annotations
@@ -30,189 +31,22 @@ import click
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
-EXIT_OK, EXIT_CHANGED = 0, 1
+EXIT_OK, EXIT_CHANGED = 0, 1   # this command's: 1 says a source changed or could not be fetched
 DEFAULT_TIMEOUT_SECONDS = 30   # spiders/settings.py DOWNLOAD_TIMEOUT
 PARALLEL_PROBES = 4            # as many crawl subprocesses at a time as the pipeline runs
 # Beyond its downloads (robots.txt and at most MAX_REQUESTS pages, each bounded by the timeout),
 # what a probe may take to start Python and Scrapy, and Chromium for rendered pages.
 STARTUP_ALLOWANCE_SECONDS = 60
-RESULT_SETTING = "GPUPRICES_CHECK_RESULT"
-STAT = "check_sources/"         # prefix of the probe's own crawl stats
-MODULE = "pipelines.check_sources"  # not __name__: the probe runs it as __main__
-SIBLINGS_META = "check_sources_sibling_pages"
 # A source whose first page is an index (RunPod: the places, then prices per place) needs a
 # second request to reach offers; the probe never sends more than this many.
 MAX_REQUESTS = 3
+# The probe's module, run with -m; Scrapy loads its middlewares and extension by this name. The
+# probe takes its limits above from here (it imports this module, never the other way round:
+# `-m` would then find it imported already).
+PROBE_MODULE = "pipelines.cli.source_probe"
 
 MATCHES, CHANGED, FETCH_FAILED, SKIPPED = "matches", "changed", "fetch failed", "skipped"
 
-
-# Inside the probe's subprocess: a Scrapy crawl limited to one page of offers, and its facts
-
-def _is_robots_txt(request) -> bool:
-    live_url = request.meta.get("gpuprices_live_url", request.url)
-    return urlsplit(live_url).path == "/robots.txt"
-
-
-class _WithStats:
-    def __init__(self, stats) -> None:
-        self.stats = stats
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler.stats)
-
-
-class OnePageOfOffers(_WithStats):
-    """Spider middleware: the probe reads one page of offers, one request at a time. The first
-    start request goes out; a page that yields offers ends the probe (its other requests, e.g. a
-    next page, are counted, not fetched); a page that yields only requests, an index such as
-    RunPod's list of places, lets its first one go out, up to MAX_REQUESTS in all."""
-
-    def __init__(self, stats) -> None:
-        super().__init__(stats)
-        self.sent = 0
-
-    def _first_of(self, requests: list) -> list:
-        """The first of the requests a page (or the start) yields, while the budget lasts; each
-        page records how many pages of its kind the full crawl fetches at that step."""
-        if not requests:
-            return []
-        chosen = requests[:1] if self.sent < MAX_REQUESTS else []
-        self.stats.inc_value(f"{STAT}pages_not_fetched", len(requests) - len(chosen))
-        for request in chosen:
-            self.sent += 1
-            request.meta[SIBLINGS_META] = len(requests)
-            self.stats.set_value(f"{STAT}page_url", request.url)
-            self.stats.set_value(f"{STAT}requests", self.sent)
-        return chosen
-
-    def _after_page(self, response, offers: int, requests: list) -> list:
-        if not offers:
-            return self._first_of(requests)
-        self.stats.set_value(f"{STAT}sibling_pages", response.meta.get(SIBLINGS_META, 1))
-        self.stats.inc_value(f"{STAT}pages_not_fetched", len(requests))
-        return []
-
-    @staticmethod
-    async def _offers(result, requests: list):
-        """The offers of `result`, its requests set aside in `requests`."""
-        from scrapy import Request
-
-        async for item_or_request in result:
-            if isinstance(item_or_request, Request):
-                requests.append(item_or_request)
-            else:
-                yield item_or_request
-
-    async def process_start(self, start):
-        requests = []
-        async for offer in self._offers(start, requests):
-            yield offer
-        for request in self._first_of(requests):
-            yield request
-
-    async def process_spider_output(self, response, result):
-        requests, offers = [], 0
-        async for offer in self._offers(result, requests):
-            offers += 1
-            yield offer
-        for request in self._after_page(response, offers, requests):
-            yield request
-
-
-class PageOutcome(_WithStats):
-    """Downloader middleware next to the downloader: the page's HTTP status, or the exception that
-    ended its download (a timeout, a refused connection), before anything retries or hides it."""
-
-    def process_response(self, request, response):
-        if not _is_robots_txt(request):
-            self.stats.set_value(f"{STAT}page_status", response.status)
-        return response
-
-    def process_exception(self, request, exception):
-        if not _is_robots_txt(request):
-            message = (str(exception).strip().splitlines() or [""])[0][:300]
-            self.stats.set_value(f"{STAT}page_error", f"{type(exception).__name__}: {message}")
-
-
-class ProbeReport:
-    """Extension: counts the offers and their missing required fields, collects parse errors, and
-    writes what happened to the file named by the GPUPRICES_CHECK_RESULT setting."""
-
-    def __init__(self, crawler) -> None:
-        self.crawler = crawler
-        self.offers = 0
-        self.missing: dict[str, int] = {}
-        self.parse_errors: list[str] = []
-
-    @classmethod
-    def from_crawler(cls, crawler) -> "ProbeReport":
-        from scrapy import signals
-
-        report = cls(crawler)
-        crawler.signals.connect(report.item_scraped, signal=signals.item_scraped)
-        crawler.signals.connect(report.spider_error, signal=signals.spider_error)
-        crawler.signals.connect(report.spider_closed, signal=signals.spider_closed)
-        return report
-
-    def item_scraped(self, item, response, spider) -> None:
-        from spiders.items import missing_fields   # the crawl monitor's own rule
-
-        self.offers += 1
-        for name in missing_fields(item):
-            self.missing[name] = self.missing.get(name, 0) + 1
-
-    def spider_error(self, failure, response, spider) -> None:
-        self.parse_errors.append(f"{failure.type.__name__}: {failure.getErrorMessage()}"[:500])
-
-    def spider_closed(self, spider, reason) -> None:
-        stats = self.crawler.stats
-        facts = {"offers": self.offers, "min_offers": getattr(spider, "min_offers", 1),
-                 "missing": self.missing, "parse_errors": self.parse_errors,
-                 "finish_reason": reason,
-                 "robots_forbidden": stats.get_value("robotstxt/forbidden", 0),
-                 **{key[len(STAT):]: value for key, value in stats.get_stats().items()
-                    if key.startswith(STAT)}}
-        Path(self.crawler.settings[RESULT_SETTING]).write_text(json.dumps(facts),
-                                                                encoding="utf-8")
-
-
-def probe_settings(data_dir: Path, result_path: Path, timeout_seconds: float):
-    """The project's settings (User-Agent, robots.txt, replay, Playwright) for a one-page probe:
-    no retries, no raw archive, no crawl monitor, all writes under `data_dir`."""
-    from scrapy.settings import Settings
-
-    settings = Settings()
-    settings.setmodule("spiders.settings", priority="project")
-    middlewares = {**settings.getdict("DOWNLOADER_MIDDLEWARES"),
-                   "spiders.middlewares.raw_archive.RawArchiveMiddleware": None,
-                   f"{MODULE}.PageOutcome": 990}
-    extensions = {**settings.getdict("EXTENSIONS"),
-                  "spiders.extensions.monitors.OfferMonitor": None, f"{MODULE}.ProbeReport": 500}
-    # "cmdline" outranks the "spider" priority of a spider's own settings (Playwright's timeouts).
-    settings.setdict({
-        "DOWNLOADER_MIDDLEWARES": middlewares, "EXTENSIONS": extensions,
-        "SPIDER_MIDDLEWARES": {f"{MODULE}.OnePageOfOffers": 25},
-        "RETRY_ENABLED": False, "DOWNLOAD_TIMEOUT": timeout_seconds, "DNS_TIMEOUT": timeout_seconds,
-        "PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT": timeout_seconds * 1000,
-        "CLOSESPIDER_TIMEOUT": (1 + MAX_REQUESTS) * timeout_seconds + STARTUP_ALLOWANCE_SECONDS,
-        "GPUPRICES_DATA_DIR": str(data_dir), RESULT_SETTING: str(result_path),
-        "LOG_LEVEL": "ERROR",
-    }, priority="cmdline")
-    return settings
-
-
-def run_probe(source: str, data_dir: Path, result_path: Path, timeout_seconds: float) -> None:
-    """Crawl one page of `source` in this process (the reactor cannot be restarted after)."""
-    from scrapy.crawler import CrawlerProcess
-
-    process = CrawlerProcess(probe_settings(data_dir, result_path, timeout_seconds))
-    process.crawl(source, crawl_id="check-sources")
-    process.start()
-
-
-# In the command: one probe per source, and what its facts mean
 
 @dataclass
 class SourceCheck:
@@ -275,8 +109,8 @@ def check_source(source: str, replay_url: str | None, timeout_seconds: float) ->
         result_path = Path(tmp) / "result.json"
         env = {**os.environ, "GPUPRICES_DATA_DIR": str(Path(tmp) / "data"),
                "GPUPRICES_REPLAY_URL": replay_url or ""}  # empty: live (see replay_base_url)
-        cmd = [sys.executable, "-m", MODULE, source, str(Path(tmp) / "data"), str(result_path),
-               str(timeout_seconds)]
+        cmd = [sys.executable, "-m", PROBE_MODULE, source, str(Path(tmp) / "data"),
+               str(result_path), str(timeout_seconds)]
         deadline = (1 + MAX_REQUESTS) * timeout_seconds + 2 * STARTUP_ALLOWANCE_SECONDS
         try:
             proc = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
@@ -388,8 +222,3 @@ def _print_table(results: list[SourceCheck], mode: str) -> None:
     console.print(table)
     counts = {s: sum(r.status == s for r in results) for s in STYLES}
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))
-
-
-if __name__ == "__main__":  # the probe of one source: SOURCE DATA_DIR RESULT_PATH TIMEOUT
-    _source, _data_dir, _result, _timeout = sys.argv[1:5]
-    run_probe(_source, Path(_data_dir), Path(_result), float(_timeout))

@@ -68,7 +68,8 @@ create table if not exists quarantine (
     source varchar not null,
     crawl_id varchar not null,
     item_no integer not null,
-    stage varchar not null,                -- 'card' | 'price' | 'region' | 'currency' | 'bounds' | ...
+    -- the step that refused it: 'card' | 'price' | 'region' | 'currency' | 'bounds' | ...
+    stage varchar not null,
     reason varchar not null,
     raw_item json not null,
     quarantined_at timestamptz not null,

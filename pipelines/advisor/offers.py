@@ -1,0 +1,105 @@
+"""Today's offers as the advisor sees them: one `Offer` per row of `marts.latest_prices`, with
+what a configuration needs to know of it (card memory, price per rental, same rental under
+other billing periods). `offers_from_db` is the advisor's one piece of I/O."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from pipelines.warehouse.sql_files import sql_text
+from spiders.parsing.prices import HOURS_PER_PERIOD
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One current offer (a row of marts.latest_prices)."""
+
+    source: str
+    vendor: str
+    gpu_model: str
+    gpu_count: int
+    gpu_fraction: float
+    offer_kind: str
+    billing_period: str
+    price_amount: float
+    currency: str
+    price_per_gpu_hour_cny: float
+    region_code: str
+    country: str
+    price_per_gpu_hour_usd: float | None = None
+    vram_gb: float | None = None
+    gpu_variant: str | None = None
+    province_or_state: str | None = None
+    city: str | None = None
+    sku: str | None = None
+    available: bool | None = None
+    last_seen_at: datetime | None = None
+    url: str | None = None
+    offer_id: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> Offer:
+        def num(value):
+            return None if value is None else float(value)
+
+        return cls(
+            source=row["source"], vendor=row["vendor"], gpu_model=row["gpu_model"],
+            gpu_count=int(row.get("gpu_count") or 1),
+            gpu_fraction=float(row.get("gpu_fraction") or 1),
+            offer_kind=row.get("offer_kind") or "on_demand", billing_period=row["billing_period"],
+            price_amount=float(row["price_amount"]), currency=row.get("currency") or "CNY",
+            price_per_gpu_hour_cny=float(row["price_per_gpu_hour_cny"]),
+            price_per_gpu_hour_usd=num(row.get("price_per_gpu_hour_usd")),
+            region_code=row.get("region_code") or "", country=row.get("country") or "",
+            vram_gb=num(row.get("vram_gb")), gpu_variant=row.get("gpu_variant"),
+            province_or_state=row.get("province_or_state"), city=row.get("city"),
+            sku=row.get("sku"), available=row.get("available"),
+            last_seen_at=row.get("last_seen_at"), url=row.get("url"), offer_id=row.get("offer_id"))
+
+    @property
+    def region_group(self) -> str:
+        """The province in China, the country elsewhere (as the signal marts group regions)."""
+        if self.country == "CN":
+            return self.province_or_state or "CN"
+        return self.country
+
+    @property
+    def is_slice(self) -> bool:
+        return self.gpu_fraction < 1
+
+    @property
+    def card_vram_gb(self) -> float:
+        """VRAM of one card of the offer (of the slice, for a slice)."""
+        if self.vram_gb:
+            return self.vram_gb
+        match = re.search(r"-(\d+)GB$", self.gpu_model)
+        return float(match.group(1)) * self.gpu_fraction if match else 0.0
+
+    @property
+    def instance_price_cny(self) -> float:
+        """What one rental of the offer costs per billing period, in CNY: the inverse of the
+        normalization of price_per_gpu_hour_cny (so foreign currencies use the row's FX rate)."""
+        return (self.price_per_gpu_hour_cny * HOURS_PER_PERIOD[self.billing_period]
+                * self.gpu_count * self.gpu_fraction)
+
+    @property
+    def usd_per_cny(self) -> float | None:
+        if not self.price_per_gpu_hour_usd or not self.price_per_gpu_hour_cny:
+            return None
+        return self.price_per_gpu_hour_usd / self.price_per_gpu_hour_cny
+
+    @property
+    def product_key(self) -> tuple:
+        """Rows that are the same rental under different billing periods."""
+        return (self.source, self.vendor, self.region_code, self.sku, self.gpu_model,
+                self.gpu_variant, self.gpu_count, self.gpu_fraction, self.offer_kind == "spot")
+
+
+def offers_from_db(con) -> list[Offer]:
+    """Every current offer of marts.latest_prices (the advisor's only I/O)."""
+    cursor = con.execute(sql_text(__file__, "latest_offers"))
+    names = [d[0] for d in cursor.description]
+    return [Offer.from_row(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]

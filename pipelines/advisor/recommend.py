@@ -1,0 +1,77 @@
+"""The advice: every feasible configuration of today's offers for a workload, one per rental and
+kind at its cheapest billing period, ranked by total cost, with the best of each kind."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from pipelines.advisor.configurations import KINDS, Option, configurations
+from pipelines.advisor.memory import Estimate, estimate_memory
+from pipelines.advisor.offers import Offer
+from pipelines.advisor.region_filter import region_predicate
+from pipelines.advisor.workload import Workload
+
+
+@dataclass
+class Advice:
+    """The ranked options for a workload, the best of each kind, and the offers left out (by
+    reason)."""
+
+    workload: Workload
+    estimate: Estimate
+    options: list[Option]                        # ranked, cheapest first
+    best_per_kind: dict[str, Option]
+    excluded: Counter = field(default_factory=Counter)   # reason -> offers
+    region_note: str | None = None
+
+
+def _rank_key(option: Option) -> tuple:
+    seen = option.offer.last_seen_at
+    return (round(option.cost_cny, 6), option.wall_hours,
+            -(seen.timestamp() if isinstance(seen, datetime) else 0), option.offer.source,
+            option.offer.sku or "", option.offer.region_code)
+
+
+def advise(workload: Workload, offers: Iterable[Offer]) -> Advice:
+    """Rank every feasible configuration of `offers` for `workload`, cheapest first; one option
+    per rental and kind (its cheapest billing period and card count), and the best of each kind."""
+    estimate = estimate_memory(workload)
+    offers = list(offers)
+    excluded: Counter = Counter()
+    region_note = None
+    if workload.region:
+        matches, region_note = region_predicate(workload.region, offers)
+        inside = [o for o in offers if matches(o)]
+        excluded[f"outside {region_note}"] += len(offers) - len(inside)
+        offers = inside
+    best: dict[tuple, Option] = {}
+    variants: dict[tuple, list[Option]] = {}
+    for offer in offers:
+        for option in configurations(offer, workload, estimate, excluded):
+            key = (offer.product_key, option.kind)
+            variants.setdefault(key, []).append(option)
+            if key not in best or _rank_key(option) < _rank_key(best[key]):
+                best[key] = option
+    ranked = []
+    for key, option in best.items():
+        cheapest: dict[str, float] = {}   # the rental's other billing periods, at their best
+        for other in variants[key]:
+            period = other.offer.billing_period
+            if period != option.offer.billing_period:
+                cheapest[period] = min(cheapest.get(period, math.inf), other.cost_cny)
+        others = tuple(f"{period}: {cost:,.0f} CNY" for period, cost in sorted(cheapest.items()))
+        if others:
+            option = replace(option, alternatives=others, why=(
+                *option.why[:2], f"cheapest billing of this rental (also {', '.join(others)})",
+                *option.why[2:]))
+        ranked.append(option)
+    ranked.sort(key=_rank_key)
+    per_kind: dict[str, Option] = {}
+    for option in ranked:
+        per_kind.setdefault(option.kind, option)
+    return Advice(workload, estimate, ranked, {k: per_kind[k] for k in KINDS if k in per_kind},
+                  excluded, region_note)

@@ -1,0 +1,25 @@
+-- Every current offer, with the columns the advisor's Offer reads (pipelines/advisor/offers.py).
+select
+    offer_id,
+    source,
+    vendor,
+    gpu_model,
+    gpu_variant,
+    gpu_count,
+    gpu_fraction,
+    vram_gb,
+    offer_kind,
+    billing_period,
+    price_amount,
+    currency,
+    price_per_gpu_hour_cny,
+    price_per_gpu_hour_usd,
+    region_code,
+    country,
+    province_or_state,
+    city,
+    sku,
+    available,
+    last_seen_at,
+    url
+from marts.latest_prices

@@ -1,0 +1,118 @@
+"""Delivery: every pending or failed alert of the outbox to every channel that lacks it, a few
+attempts with backoff, the outcome recorded on the alert's row.
+
+A delivery failure never fails the run: the alert stays 'failed' and is tried again next run. A
+channel that fails every attempt is not tried again for the rest of the run, so one dead webhook
+costs one backoff per run, not one per alert.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from pipelines.alerts.channels import NOTIFY_CONFIG_ENV, NOTIFY_URLS_ENV, Channel, send
+from pipelines.alerts.outbox import (
+    count_unsent,
+    ensure_outbox,
+    record_sent,
+    record_unsent,
+    unsent_alerts,
+)
+from pipelines.alerts.rules import DeliverySettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Delivery:
+    delivered: int = 0
+    failed: int = 0
+    pending: int = 0          # left unsent in the outbox after this run (pending + failed)
+    channels: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str:
+        if not self.channels:
+            return (f"no notification URLs configured ({NOTIFY_URLS_ENV} / {NOTIFY_CONFIG_ENV}):"
+                    f" {self.pending} alerts wait in alerts.outbox")
+        return (f"{self.delivered} delivered, {self.failed} failed, {self.pending} unsent, via "
+                f"{', '.join(self.channels)}")
+
+
+def deliver_one(con: duckdb.DuckDBPyConnection, key: str, title: str, body: str,
+                delivered_to: list[str], channels: list[Channel], down: dict[str, str],
+                settings: DeliverySettings, sleep: Callable[[float], None],
+                failure: bool = False) -> tuple[str, str | None]:
+    """Deliver one outbox row to every channel that does not have it yet; record the outcome.
+
+    `down` maps the channels that failed every attempt earlier in this run to why; they are
+    skipped, and this call adds its own. Returns (sent | failed | unsent, last error)."""
+    remaining = [c for c in channels if c.id not in delivered_to and c.id not in down]
+    skipped = [down[c.id] for c in channels if c.id not in delivered_to and c.id in down]
+    done = list(delivered_to)
+    errors: dict[str, str] = {}
+    tries = 0
+    for attempt in range(settings.attempts):
+        if not remaining:
+            break
+        if attempt:
+            sleep(settings.backoff_seconds * 2 ** (attempt - 1))
+        tries += 1
+        still = []
+        for channel in remaining:
+            error = send(channel, title, body, failure)
+            if error is None:
+                done.append(channel.id)
+                errors.pop(channel.id, None)
+            else:
+                errors[channel.id] = error
+                still.append(channel)
+        remaining = still
+    for channel in remaining:
+        # Down for the rest of this run: the next alerts do not wait out its backoff again.
+        down[channel.id] = (f"not tried: {channel.label} failed {settings.attempts} times earlier "
+                            "in this run")
+    if all(c.id in done for c in channels):
+        record_sent(con, key, tries, done)
+        return "sent", None
+    error = "; ".join([*errors.values(), *skipped]) or None
+    record_unsent(con, key, tries, done, error)
+    return ("failed" if tries else "unsent"), error
+
+
+def deliver_pending(con: duckdb.DuckDBPyConnection, channels: list[Channel],
+                    settings: DeliverySettings | None = None,
+                    sleep: Callable[[float], None] = time.sleep,
+                    logger: Any = None) -> Delivery:
+    """Send every pending or failed alert, oldest first, each up to `settings.attempts` times
+    (default: DeliverySettings())."""
+    settings = DeliverySettings() if settings is None else settings
+    ensure_outbox(con)
+    logger = logger or log
+    result = Delivery(channels=[c.label for c in channels])
+    if channels:
+        down: dict[str, str] = {}
+        not_tried = 0
+        for key, title, body, delivered_to, rule in unsent_alerts(con):
+            status, error = deliver_one(con, key, title, body, delivered_to or [], channels,
+                                        down, settings, sleep, failure=rule == "run_failure")
+            if status == "sent":
+                result.delivered += 1
+            elif status == "failed":
+                result.failed += 1
+                result.errors.append(f"{key}: {error}")
+                logger.warning(f"alert {key} not delivered: {error}")
+            else:
+                not_tried += 1
+        if not_tried:
+            logger.warning(f"{not_tried} alerts not tried: every channel that lacks them failed "
+                           "earlier in this run; they go out next run")
+    result.pending = count_unsent(con)
+    return result

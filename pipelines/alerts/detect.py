@@ -1,0 +1,116 @@
+"""Detection: run each enabled rule's SQL (`sql/*.sql`) over the working database and add the
+new alerts to the outbox, moving the watermark, in one transaction.
+
+`drop` and `new_low` look only at observations loaded since the previous detection
+(`sql/new_observations.sql`); `month_end_dip`, `watch` and `workload_cheaper` read the current
+state of their tables each run, and their keys keep them to one alert.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from pipelines.alerts.messages import (
+    drop_alert,
+    month_end_dip_alert,
+    new_low_alert,
+    watch_alert,
+    workload_cheaper_alert,
+)
+from pipelines.alerts.outbox import Alert, ensure_outbox, insert_alerts, read_state, write_state
+from pipelines.alerts.rules import RULES, AlertRules, OfferFilter
+from pipelines.warehouse.db import transaction
+from pipelines.warehouse.sql_files import sql_text
+
+# Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
+WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
+
+
+@dataclass
+class Detection:
+    new_keys: dict[str, list[str]] = field(default_factory=lambda: {r: [] for r in RULES})
+    found: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RULES, 0))
+    new_observations: int = 0
+
+    @property
+    def detected(self) -> int:
+        return sum(len(keys) for keys in self.new_keys.values())
+
+
+def _records(con: duckdb.DuckDBPyConnection, name: str,
+             params: dict[str, Any] | None = None) -> list[dict]:
+    """The rows of `sql/<name>.sql` as dicts."""
+    cursor = con.execute(sql_text(__file__, name), params)
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
+    schema, name = qualified.split(".")
+    return con.execute(sql_text(__file__, "table_exists"),
+                       {"schema_name": schema, "table_name": name}).fetchone()[0]
+
+
+def _filter_params(offers: OfferFilter) -> dict:
+    return {"gpu_models": list(offers.gpu_models), "offer_kinds": list(offers.offer_kinds),
+            "billing_periods": list(offers.billing_periods)}
+
+
+def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list[Alert], int]:
+    """Every alert the rules see in the observations loaded since the previous detection (and
+    the current watch and month-end state); (alerts, new observations looked at)."""
+    con.execute(sql_text(__file__, "new_observations"), {
+        "max_observed_at": read_state(con, "max_observed_at"),
+        "detected_at": read_state(con, "detected_at"),
+        "lookback_hours": rules.initial_lookback_hours})
+    new_observations = con.execute(sql_text(__file__, "count_new_observations")).fetchone()[0]
+    alerts: list[Alert] = []
+    if rules.drop.enabled and new_observations:
+        d = rules.drop
+        rows = _records(con, "drops", {
+            "median_days": d.median_days, "median_min_days": d.median_min_days,
+            "min_drop_pct": d.min_drop_pct, "min_below_median_pct": d.min_below_median_pct,
+            "require": d.require, **_filter_params(d.offers)})
+        alerts += [drop_alert(row, d) for row in rows]
+    if rules.new_low.enabled and new_observations:
+        rows = _records(con, "new_lows", {
+            "min_improvement_pct": rules.new_low.min_improvement_pct,
+            **_filter_params(rules.new_low.offers)})
+        alerts += [new_low_alert(row, rules.new_low) for row in rows]
+    if rules.month_end_dip.enabled:
+        alerts += [month_end_dip_alert(row) for row in _records(con, "month_end_dips")]
+    for watch in rules.watch:
+        rows = _records(con, "watch", {
+            "gpu_model": watch.gpu_model, "region_column": watch.region_column,
+            "region_value": watch.region_value, "offer_kind": watch.offer_kind,
+            "billing_period": watch.billing_period,
+            "ceiling": watch.max_price_cny_per_gpu_hour})
+        alerts += [watch_alert(row, watch) for row in rows]
+    # The advisor writes the history; before its first run (or without it) there is none.
+    if rules.workload_cheaper.enabled and _table_exists(con, WORKLOAD_HISTORY_TABLE):
+        rows = _records(con, "workload_cheaper",
+                        {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
+        alerts += [workload_cheaper_alert(row) for row in rows]
+    con.execute("drop table if exists alert_new_observations")
+    return alerts, new_observations
+
+
+def detect_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> Detection:
+    """Find alerts and add the new ones to the outbox, moving the watermark, in one transaction."""
+    ensure_outbox(con)
+    with transaction(con):
+        started = con.execute("select now()").fetchone()[0]
+        alerts, new_observations = find_alerts(con, rules)
+        new = set(insert_alerts(con, alerts))
+        write_state(con, "max_observed_at",
+                    con.execute("select max(observed_at) from observations").fetchone()[0])
+        write_state(con, "detected_at", started)
+    result = Detection(new_observations=new_observations)
+    for alert in alerts:
+        result.found[alert.rule] += 1
+        if alert.alert_key in new:
+            result.new_keys[alert.rule].append(alert.alert_key)
+    return result

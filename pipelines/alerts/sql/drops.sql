@@ -1,0 +1,64 @@
+-- Rule `drop`: a price change of one offer, among the new observations, at least $min_drop_pct %
+-- below its previous observation and/or at least $min_below_median_pct % below the median of
+-- its daily closes over the $median_days days before (a median of fewer than $median_min_days
+-- days is no test); $require = 'all' needs every configured test, 'any' one of them.
+-- A drop is measured in the listed currency (an exchange-rate move alone is not a drop); the CNY
+-- figures ride along for reading.
+-- Parameters: the thresholds above (a null percentage skips its test) and the offer filter
+-- $gpu_models, $offer_kinds, $billing_periods (an empty list: every value).
+with changes as (
+    select c.offer_id, c.observed_at, c.observed_date, c.previous_price_amount,
+           c.previous_price_cny_per_gpu_hour, c.previous_observed_at,
+           c.price_change_pct::double as price_change_pct,
+           c.price_change_pct_cny::double as price_change_pct_cny
+    from intermediate.int_price_changes as c
+    semi join alert_new_observations as n
+        on n.offer_id = c.offer_id and n.observed_at = c.observed_at
+    where c.price_amount < c.previous_price_amount
+),
+trailing_days as (   -- the offer's daily closes on the days before the change
+    select ch.offer_id, ch.observed_at,
+           median(d.close_price_amount)::double as median_price_amount,
+           median(d.close_price_cny_per_gpu_hour)::double as median_price_cny_per_gpu_hour,
+           count(*) as median_days
+    from changes as ch
+    join intermediate.int_offer_daily as d
+        on d.offer_id = ch.offer_id
+       and d.observed_date >= ch.observed_date - $median_days::integer
+       and d.observed_date < ch.observed_date
+    group by ch.offer_id, ch.observed_at
+),
+measured as (
+    select o.offer_id, o.source, o.vendor, o.gpu_model, o.gpu_variant, o.gpu_count,
+           o.gpu_fraction, o.offer_kind, o.billing_period, o.region_code, o.region_group,
+           o.country, o.province_or_state, o.city, o.sku, o.price_amount, o.currency,
+           o.price_per_gpu_hour_cny, o.price_per_gpu_hour_usd, o.observed_at, o.url,
+           ch.previous_price_amount, ch.previous_price_cny_per_gpu_hour, ch.previous_observed_at,
+           ch.price_change_pct, ch.price_change_pct_cny,
+           t.median_price_amount, t.median_price_cny_per_gpu_hour,
+           coalesce(t.median_days, 0) as median_days,
+           100 * (t.median_price_amount - o.price_amount::double)
+               / t.median_price_amount as below_median_pct
+    from changes as ch
+    join staging.stg_observations as o using (offer_id, observed_at)
+    left join trailing_days as t using (offer_id, observed_at)
+    where (len($gpu_models::varchar[]) = 0 or list_contains($gpu_models::varchar[], o.gpu_model))
+      and (len($offer_kinds::varchar[]) = 0
+           or list_contains($offer_kinds::varchar[], o.offer_kind))
+      and (len($billing_periods::varchar[]) = 0
+           or list_contains($billing_periods::varchar[], o.billing_period))
+),
+scored as (
+    select *,
+           $min_drop_pct is not null and -price_change_pct >= $min_drop_pct as drop_hit,
+           coalesce($min_below_median_pct is not null and median_days >= $median_min_days
+                    and below_median_pct >= $min_below_median_pct,
+                    false) as median_hit
+    from measured
+)
+select * from scored
+where case when $require = 'all'
+           then ($min_drop_pct is null or drop_hit)
+                and ($min_below_median_pct is null or median_hit)
+           else drop_hit or median_hit end
+order by observed_at, offer_id

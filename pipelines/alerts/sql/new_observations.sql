@@ -1,0 +1,17 @@
+-- The observations loaded since the previous detection, for the incremental rules (drop,
+-- new_low). observed_at alone is not enough (a replayed or re-run crawl can land older
+-- observations after newer ones), so an observation is new when it is newer than the newest one
+-- seen last time, or when its crawl was normalized after the last detection started. Without a
+-- watermark (the first detection on a database) only the last $lookback_hours before the newest
+-- observation count, so existing history does not flood the channels.
+-- Parameters: $max_observed_at, $detected_at (the watermark, or null), $lookback_hours.
+create or replace temp table alert_new_observations as
+select offer_id, observed_at
+from observations
+where case
+    when $max_observed_at is null then
+        observed_at >= (select max(observed_at) from observations)
+                       - to_microseconds(($lookback_hours * 3600e6)::bigint)
+    else observed_at > $max_observed_at
+         or crawl_id in (select crawl_id from raw.crawls where normalized_at >= $detected_at)
+end

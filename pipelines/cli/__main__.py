@@ -1,0 +1,5 @@
+"""`python -m pipelines.cli ...` is `gpuprices ...`."""
+
+from pipelines.cli import main
+
+main()

@@ -1,0 +1,85 @@
+"""`gpuprices claims`: the market-claims scorecard (marts.market_claims), and the table that
+`gpuprices signals` shows under its signals."""
+
+from __future__ import annotations
+
+import click
+from rich.table import Table
+
+from pipelines.cli.exit_codes import NoData
+from pipelines.cli.options import FORMATS
+from pipelines.cli.output import console, write_rows
+from pipelines.cli.published import published_db, records
+from pipelines.display import terminal_text
+
+VERDICTS = {"holds": "[green bold]holds[/]", "does not hold": "[red bold]does not hold[/]",
+            "inconclusive": "[yellow bold]inconclusive[/]",
+            "not enough data": "[dim]not enough data[/]"}
+
+
+def _number(value) -> str:
+    if value is None:
+        return "–"
+    value = float(value)
+    return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}"
+
+
+def claims_table(con) -> tuple[Table, list[dict]]:
+    """The marts.market_claims scorecard: each claim, the median of its distinct offers with the
+    interval of that median, the expected range, the evidence, the verdict in colour."""
+    rows = records(con, "select * from marts.market_claims")
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    table = Table(title="market claims (docs/market-claims.md) against the latest data",
+                  show_lines=True, title_justify="left", title_style="bold",
+                  caption=f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
+                          f"{counts['inconclusive']} inconclusive, "
+                          f"{counts['not enough data']} without enough data; a verdict needs "
+                          "5+ distinct offers and is read from the interval of the median",
+                  caption_justify="left")
+    table.add_column("claim", ratio=3)
+    table.add_column("median", justify="right")
+    table.add_column("interval", justify="right")
+    table.add_column("expected", justify="right")
+    table.add_column("offers", justify="right")
+    table.add_column("verdict")
+    for r in rows:
+        low, high = r["expected_low"], r["expected_high"]
+        expected = f"≥ {_number(low)}" if high is None else f"{_number(low)}–{_number(high)}"
+        interval = ("–" if r["ci_low"] is None else
+                    f"{_number(r['ci_low'])}–{_number(r['ci_high'])}\n"
+                    f"[dim]{100 * r['ci_coverage']:.0f} %[/]")
+        evidence = (f"{r['distinct_offers']} distinct\n[dim]{r['offers']} offers, "
+                    f"{r['vendors']} vendors[/]")
+        claim = (f"{terminal_text(r['claim'])}\n"
+                 f"[dim]{terminal_text(r['measure'])}; {terminal_text(r['scope'])}[/]")
+        if r["verdict"] == "not enough data" and r["reason"]:
+            claim += f"\n[yellow]{terminal_text(r['reason'])}[/]"
+        table.add_row(claim, _number(r["median_value"]), interval, expected, evidence,
+                      VERDICTS.get(r["verdict"], terminal_text(r["verdict"])))
+    return table, rows
+
+
+@click.command("claims")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="A table for people; csv or json (every column of marts.market_claims).")
+def claims_command(fmt: str) -> None:
+    """The market-claims scorecard: does each rule of thumb of the GPU-rental guides hold?
+
+    Each claim (docs/market-claims.md) is measured on the latest day of the mart it reads
+    (marts.market_claims; the values behind it: marts.market_claim_evidence). The verdict is read
+    from the 90 % interval of the median over distinct offers: holds (inside the expected range),
+    does not hold (outside), inconclusive (overlapping), not enough data (under 5 offers).
+
+    Exit codes: 0 shown; 3 no database yet, or no claims measured.
+    """
+    with published_db("marts.market_claims") as con:
+        table, rows = claims_table(con)
+        columns = [d[0] for d in con.execute("select * from marts.market_claims limit 0")
+                   .description]
+    if fmt == "table":
+        if rows:
+            console.print(table)
+    else:
+        write_rows(rows, columns, fmt)
+    if not rows:
+        raise NoData("marts.market_claims is empty: run `make run` first")

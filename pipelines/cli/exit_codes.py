@@ -1,0 +1,23 @@
+"""Exit codes, the same for every command, for scripts; and NoData, the error that exits with 3.
+
+  0  ok
+  1  failed: the run failed (a step errored, a blocking check failed, or every source failed:
+     nothing new was published past it); `ui`: dagster dev failed; the reading commands: the
+     database could not be opened (another process holds it open for writing)
+  2  usage error: an unknown option or value (an unknown card, region, vendor, kind ...); the
+     message lists the known values
+  3  no data: there is no published database yet (run `make run` first), or the query matched no
+     rows (like grep's 1: scripts can tell "nothing" from "broken"; csv/json output is still
+     well-formed: a header row, `[]`)
+  4  partial: `run` landed some sources and others failed
+"""
+
+import click
+
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_NO_DATA, EXIT_PARTIAL = 0, 1, 2, 3, 4
+
+
+class NoData(click.ClickException):
+    """Nothing to show: no published database yet, or no rows matched (exit code 3)."""
+
+    exit_code = EXIT_NO_DATA

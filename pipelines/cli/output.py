@@ -1,0 +1,27 @@
+"""Where the commands write: the terminal (`console`, for tables people read) and stdout as csv
+or json (`write_rows`, for scripts)."""
+
+import csv
+import json
+
+import click
+from rich.console import Console
+
+from pipelines.display import plain_value
+
+console = Console(stderr=False, highlight=False)
+
+
+def write_rows(rows: list[dict], columns: list[str], fmt: str) -> None:
+    """csv or json to stdout, every column, for scripts (columns and timestamps as in the feeds)."""
+    if fmt == "json":
+        click.echo(json.dumps([{c: plain_value(r[c]) for c in columns} for r in rows],
+                              ensure_ascii=False, indent=2))
+        return
+    out = click.get_text_stream("stdout")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow(["" if row[c] is None else plain_value(row[c], exact=True)
+                         for c in columns])
+    out.flush()

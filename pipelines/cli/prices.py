@@ -1,0 +1,144 @@
+"""`gpuprices prices`: the latest price of every offer (marts.latest_prices), filtered and sorted,
+as a table for people or csv/json for scripts."""
+
+from __future__ import annotations
+
+from datetime import UTC
+
+import click
+from rich import box
+from rich.table import Table
+
+from pipelines.cli.exit_codes import NoData
+from pipelines.cli.filters import Filter, card_filter, region_filter, vendor_filter
+from pipelines.cli.options import (
+    CARD_HELP,
+    FORMATS,
+    KINDS,
+    PERIODS,
+    REGION_HELP,
+    SORTS,
+    spelling_key,
+)
+from pipelines.cli.output import console, write_rows
+from pipelines.cli.published import published_db
+from pipelines.display import amount_text, fraction_text, terminal_text
+
+ORDERS = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
+          "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}
+WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
+                "CNY/GPU-h", "USD/GPU-h", "available", "last seen (UTC)")
+# Below this width the eleven columns no longer fit: vendor, region and card share one cell.
+NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
+WIDE_TABLE = 160
+
+
+@click.command("prices")
+@click.option("--card", metavar="CARD", help=CARD_HELP)
+@click.option("--region", metavar="REGION", help=REGION_HELP)
+@click.option("--kind", type=KINDS, help="Offer kind (also 按需, 竞价/抢占式, 预留).")
+@click.option("--period", type=PERIODS,
+              help="Billing period the price is listed for "
+                   "(also 时/小时, 天, 周, 月/包月, 年/包年).")
+@click.option("--vendor", metavar="S", help="Part of a vendor or source name: azure, 阿里云, idc_.")
+@click.option("--max-price", type=click.FloatRange(min=0, min_open=True), metavar="CNY",
+              help="At most this many CNY per GPU-hour.")
+@click.option("--limit", type=click.IntRange(min=0), metavar="N",
+              help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")
+@click.option("--sort", type=SORTS, default="price", show_default=True,
+              help="Cheapest first (per GPU-hour, CNY), or by vendor.")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="A table for people; csv or json (every column of marts.latest_prices).")
+def prices_command(card: str | None, region: str | None, kind: str | None, period: str | None,
+                   vendor: str | None, max_price: float | None, limit: int | None, sort: str,
+                   fmt: str) -> None:
+    """The latest price of every offer (marts.latest_prices), filtered and sorted.
+
+    \b
+    Examples:
+      gpuprices prices --card A100-80GB --region 北京 --period hour
+      gpuprices prices --card 4090 --kind spot --max-price 5
+      gpuprices prices --region 'Inner Mongolia' --period 月 --format csv > im.csv
+      gpuprices prices --card a100 --format json | jq '.[0]'
+
+    Exit codes: 0 rows shown; 2 unknown card/region/vendor/value; 3 no database yet or no rows
+    matched.
+    """
+    with published_db("marts.latest_prices") as con:
+        found = Filter()
+        if card:
+            card_filter(card, found)
+        if region:
+            region_filter(con, region, found)
+        if vendor:
+            vendor_filter(con, vendor, found)
+        if kind:
+            found.add("offer_kind = ?", [kind])
+        if period:
+            found.add("billing_period = ?", [period])
+        if max_price is not None:
+            found.add("price_per_gpu_hour_cny <= ?", [max_price])
+        where, order = found.sql, f"{ORDERS[sort]}, offer_id"
+        cursor = con.execute(f"select * from marts.latest_prices where {where} order by {order}",
+                             found.params)
+        columns = [d[0] for d in cursor.description]
+        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    shown = rows if limit == 0 else rows[:limit or (50 if fmt == "table" else None)]
+    if fmt != "table":
+        write_rows(shown, columns, fmt)
+    else:
+        _prices_table(shown, len(rows), sort, found)
+    if not rows:
+        raise NoData("no offers match " + (", ".join(found.notes) or "the filters")
+                     + "; try fewer filters, or `gpuprices prices` for everything")
+
+
+def _prices_table(rows: list[dict], total: int, sort: str, found: Filter) -> None:
+    if not rows:
+        return
+    order = "cheapest first" if sort == "price" else "by vendor"
+    title = f"latest prices: {total} offers, {order}"
+    if len(rows) < total:
+        title += f" (showing {len(rows)}; --limit 0 for all)"
+    notes = list(found.notes)
+    wide = console.width >= WIDE_TABLE
+    if not wide:
+        notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
+                     "USD/GPU-h and last seen")
+    columns = WIDE_COLUMNS if wide else NARROW_COLUMNS
+    table = Table(title=title, caption=terminal_text(" · ".join(notes)) or None,
+                  caption_justify="left", box=box.SIMPLE_HEAD)
+    for column in columns:
+        numeric = column in ("fraction", "listed price", "CNY/GPU-h", "USD/GPU-h")
+        table.add_column(column, justify="right" if numeric else
+                         "center" if column == "available" else "left",
+                         style="bold" if column == "CNY/GPU-h" else None,
+                         min_width={"vendor": 14, "region": 16}.get(column),
+                         no_wrap=column not in ("vendor", "region", "offer"))
+    for r in rows:
+        cells = _cells(r)
+        table.add_row(*(cells[c] for c in columns))
+    console.print(table)
+
+
+def _cells(r: dict) -> dict[str, str]:
+    """One offer's cells, by column name (wide and narrow tables)."""
+    where = r["province_or_state"] or r["country"]
+    if r["country"] not in ("CN", None) and r["province_or_state"]:
+        where = f"{r['province_or_state']}, {r['country']}"
+    region = r["region_code"] if spelling_key(r["region_code"]) == spelling_key(where) \
+        else f"{r['region_code']} ({where})"
+    card = r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
+    fraction = fraction_text(r["gpu_fraction"])
+    vendor, region = terminal_text(r["vendor"]), terminal_text(region)
+    return {
+        "vendor": vendor, "region": region, "card": card,
+        "offer": f"{vendor}\n[dim]{region}[/]\n{card}"
+                 + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]"),
+        "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
+        "listed price": f"{amount_text(r['price_amount'])} {r['currency']}/{r['billing_period']}",
+        "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
+        "USD/GPU-h": f"{r['price_per_gpu_hour_usd']:,.3f}",
+        "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
+                                                                      "[dim]?[/]"),
+        "last seen (UTC)": r["last_seen_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M")}

@@ -1,0 +1,153 @@
+"""`gpuprices run`: one run of the Dagster job in this process (crawl, normalize, check, build the
+models and feeds), with a live view of its steps and a summary; the exit code says how it went."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import uuid
+
+import click
+from rich.table import Table
+
+from pipelines.cli.dagster_home import dagster_home
+from pipelines.cli.exit_codes import EXIT_OK, EXIT_PARTIAL, EXIT_RUN_FAILED
+from pipelines.cli.output import console
+from pipelines.cli.run_progress import StepProgress
+from pipelines.display import terminal_text
+from pipelines.warehouse.sql_files import sql_text
+
+ORIGINS = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0.0.1)",
+           "replay": "bundled snapshots (replay on 127.0.0.1)"}
+SHOWN_STATUS = {"passed": "[green]ok[/]", "failed": "[red]FAILED[/]",
+                "skipped": "[yellow]skipped[/]", "rejected": "[yellow]rejected[/]"}
+
+
+@click.command("run")
+@click.option("--live", is_flag=True,
+              help="Crawl the vendors' real sites instead of the bundled snapshots.")
+@click.option("--from-raw", is_flag=True,
+              help="Re-run from the raw archive (each source's latest archived crawl), "
+                   "no crawling.")
+@click.option("--source", "sources", multiple=True, metavar="S",
+              help="Only this source (repeatable); see `gpuprices sources`.")
+def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
+    """Run the main job once: crawl, normalize, check, build models and feeds; print a summary.
+
+    \b
+    Exit codes: 0 every source landed; 4 some sources failed, the others landed;
+    1 the run failed (nothing new was published past the failed step); 2 usage error.
+    """
+    if live and from_raw:
+        raise click.UsageError("--live and --from-raw exclude each other")
+    mode = "live" if live else "raw" if from_raw else "replay"
+    os.environ["GPUPRICES_MODE"] = mode
+    dagster_home()
+    # Dagster and Scrapy load here, when a run starts, not with `gpuprices --help`.
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from spiders.layout import data_dir
+    from spiders.registry import source_names
+
+    unknown = sorted(set(sources) - set(source_names()))
+    if unknown:
+        raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; known: "
+                                 f"{', '.join(source_names())}", param_hint="--source")
+    job = defs.resolve_job_def("gpuprices_job")
+    selection = None
+    if sources:
+        raw_keys = [dg.AssetKey(["raw", s]) for s in sources]
+        downstream = dg.AssetSelection.assets(*raw_keys).downstream()
+        # plus what those assets read that no crawl feeds (constant tables such as
+        # intermediate.int_sign_test), but never another source's crawl
+        selection = list((downstream | (downstream.upstream(depth=1)
+                                        - dg.AssetSelection.key_prefixes(["raw"])))
+                         .resolve(defs.resolve_asset_graph()))
+    console.print(f"[bold]gpuprices run[/] over {ORIGINS[mode]}; data in {data_dir()}")
+    instance = dg.DagsterInstance.get()
+    run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
+    with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
+        result = job.execute_in_process(
+            instance=instance, asset_selection=selection, raise_on_error=False, run_id=run_id,
+            # failed steps are summarized below; Dagster's own log keeps the full traces
+            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
+        )
+    sys.exit(print_summary(result))
+
+
+def print_summary(result) -> int:
+    """What the run did: each source's crawl, the quarantine, the checks, where the data is; the
+    exit code that says how it went."""
+    import dagster as dg
+
+    from pipelines.defs.ingest import CRAWL_CHECK
+    from pipelines.resources import duckdb_from_env
+    from spiders.layout import data_dir, db_path
+
+    # The run's own connections used this configuration; DuckDB refuses a second, different one
+    # to the same file within one process.
+    with duckdb_from_env().get_connection() as con:
+        by_run = {"run_id": result.run_id}
+        crawls = con.execute(sql_text(__file__, "run_crawls"), by_run).fetchall()
+        reasons = con.execute(sql_text(__file__, "run_quarantine_reasons"), by_run).fetchall()
+        total, offers = con.execute(
+            "select count(*), count(distinct offer_id) from observations").fetchone()
+        pending = con.execute(sql_text(__file__, "pending_crawls")).fetchall()
+
+    table = Table(title="sources")
+    for column in ("source", "crawl", "collected", "normalized", "quarantined"):
+        table.add_column(column, justify="right" if column not in ("source", "crawl") else "left")
+    for source, status, collected, normalized, quarantined, _, _ in crawls:
+        table.add_row(source, SHOWN_STATUS[status], str(collected), str(normalized),
+                      str(quarantined))
+    console.print(table)
+    for source, status, *_, failures, _ in crawls:
+        colour = "yellow" if status == "skipped" else "red"
+        for failure in ([] if status == "passed" else failures):
+            console.print(f"[{colour}]  {terminal_text(source)}: {terminal_text(failure)}[/]")
+    for source, stage, reason, count in reasons:
+        console.print(f"  quarantined {count} × {terminal_text(source)} "
+                      f"\\[{terminal_text(stage)}]: {terminal_text(reason)}")
+
+    checks = result.get_asset_check_evaluations()
+    failed_checks = [c for c in checks
+                     if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR]
+    warned = [c for c in checks if not c.passed and c.severity != dg.AssetCheckSeverity.ERROR]
+    console.print(f"checks: {len(checks) - len(failed_checks) - len(warned)} passed, "
+                  f"{len(failed_checks)} failed, {len(warned)} warned")
+    for check in failed_checks:
+        name = f"{check.asset_key.to_user_string()}:{check.check_name}"
+        if check.check_name == CRAWL_CHECK:  # its reasons are listed under the sources above
+            console.print(f"[red]  {name}[/]")
+            continue
+        console.print(f"[red]  {name}: {terminal_text(check.description or '')}[/]")
+        if check.metadata.get("failures"):
+            failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
+            console.print("    " + terminal_text(failures, 600))
+    if failed_checks:
+        console.print("[yellow]  the batch stays pending and is retried next run; to set a wrong "
+                      "crawl aside: gpuprices reject <crawl_id> --reason '...'[/]")
+        for source, crawl_id in pending:
+            console.print(f"    pending: {source} {crawl_id}")
+    console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
+    console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
+    console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
+    if not result.success:
+        for event in result.all_events:
+            if event.is_step_failure:
+                error = event.step_failure_data.error
+                cause = error.cause or error
+                console.print(f"[red]  step {event.step_key} failed: "
+                              f"{terminal_text(cause.message.strip().splitlines()[0])}[/]")
+        console.print("[red bold]run failed[/]: nothing new was published past the failed step "
+                      f"(Dagster run {result.run_id}; `make ui` shows its full log).")
+        return EXIT_RUN_FAILED
+    statuses = [status for _, status, *_ in crawls]
+    if "failed" in statuses and "passed" not in statuses:
+        console.print("[red bold]every source failed[/]: nothing new was collected")
+        return EXIT_RUN_FAILED
+    if "failed" in statuses:
+        return EXIT_PARTIAL
+    return EXIT_OK

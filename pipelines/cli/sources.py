@@ -1,0 +1,68 @@
+"""`gpuprices sources`: every source (spider) with its vendor, fetch style, snapshot and, from the
+published database when there is one, what it collected and how its last crawl went."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from rich.markup import escape
+from rich.table import Table
+
+from pipelines.cli.output import console
+from pipelines.cli.published import records
+from pipelines.warehouse.sql_files import sql_text
+from spiders.layout import SNAPSHOT_DIR
+
+
+@click.command("sources")
+def sources_command() -> None:
+    """List the sources: vendor, kind, fetch style, cards, price kinds, regions, snapshot, last
+    run."""
+    # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
+    from spiders.registry import source_names, spider_class
+
+    facts = _source_facts()
+    table = Table(title="sources", show_lines=True)
+    for column in ("source", "vendor", "kind", "fetch", "cards", "kind/period", "regions",
+                   "snapshot", "last run"):
+        table.add_column(column, overflow="fold")
+    for name in source_names():
+        spider = spider_class(name)
+        manifest = SNAPSHOT_DIR / name / "manifest.json"
+        snapshot = "none"
+        if manifest.exists():
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+            snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
+        seen = facts.get(name, {})
+        table.add_row(name, spider.vendor, spider.vendor_kind, spider.describe_fetch(),
+                      seen.get("cards", "-"),
+                      seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
+                      escape(seen.get("last_run", "never run")))
+    console.print(table)
+
+
+def _source_facts() -> dict[str, dict]:
+    """Per source, from the database when there is one: cards, kinds, periods, regions, last run."""
+    import duckdb
+
+    from spiders.layout import db_path
+
+    if not db_path().exists():
+        return {}
+    with duckdb.connect(str(db_path()), read_only=True) as con:
+        tables = {t for (t,) in con.execute("select table_name from information_schema.tables")
+                  .fetchall()}
+        if not {"crawls", "observations"} <= tables:
+            return {}
+        facts = {r.pop("source"): r for r in records(con, sql_text(__file__, "source_facts"))}
+        for crawl in records(con, sql_text(__file__, "last_crawls")):
+            status = crawl["status"] if "status" in crawl \
+                else "passed" if crawl["passed"] else "failed"
+            finished, failures = crawl["finished_at"], crawl["failures"]
+            last = f"{status} {finished:%Y-%m-%d %H:%M} ({crawl['offers']} offers)" if finished \
+                else status
+            if status != "passed" and failures:
+                last += f": {failures[0]}"
+            facts.setdefault(crawl["source"], {})["last_run"] = last
+    return facts

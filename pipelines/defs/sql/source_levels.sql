@@ -1,0 +1,60 @@
+-- Per pending source (and card) in this batch: its volume against the median of its last
+-- $trailing_crawls published crawls, and its median price against its last published crawl.
+-- A source with no history gets nulls, which pass.
+with pending as (
+    select distinct source from raw.crawls
+    where passed and normalized_at is null
+),
+
+batch_volume as (
+    select source, count(*) as batch_rows
+    from observation_batch
+    group by 1
+),
+
+recent_crawls as (
+    select
+        source,
+        normalized_rows,
+        row_number() over (partition by source order by crawl_id desc) as recency
+    from raw.crawls
+    where passed and normalized_at is not null and normalized_rows > 0
+),
+
+history as (
+    select source, median(normalized_rows) as trailing_median_rows
+    from recent_crawls
+    where recency <= $trailing_crawls
+    group by 1
+),
+
+level_now as (
+    select source, gpu_model, median(price_per_gpu_hour_cny) as median_now
+    from observation_batch
+    group by all
+),
+
+level_before as (
+    select source, gpu_model, median(price_per_gpu_hour_cny) as median_before
+    from observations as o
+    where observed_hour = (
+        select max(p.observed_hour) from observations as p
+        where p.source = o.source
+    )
+    group by all
+)
+
+select
+    p.source,
+    n.gpu_model,
+    coalesce(v.batch_rows, 0) as batch_rows,
+    h.trailing_median_rows,
+    coalesce(v.batch_rows, 0) / h.trailing_median_rows as volume_ratio,
+    n.median_now::double as median_now,
+    b.median_before::double as median_before,
+    (n.median_now / b.median_before)::double as price_level_ratio
+from pending as p
+left join batch_volume as v using (source)
+left join history as h using (source)
+left join level_now as n using (source)
+left join level_before as b using (source, gpu_model)

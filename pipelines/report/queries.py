@@ -1,0 +1,65 @@
+"""What the report reads from the database: every query the page runs (their SQL in sql/), as
+lists of row dicts. Only reads, so a read-only connection to the published database works."""
+
+from collections.abc import Sequence
+from datetime import date
+from typing import Any
+
+import duckdb
+
+from pipelines.warehouse.sql_files import sql_text
+
+# Every table the page reads (the asset depends on exactly these).
+REPORT_TABLES = (
+    "observations", "quarantine", "intermediate.int_offer_daily", "marts.latest_prices",
+    "marts.cheapest_offers", "marts.slice_to_whole_ratio", "marts.regional_discount",
+    "marts.spot_discount", "marts.monthly_vs_hourly_saving", "marts.multi_gpu_discount",
+    "marts.month_end_dip", "marts.month_end_capacity", "marts.market_claims",
+)
+# Written by the advisor asset; optional: the page says so when it is not there yet.
+ADVICE_TABLE = "advisor.workload_advice"
+
+
+class ReportError(RuntimeError):
+    pass
+
+
+def records(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict]:
+    cursor = con.execute(sql, list(params))
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def named_query(con: duckdb.DuckDBPyConnection, name: str,
+                params: Sequence[Any] = ()) -> list[dict]:
+    """The rows of sql/<name>.sql."""
+    return records(con, sql_text(__file__, name), params)
+
+
+def table_names(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Every table, named as the report names it: `observations`, `marts.cheapest_offers`."""
+    rows = con.execute("select table_schema, table_name from information_schema.tables")
+    return {name if schema == "main" else f"{schema}.{name}" for schema, name in rows.fetchall()}
+
+
+def check_tables(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Row count of every table the page reads; a missing one is an error naming it."""
+    missing = [t for t in REPORT_TABLES if t not in table_names(con)]
+    if missing:
+        raise ReportError(f"the report reads tables that do not exist: {', '.join(missing)} "
+                          "(build the SQL models of dbt_like_sql/ first)")
+    # table names come from REPORT_TABLES above, never from data
+    return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for t in REPORT_TABLES}
+
+
+def has_advice(con: duckdb.DuckDBPyConnection) -> bool:
+    return ADVICE_TABLE in table_names(con)
+
+
+def latest_day(con: duckdb.DuckDBPyConnection, table: str) -> date | None:
+    """The latest `day` of a signal mart (one of REPORT_TABLES), None when it is empty."""
+    return con.execute(f"select max(day) from {table}").fetchone()[0]
+
+
+def advice_computed_at(con: duckdb.DuckDBPyConnection) -> Any:
+    return con.execute(f"select max(computed_at) from {ADVICE_TABLE}").fetchone()[0]

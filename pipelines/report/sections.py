@@ -1,0 +1,158 @@
+"""What each section of the page shows, as data for its template (templates/<section>.html.j2):
+the header's facts, the price-history charts, the cheapest offers, the saved workloads and the
+market-claims scorecard. The signals have their own module, signals.py."""
+
+from datetime import datetime
+
+import duckdb
+
+from pipelines.display import clean_text
+from pipelines.report.charts import CHARTS, FAMILIES, chart_html, chart_points
+from pipelines.report.formatting import (
+    MISSING,
+    count,
+    instance,
+    kind,
+    listed,
+    plain,
+    price,
+    time_range,
+    utc,
+    value_range,
+)
+from pipelines.report.queries import advice_computed_at, has_advice, named_query
+from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
+
+# ── header ──────────────────────────────────────────────────────────────────────────────────────
+
+
+def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
+           generated_at: datetime) -> dict:
+    """The data's time range, sources, offers, row counts and the generation time."""
+    [span] = named_query(con, "observation_span")
+    facts = [("data", time_range(span["first_observed"], span["last_observed"], span["days"])),
+             ("sources", count(span["sources"])), ("offers", count(span["offers"])),
+             ("observations", count(row_counts["observations"])),
+             ("quarantined", count(row_counts["quarantine"])),
+             ("generated", utc(generated_at))]
+    sources = table(
+        [col("source", "source"), col("vendor", "vendor"), col("kind", "vendor_kind"),
+         col("observations", "observations", count, "num"), col("offers", "offers", count, "num"),
+         col("first seen", "first_seen", utc), col("last seen", "last_seen", utc)],
+        named_query(con, "sources"), "No source has landed observations yet.")
+    counts = table([col("table", "table"), col("rows", "rows", count, "num")],
+                   [{"table": t, "rows": n} for t, n in row_counts.items()], "")
+    return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
+            "counts_table": counts}
+
+
+# ── price history ───────────────────────────────────────────────────────────────────────────────
+
+
+def history(con: duckdb.DuckDBPyConnection) -> dict:
+    """One entry per card family with one chart per ChartSpec (None where the family has no
+    offers for it), and the number of charts drawn."""
+    points = chart_points(con)
+    families, charts = [], 0
+    for family in FAMILIES:
+        cells = []
+        for spec in CHARTS:
+            line = points.get((spec.key, family))
+            html = None
+            if line:
+                html = chart_html(family, spec, line, with_plotly_js=charts == 0)
+                charts += 1
+            cells.append({"spec": spec, "html": html})
+        families.append({"name": family, "charts": cells})
+    return {"families": families, "charts": charts}
+
+
+# ── cheapest offers ─────────────────────────────────────────────────────────────────────────────
+
+OFFER_COLUMNS = (
+    col("card", "gpu_model", css="nw"), col("kind", "offer_kind", kind, "nw"),
+    col("billing", "billing_period"),
+    col("CNY / GPU-h", "price_per_gpu_hour_cny", price, "num"),
+    Column("listed", listed, "num"), Column("instance", instance, "nw"),
+    col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
+    col("last seen", "last_seen_at", utc, "nw"), Column("page", lambda r: link_cell(r.get("url"))),
+)
+
+
+def cheapest(con: duckdb.DuckDBPyConnection) -> dict:
+    """The cheapest offer per card, kind and billing period anywhere, then per region."""
+    rows = named_query(con, "cheapest_offers")
+    best: dict[tuple, dict] = {}
+    for row in rows:   # ordered by price: the first row per card, kind and period is the cheapest
+        best.setdefault((row["gpu_model"], row["offer_kind"], row["billing_period"]), row)
+    return {"overall": table(OFFER_COLUMNS, best.values(), "No offers yet."),
+            "by_region": table(OFFER_COLUMNS, rows, "No offers yet."),
+            "rows": count(len(rows))}
+
+
+# ── saved workloads ─────────────────────────────────────────────────────────────────────────────
+
+
+def option_label(row: dict) -> str:
+    return "best" if row.get("rank") == 1 else f"best {clean_text(row.get('kind'))}"
+
+
+def workloads(con: duckdb.DuckDBPyConnection) -> dict:
+    """Each saved workload's best option, then the best of each other kind, from the advisor's
+    table (optional: before the advisor has run there is nothing to show)."""
+    if not has_advice(con):
+        return {"advised": False}
+    rows = named_query(con, "workload_advice")
+    advice = table([
+        col("workload", "workload", css="nw"),
+        col("profile", "workload_spec", lambda v: clean_text(v, 200)),
+        Column("option", option_label, "nw"),
+        col("configuration", "configuration"),
+        col("total CNY", "total_cost_cny", price, "num"),
+        col("total USD", "total_cost_usd", price, "num"),
+        col("wall hours", "wall_hours", plain, "num"),
+        col("billing", "billing_period"),
+        col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
+        Column("page", lambda r: link_cell(r.get("url"))),
+    ], rows, "Nothing yet: no saved workload has an option that fits the current offers.")
+    return {"advised": True, "computed": utc(advice_computed_at(con)), "table": advice}
+
+
+# ── market claims ───────────────────────────────────────────────────────────────────────────────
+
+VERDICT_CLASSES = {"holds": "verdict-holds", "does not hold": "verdict-fails",
+                   "inconclusive": "verdict-inconclusive", "not enough data": "verdict-nodata"}
+
+
+def interval_cell(row: dict) -> Content:
+    if row.get("ci_low") is None:
+        return MISSING
+    coverage = 100 * float(row.get("ci_coverage") or 0)
+    return Cell(f"{plain(row.get('ci_low'))} – {plain(row.get('ci_high'))}",
+                note=f"{coverage:.0f} %")
+
+
+def verdict_cell(row: dict) -> Cell:
+    css = VERDICT_CLASSES.get(row.get("verdict"), "verdict-unknown")
+    return Cell(clean_text(row.get("verdict")), css=f"verdict {css}",
+                note=clean_text(row.get("reason"), 200))
+
+
+def claims(con: duckdb.DuckDBPyConnection) -> dict:
+    """Each market claim with what measured it and its verdict, and the verdicts' tally."""
+    rows = named_query(con, "market_claims")
+    tally = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_CLASSES}
+    scorecard = table(
+        [col("claim", "claim", lambda v: clean_text(v, 400)),
+         Column("measured as", lambda r: Cell(clean_text(r.get("measure"), 400),
+                                              note=clean_text(r.get("scope"), 400))),
+         col("median", "median_value", plain, "num"),
+         Column("interval", interval_cell, "num"),
+         Column("expected", lambda r: value_range(r.get("expected_low"), r.get("expected_high")),
+                "num"),
+         Column("distinct offers", lambda r: Cell(
+             count(r.get("distinct_offers")),
+             note=f"{count(r.get('offers'))} offers, {count(r.get('vendors'))} vendors"), "num"),
+         Column("verdict", verdict_cell)],
+        rows, "marts.market_claims is empty.")
+    return {"summary": ", ".join(f"{n} {v}" for v, n in tally.items()), "table": scorecard}

@@ -1,0 +1,142 @@
+"""The signals section as data for templates/signals.html.j2: each signal mart on its latest day
+(slice-to-whole ratio, regional discount, spot discount, monthly saving, multi-GPU discount) and
+the month-end dips, each as the mart it reads, that day and a table."""
+
+from collections.abc import Callable
+
+import duckdb
+
+from pipelines.display import clean_text
+from pipelines.report.formatting import (
+    count,
+    fraction,
+    gigabytes,
+    kind,
+    number,
+    p_value,
+    pct,
+    price,
+    ratio_pct,
+    times,
+)
+from pipelines.report.queries import latest_day, named_query
+from pipelines.report.tables import Cell, Column, col, table
+
+DIP_ROWS_SHOWN = 40
+
+
+def on_latest_day(con: duckdb.DuckDBPyConnection, mart: str, query: str,
+                  columns: list[Column], empty: str) -> dict:
+    """A mart's rows on its latest day (sql/<query>.sql takes the day) as a table."""
+    day = latest_day(con, mart)
+    rows = named_query(con, query, [day])
+    return {"mart": mart, "day": day, "table": table(columns, rows, empty)}
+
+
+def slice_ratio(con: duckdb.DuckDBPyConnection) -> dict:
+    return on_latest_day(con, "marts.slice_to_whole_ratio", "slice_to_whole", [
+        col("card", "gpu_model"), col("variant", "gpu_variant"),
+        col("slice", "gpu_fraction", fraction, "num"),
+        col("slice VRAM GB", "slice_vram_gb", gigabytes, "num"),
+        col("slices", "slices", count, "num"), col("vendors", "vendors", count, "num"),
+        col("slice / whole (median)", "ratio", ratio_pct, "num"),
+        col("lowest", "low", ratio_pct, "num"), col("highest", "high", ratio_pct, "num"),
+        col("per-GPU premium", "premium", times, "num"),
+    ], "No slice has a whole card to compare with.")
+
+
+def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
+    """Regions × cards, hourly on-demand whole cards: the discount against the reference."""
+    mart = "marts.regional_discount"
+    day = latest_day(con, mart)
+    rows = named_query(con, "regional_discount", [day])
+    cards = sorted({r["gpu_model"] for r in rows})
+    regions: dict[tuple, dict] = {}
+    for r in rows:
+        regions.setdefault((r["country"], r["region_group"]), {})[r["gpu_model"]] = r
+    grid = table(
+        [col("country", "country"), col("region", "region_group"),
+         *[Column(card, discount_cell(card), "num") for card in cards]],
+        [{"country": c, "region_group": g, "cards": v} for (c, g), v in regions.items()],
+        "No hourly on-demand whole-card prices.")
+    return {"mart": mart, "day": day, "table": grid}
+
+
+def discount_cell(card: str) -> Callable[[dict], str | Cell]:
+    """A region's discount for `card`, tinted (cheaper green, dearer red), the prices and
+    vendors behind it as hover text; a price with no reference to compare with is starred."""
+    def cell(region: dict) -> str | Cell:
+        r = region["cards"].get(card)
+        if r is None:
+            return ""
+        d = number(r["discount_pct"])
+        tone = "" if d is None or abs(d) < 0.05 else ("good" if d > 0 else "bad")
+        median = price(r["median_price_cny_per_gpu_hour"])
+        title = (f"median {median} vs {clean_text(r['reference'])} "
+                 f"{price(r['reference_price_cny_per_gpu_hour'])} CNY/GPU-h; "
+                 f"{r['vendors_paired']} of {r['vendors']} vendors paired, "
+                 f"{r['distinct_offers']} distinct offers; vendor ratios "
+                 f"{ratio_pct(r['ratio_low'])}–{ratio_pct(r['ratio_high'])}")
+        shown = pct(d, signed=True) if d is not None else f"{median}*"
+        return Cell(shown, css=tone, title=clean_text(title, 400))
+    return cell
+
+
+def spot_discount(con: duckdb.DuckDBPyConnection) -> dict:
+    return on_latest_day(con, "marts.spot_discount", "spot_discount", [
+        col("card", "gpu_model"), col("spot offers", "pairs", count, "num"),
+        col("same SKU", "by_sku", count, "num"), col("vendors", "vendors", count, "num"),
+        col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
+        col("discount (median)", "discount", pct, "num"), col("lowest", "low", pct, "num"),
+        col("highest", "high", pct, "num"),
+    ], "No spot offer has an on-demand offer to compare with.")
+
+
+def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
+    return on_latest_day(con, "marts.monthly_vs_hourly_saving", "monthly_saving", [
+        col("card", "gpu_model"), col("monthly offers", "lines", count, "num"),
+        col("vendors", "vendors", count, "num"), col("saving (median)", "saving", pct, "num"),
+        col("lowest", "low", pct, "num"), col("highest", "high", pct, "num"),
+    ], "No monthly offer has an hourly offer to compare with.")
+
+
+def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
+    return on_latest_day(con, "marts.multi_gpu_discount", "multi_gpu_discount", [
+        col("card", "gpu_model"), col("variant", "gpu_variant"),
+        col("GPUs", "server_gpu_count", count, "num"),
+        col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
+        col("server / n × single (median)", "ratio", ratio_pct, "num"),
+        col("discount (median)", "discount", pct, "num"),
+    ], "No multi-GPU server has a single card to compare with.")
+
+
+def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
+    """The month-end dip test per group (its latest month's row carries it), the strongest
+    groups first, and how many groups release capacity at month end (marts.month_end_capacity)."""
+    [counts] = named_query(con, "month_end_counts")
+    month = counts["latest_month"]
+    dips = table([
+        col("card", "gpu_model"), col("variant", "gpu_variant"), col("vendor", "vendor"),
+        col("region", "region_code"), col("kind", "offer_kind", kind),
+        col("months", "months_observed", count, "num"),
+        col("offer-months", "offer_months", count, "num"),
+        col("below the line", "positive_offer_months", count, "num"),
+        col("p (sign test)", "p_value", p_value, "num"),
+        col("median depth", "strength_pct", pct, "num"),
+        Column("interval", lambda r: f"{pct(r.get('depth_ci_low_pct'))} – "
+                                     f"{pct(r.get('depth_ci_high_pct'))}", "num nw"),
+        col("recovery", "median_recovery_pct", pct, "num"),
+        Column("signal", lambda r: Cell("dip", css="good") if r.get("dip_signal")
+               else Cell("no", css="muted")),
+    ], named_query(con, "month_end_dips", [DIP_ROWS_SHOWN]),
+        "No offer has a complete month yet: an offer-month needs its daily prices on local "
+        "days 8–22, in the last 5 days and on days 1–7 of the next month.")
+    return {**{k: count(v) for k, v in counts.items() if k != "latest_month"},
+            "month": month.isoformat()[:7] if month else "none", "rows_shown": DIP_ROWS_SHOWN,
+            "table": dips}
+
+
+def signals(con: duckdb.DuckDBPyConnection) -> dict:
+    return {"slice_ratio": slice_ratio(con), "regional": regional_discount(con),
+            "spot": spot_discount(con), "saving": monthly_saving(con),
+            "multi_gpu": multi_gpu_discount(con), "dips": month_end_dips(con)}

@@ -1,0 +1,3 @@
+-- Every market claim with its measure, interval, expected range and verdict.
+select *
+from marts.market_claims

@@ -1,0 +1,5 @@
+-- Each saved workload's best option, then the best of each other kind (the advisor's table).
+select *
+from advisor.workload_advice
+where rank = 1 or best_of_kind
+order by workload, rank
