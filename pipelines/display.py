@@ -7,6 +7,7 @@ escaped. Numbers and times as people write them (`fraction_text`, `amount_text`,
 values for JSON and CSV output (`plain_value`)."""
 
 import re
+import unicodedata
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from fractions import Fraction
@@ -21,6 +22,11 @@ HIDDEN_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u20
 # C0/C1 control characters and bidi overrides: scraped text must not drive the terminal. Unlike
 # HIDDEN_CHARS it also takes tab and line breaks, and leaves zero-width characters alone.
 TERMINAL_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def fold(text: str | None) -> str:
+    """Compare spellings loosely: full-width folded (NFKC), case-folded, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text or "").casefold().split())
 
 
 def clean_text(value: Any, limit: int = MAX_TEXT_CHARS) -> str:

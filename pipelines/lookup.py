@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+from pipelines.display import fold
 from spiders.parsing.gpu_models import CANONICAL_MODELS, GpuParseError, gpu_family, parse_gpu
 from spiders.parsing.regions import RegionParseError, province_aliases, resolve_region
 
@@ -26,11 +27,6 @@ _HAN = re.compile(r"[\u4e00-\u9fff]+")
 
 class LookupTextError(ValueError):
     """Text that names no known card or place; the message lists what is known."""
-
-
-def fold(text: str | None) -> str:
-    """Compare spellings loosely: full-width folded (NFKC), case-folded, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text or "").casefold().split())
 
 
 # -- cards ----------------------------------------------------------------------------------------

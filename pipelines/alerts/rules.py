@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipelines.lookup import match_place
 from pipelines.normalize import OFFER_KINDS
 from spiders.parsing.gpu_models import CANONICAL_MODELS
 from spiders.parsing.prices import HOURS_PER_PERIOD
-from spiders.parsing.regions import RegionParseError, province_aliases, resolve_region
+from spiders.parsing.regions import RegionParseError
 
 CONFIG_ENV = "GPUPRICES_ALERTS_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "alerts.toml"
@@ -187,23 +188,16 @@ class _RulesTable:
 
 
 def watch_region_filter(text: str) -> tuple[str, str]:
-    """A watch's region text as the observations column it matches and the canonical value.
+    """A watch's region text as the observations column it matches and the canonical value,
+    read by pipelines.lookup as the CLI and the advisor read it.
 
     "北京" / "Beijing" / "beijing" -> ("province_or_state", "Beijing"); a city inside a province
     ("Nanjing", "乌兰察布") -> ("city", ...); a country or a vendor's region code -> its country
-    or province. Raises RegionParseError for text that names no known place. (The CLI and the
-    advisor turn region text into a filter too; one shared home is planned.)"""
-    aliases = province_aliases()
-    folded = {alias.casefold(): province for alias, province in aliases.items()}
-    stripped = text.strip()
-    if stripped in aliases or stripped.casefold() in folded:
-        return "province_or_state", aliases.get(stripped) or folded[stripped.casefold()]
-    region = resolve_region(stripped)
-    if region.city and region.city != region.province_or_state:
-        return "city", region.city
-    if region.province_or_state:
-        return "province_or_state", region.province_or_state
-    return "country", region.country
+    or province. Raises RegionParseError for text that names no known place."""
+    place = match_place(text)
+    if place is None:
+        raise RegionParseError(f"unknown region {text!r}")
+    return place.column, place.values[0]
 
 
 def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:

@@ -3,15 +3,11 @@ included), and the help of --card and --region."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 
 import click
 
-
-def spelling_key(text: str) -> str:
-    """Compare spellings loosely: full-width folded (NFKC), case-folded, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+from pipelines.display import fold as spelling_key
 
 
 class AliasChoice(click.Choice):
