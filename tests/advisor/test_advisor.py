@@ -1,25 +1,16 @@
-"""The advisor (pipelines/advisor/), its asset and `gpuprices advise`, on fixed price tables.
+"""The advisor (pipelines/advisor/) on fixed price tables: memory, costs, regions, profiles.
 
 The worked examples of the issue: 4 h/day for 14 days on an exclusive A100 80 GB at 400 CNY/day
 is 5,600 CNY (daily billing); a 1/2 instance at 15 CNY/h is 840 CNY for the 56 hours (the issue's
 784 is 56 h × 14 CNY/h: no billing convention turns 15 CNY/h into 784), and it delivers only
 0.5 × 0.75 of an A100's work in those hours, which the advice states separately.
+
+Its asset and `gpuprices advise`, over a database built with the SQL models: test_advise_command.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import shutil
-from datetime import UTC, datetime
-from decimal import Decimal
-from pathlib import Path
-
-import dagster as dg
-import duckdb
 import pytest
-from click.testing import CliRunner
-from dagster_duckdb import DuckDBResource
 
 from pipelines.advisor import (
     AdvisorError,
@@ -29,46 +20,13 @@ from pipelines.advisor import (
     estimate_memory,
     interconnect,
     model_parallel_efficiency,
-    offers_from_db,
     parse_params,
     parse_profiles,
     region_predicate,
 )
-from pipelines.cli.advise import advise_command
-from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles, workload_advice
-from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
-from pipelines.warehouse.sql_models import load_models, run_model
-from spiders.layout import SQL_DIR
-
-HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
-SEEN = datetime(2026, 11, 30, 9, tzinfo=UTC)
-NANJING = {"region_code": "南京", "country": "CN", "province_or_state": "Jiangsu",
-           "city": "Nanjing", "is_tier1_city": False}
-BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
-           "city": "Beijing", "is_tier1_city": True}
-ULANQAB = {"region_code": "乌兰察布", "country": "CN", "province_or_state": "Inner Mongolia",
-           "city": "Ulanqab", "is_tier1_city": False}
-VRAM = {"A100-80GB": 80, "A100-40GB": 40, "H100-80GB": 80, "H800-80GB": 80, "RTX4090-24GB": 24}
-
-
-def row(price: float, period: str = "hour", **overrides) -> dict:
-    """One current offer as marts.latest_prices has it: `price` is the instance's listed price in
-    CNY per `period`; price_per_gpu_hour_cny is normalized as the pipeline does."""
-    r = {"source": "idc_test", "vendor": "Test IDC", **BEIJING, "gpu_model": "A100-80GB",
-         "gpu_variant": "SXM", "gpu_count": 1, "gpu_fraction": 1.0, "offer_kind": "on_demand",
-         "billing_period": period, "currency": "CNY", "available": True, "last_seen_at": SEEN}
-    r.update(overrides)
-    r.setdefault("vram_gb", VRAM[r["gpu_model"]] * r["gpu_fraction"])
-    r.setdefault("sku", f"{r['gpu_model']} {r['gpu_count']}x{r['gpu_fraction']:g} "
-                        f"{r['offer_kind']}")
-    r["price_amount"] = price
-    r["price_per_gpu_hour_cny"] = price / HOURS[period] / (r["gpu_count"] * r["gpu_fraction"])
-    r["price_per_gpu_hour_usd"] = r["price_per_gpu_hour_cny"] / 7.0
-    r.setdefault("url", f"https://example.test/{r['source']}")
-    key = "|".join(str(r[k]) for k in ("source", "region_code", "sku", "gpu_model", "gpu_count",
-                                        "gpu_fraction", "offer_kind", "billing_period"))
-    r.setdefault("offer_id", hashlib.sha256(key.encode()).hexdigest()[:16])
-    return r
+from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles
+from tests.helpers.advisor_offers import row
+from tests.helpers.observations import NANJING, ULANQAB
 
 
 def offers(*rows: dict) -> list[Offer]:
@@ -358,183 +316,3 @@ workloads:
     assert "same name" in errors[1] and "qlora" in errors[2] and "needs a `name`" in errors[3]
     with pytest.raises(AdvisorError, match=r"w.yaml"):
         parse_profiles("workloads: 3", "w.yaml")
-
-
-# -- a database with the real SQL models -----------------------------------------------------
-
-def observation(price: float, period: str = "hour", **overrides) -> dict:
-    """An `observations` row for the offer `row(price, period, **overrides)` describes."""
-    r = row(price, period, **overrides)
-    for key in ("last_seen_at",):
-        r.pop(key)
-    r.update(observed_at=SEEN, observed_hour=SEEN, vendor_kind="idc", raw_ref="raw/x",
-             fx_rate_date=SEEN.date(), crawl_id="crawl-1")
-    for key in ("gpu_fraction", "vram_gb", "price_amount", "price_per_gpu_hour_cny",
-                "price_per_gpu_hour_usd"):
-        r[key] = Decimal(str(round(r[key], 6)))
-    return r
-
-
-def build_db(path: Path, rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(path), config=DUCKDB_CONFIG)
-    try:
-        ensure_schema(con)
-        columns = list(rows[0])
-        con.executemany(f"insert into observations ({', '.join(columns)}) "
-                        f"values ({', '.join('?' for _ in columns)})",
-                        [[r[c] for c in columns] for r in rows])
-        for model in load_models(SQL_DIR, {"observations", "quarantine"}):
-            run_model(con, model)
-        con.execute("checkpoint")
-    finally:
-        con.close()
-
-
-PRICE_TABLE = [
-    observation(400, "day", sku="A100 80G 整卡", **NANJING),
-    observation(15, "hour", gpu_fraction=0.5, sku="A100 80G 1/2", **NANJING),
-    observation(30, "hour", sku="A100 80G 按量", **BEIJING),
-    observation(6, "hour", offer_kind="spot", sku="A100 80G 竞价", **ULANQAB),
-]
-
-
-@pytest.fixture
-def published(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """<tmp>/data/prices.db published as the pipeline does: built in .work, then copied."""
-    data = tmp_path / "data"
-    build_db(data / ".work" / "prices.db", PRICE_TABLE)
-    shutil.copyfile(data / ".work" / "prices.db", data / "prices.db")
-    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(data))
-    return data
-
-
-def test_offers_are_read_from_latest_prices(published):
-    con = duckdb.connect(str(published / "prices.db"), read_only=True)
-    try:
-        table = offers_from_db(con)
-    finally:
-        con.close()
-    assert len(table) == 4
-    day = next(o for o in table if o.billing_period == "day")
-    assert day.instance_price_cny == pytest.approx(400)
-    assert day.region_group == "Jiangsu"
-
-
-def test_advise_command_table(published):
-    result = CliRunner().invoke(advise_command, ["--params", "13B", "--task", "lora",
-                                                 "--hours-per-day", "4", "--days", "14"],
-                                env={"COLUMNS": "200"})
-    assert result.exit_code == 0, result.output
-    assert "Memory estimate: 33.7 GB" in result.output
-    assert "840" in result.output                             # the half A100, cheapest
-    assert "1/2 A100-80GB SXM (40 GB)" in result.output
-    assert "spot: none: the workload cannot be interrupted" in result.output
-    assert "Give --gpu-hours" in result.output
-
-
-def test_advise_command_json_and_region_in_both_languages(published):
-    outputs = {}
-    for region in ("江苏", "Jiangsu"):
-        result = CliRunner().invoke(advise_command, [
-            "--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
-            "--region", region, "--format", "json"])
-        assert result.exit_code == 0, result.output
-        outputs[region] = json.loads(result.output)
-    answer = outputs["江苏"]
-    assert answer["options"] == outputs["Jiangsu"]["options"]
-    assert answer["workload"]["region_read_as"] == "province/state Jiangsu"
-    assert answer["estimate"]["total_gb"] == pytest.approx(33.7, abs=0.01)
-    costs = [(o["kind"], o["total_cost_cny"], o["billing_period"]) for o in answer["options"]]
-    assert costs == [("slice", 840.0, "hour"), ("whole card", 5600.0, "day")]
-    assert answer["best_per_kind"] == {"slice": 1, "whole card": 2}
-    assert answer["options"][1]["last_seen_at"] == "2026-11-30T09:00:00Z"
-    assert answer["options"][1]["region_group"] == "Jiangsu"
-
-
-def test_advise_command_chooses_spot_when_interruptible(published):
-    args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
-            "--format", "json"]
-    strict = json.loads(CliRunner().invoke(advise_command, args).output)
-    relaxed = json.loads(CliRunner().invoke(advise_command, [*args, "--interruptible"]).output)
-    assert "spot" not in {o["kind"] for o in strict["options"]}
-    assert relaxed["options"][0]["kind"] == "spot"
-    assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56)
-
-
-def test_advise_command_exit_codes(published, tmp_path, monkeypatch):
-    runner = CliRunner()
-    base = ["--hours-per-day", "4", "--days", "14"]
-    no_fit = runner.invoke(advise_command, ["--params", "400B", "--task", "full-finetune", *base])
-    assert no_fit.exit_code == 3 and "no current offer fits" in no_fit.output
-    assert "needs more than 64 cards" in no_fit.output
-    bad_task = runner.invoke(advise_command, ["--params", "13B", "--task", "distill", *base])
-    assert bad_task.exit_code == 2 and "unknown task" in bad_task.output
-    bad_region = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base,
-                                                "--region", "Atlantis"])
-    assert bad_region.exit_code == 2 and "unknown region" in bad_region.output
-    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(tmp_path / "empty"))
-    missing = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base])
-    assert missing.exit_code == 3 and "run `make run` first" in missing.output
-
-
-def test_the_asset_writes_advice_for_every_saved_profile(published, tmp_path, monkeypatch):
-    profiles = tmp_path / "workloads.yaml"
-    profiles.write_text("""
-workloads:
-  - {name: small-lora, params: 13B, task: lora, hours_per_day: 4, days: 14}
-  - {name: needs-spot, params: 13B, task: lora, hours_per_day: 4, days: 14, interruptible: true}
-  - {name: broken, params: 13B, task: loar, hours_per_day: 4, days: 14}
-""", encoding="utf-8")
-    monkeypatch.setenv("GPUPRICES_WORKLOADS", str(profiles))
-    work_db = published / ".work" / "prices.db"
-    result = dg.materialize([workload_advice], resources={
-        "duckdb": DuckDBResource(database=str(work_db), connection_config=DUCKDB_CONFIG)})
-    assert result.success
-    metadata = result.asset_materializations_for_node("advisor__workload_advice")[0].metadata
-    assert len(metadata["invalid_profiles"].value) == 1
-    con = duckdb.connect(str(work_db), read_only=True)
-    try:
-        rows = con.execute("""select workload, rank, kind, best_of_kind, total_cost_cny
-                              from advisor.workload_advice order by workload, rank""").fetchall()
-    finally:
-        con.close()
-    assert rows == [("needs-spot", 1, "spot", True, Decimal("336.00")),
-                    ("needs-spot", 2, "slice", True, Decimal("840.00")),
-                    ("needs-spot", 3, "whole card", True, Decimal("1680.00")),
-                    ("needs-spot", 4, "whole card", False, Decimal("5600.00")),
-                    ("small-lora", 1, "slice", True, Decimal("840.00")),
-                    ("small-lora", 2, "whole card", True, Decimal("1680.00")),
-                    ("small-lora", 3, "whole card", False, Decimal("5600.00"))]
-
-
-def test_each_run_appends_the_best_option_per_workload_to_the_history(published, tmp_path):
-    from pipelines.defs.advisor import write_advice
-
-    work_db = published / ".work" / "prices.db"
-    small = Workload.from_mapping({"name": "small-lora", "params": "13B", "task": "lora",
-                                   "hours_per_day": 4, "days": 14})
-    too_big = Workload.from_mapping({"name": "too-big", "params": "400B",
-                                     "task": "full-finetune", "hours_per_day": 4, "days": 14})
-    first, second = datetime(2026, 11, 30, 10, tzinfo=UTC), datetime(2026, 12, 1, 10, tzinfo=UTC)
-    con = duckdb.connect(str(work_db), config=DUCKDB_CONFIG)
-    try:
-        write_advice(con, [small, too_big], first)
-        write_advice(con, [small, too_big], second)
-        history = con.execute("""select workload, computed_at, total_cost_cny, configuration,
-                                        vendor, sku, offer_id is not null, region_group
-                                 from advisor.workload_advice_history
-                                 order by computed_at""").fetchall()
-        # The advice table is replaced each run; the history keeps both runs.
-        runs = con.execute("select count(distinct computed_at) "
-                           "from advisor.workload_advice").fetchone()[0]
-    finally:
-        con.close()
-    assert runs == 1
-    # One row per run for the workload that fits (its rank-1 option, the half A100 in Jiangsu),
-    # none for the one no offer fits.
-    assert [(w, t, cost, region) for w, t, cost, _, _, _, _, region in history] == [
-        ("small-lora", first, Decimal("840.00"), "Jiangsu"),
-        ("small-lora", second, Decimal("840.00"), "Jiangsu")]
-    assert history[0][3] == "1/2 A100-80GB SXM (40 GB)" and history[0][5] == "A100 80G 1/2"
-    assert history[0][6] is True

@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from spiders.layout import SNAPSHOT_DIR
-from tests.e2e.test_job_on_snapshots import gpuprices, query
+from tests.helpers.runs import gpuprices, query
 
 pytestmark = pytest.mark.e2e
 SOURCES = ("--source", "azure", "--source", "idc_sinnet_bj")

@@ -4,34 +4,19 @@ into a temporary data directory. Checks rows, types, known prices, idempotency a
 from __future__ import annotations
 
 import csv
-import os
 import shutil
 import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import source_names
+from tests.helpers.runs import gpuprices, query
 
 pytestmark = pytest.mark.e2e
-
-
-def gpuprices(data_dir: Path, *args: str,
-              snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
-           "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
-           "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
-
-
-def query(data_dir: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(data_dir / "prices.db"), read_only=True) as con:
-        return con.execute(sql).fetchall()
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,8 @@ from scrapy.settings import Settings
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
 from spiders.replay_server import Fault, ReplayServer, replay_url
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.runs import gpuprices, query
 
 IDC = "idc_sinnet_bj"
 IDC_URL = "https://www.sinnet.com.cn/gpu/price.html"
@@ -348,8 +349,6 @@ def test_stopping_the_server_ends_a_pending_hang():
 
 @pytest.mark.e2e
 def test_pipeline_with_a_source_down_keeps_its_earlier_observations(tmp_path):
-    from tests.e2e.test_job_on_snapshots import gpuprices, query
-
     data_dir, sources = tmp_path / "data", ("--source", IDC, "--source", AZURE)
     clean = gpuprices(data_dir, "run", *sources)
     assert clean.returncode == 0, clean.stdout + clean.stderr

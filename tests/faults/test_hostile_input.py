@@ -30,7 +30,7 @@ import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import spider_class
-from tests.conftest import file_response
+from tests.helpers.responses import file_response
 
 pytestmark = pytest.mark.e2e
 

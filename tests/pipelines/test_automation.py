@@ -10,7 +10,7 @@ from pipelines.defs.automation import (
     run_failure_alert_sensor,
 )
 from pipelines.defs.ingest import CRAWL_CHECK
-from tests.alerts.test_alerts import Receiver
+from tests.helpers.receivers import Receiver
 
 
 @pytest.fixture

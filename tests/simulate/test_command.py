@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.tools.simulate import load_offers, simulate, simulate_command
-from tests.simulate.test_time_effects import query
+from tests.helpers.simulated import query
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]
 START = datetime(2026, 6, 1, tzinfo=UTC)

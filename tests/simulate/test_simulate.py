@@ -32,6 +32,7 @@ from pipelines.warehouse.db import ensure_schema
 from spiders.layout import db_path as real_db_path
 from spiders.parsing.currencies import fx_rate
 from spiders.parsing.prices import HOURS_PER_PERIOD
+from tests.helpers.simulated import query
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]
 START = datetime(2026, 6, 1, tzinfo=UTC)
@@ -56,14 +57,6 @@ def sims(tmp_path_factory):
         return built[name]
 
     return get
-
-
-def _query(path: Path, sql: str, params=None) -> pd.DataFrame:
-    con = duckdb.connect(str(path), read_only=True)
-    try:
-        return con.execute(sql, params or []).df()
-    finally:
-        con.close()
 
 
 def _plain(sims, offers) -> Path:
@@ -111,14 +104,14 @@ def test_same_seed_same_table_other_seed_other_prices(sims, offers, tmp_path):
 
 def test_no_duplicate_natural_keys_and_one_crawl_per_source_hour(sims, offers):
     path = _plain(sims, offers)
-    counts = _query(path, """
+    counts = query(path, """
         select count(*) as n, count(distinct (offer_id, observed_hour)) as natural_keys,
                count(distinct offer_id) as offers, count(distinct observed_hour) as hours
         from observations""").iloc[0]
     assert counts.n == counts.natural_keys == counts.offers * counts.hours
     assert counts.offers == len(offers)
     assert counts.hours == 21 * 24 // 3
-    crawls = _query(path, """
+    crawls = query(path, """
         select c.crawl_id, c.offers, c.normalized_rows, c.passed, c.status, c.mode,
                c.normalized_at, count(o.offer_id) as rows
         from raw.crawls c left join observations o using (crawl_id)
@@ -132,7 +125,7 @@ def test_no_duplicate_natural_keys_and_one_crawl_per_source_hour(sims, offers):
 
 def test_observations_are_hourly_utc_and_within_the_hour(sims, offers):
     path = _plain(sims, offers)
-    row = _query(path, """
+    row = query(path, """
         select min(observed_hour) as first_hour, max(observed_hour) as last_hour,
                bool_and(date_trunc('hour', observed_at) = observed_hour) as within,
                bool_and(epoch(observed_hour)::bigint % 10800 = 0) as every_3h,
@@ -157,8 +150,8 @@ def test_schema_equals_a_fresh_prices_db(sims, offers, tmp_path):
         from duckdb_constraints()
         where schema_name in ('main', 'raw') and table_name <> 'model_state' order by all"""
     path = _plain(sims, offers)
-    assert _query(path, sql).equals(_query(tmp_path / "fresh.db", sql))
-    assert _query(path, constraints).equals(_query(tmp_path / "fresh.db", constraints))
+    assert query(path, sql).equals(query(tmp_path / "fresh.db", sql))
+    assert query(path, constraints).equals(query(tmp_path / "fresh.db", constraints))
 
 
 def test_the_file_opens_in_the_storage_format_the_pipeline_uses():
@@ -170,7 +163,7 @@ def test_price_amount_matches_per_gpu_hour(sims, offers):
     """price_per_gpu_hour_* = price_amount / (hours of the period x gpu_count x gpu_fraction) x
     the ECB rate of fx_rate_date, to the micro-unit, on every row."""
     path = _plain(sims, offers)
-    pairs = _query(path, "select distinct currency, fx_rate_date from observations")
+    pairs = query(path, "select distinct currency, fx_rate_date from observations")
     rates = pd.DataFrame([
         {"currency": c, "fx_rate_date": d,
          "to_cny": float(fx_rate(c, "CNY", pd.Timestamp(d).date()).rate),
@@ -283,7 +276,7 @@ def test_month_end_dip_is_found_where_injected_and_nowhere_else(sims, offers):
     # group of one offer)
     path = sims("dip", offers, start=START, days=183, seed=11, every_hours=6,
                 effects=[MonthEndDip(8, ("idc_ulanqab",), days=5)])
-    groups = _query(path, """
+    groups = query(path, """
         select source, gpu_model, region_code, offer_kind,
                any_value(months_observed) as months_observed,
                any_value(strength_pct) as strength_pct,
@@ -307,7 +300,7 @@ def test_regional_gap_is_measured_as_injected(sims, offers):
     tier-1 city, keeps its prices. The same-vendor comparison finds 25, whatever the mix."""
     path = sims("gap", offers, start=START, days=61, seed=5, every_hours=6,
                 effects=[RegionalGap("Inner Mongolia", 25)])
-    truth = _query(path, """
+    truth = query(path, """
         select o.offer_id, o.vendor, o.size_pct, r.city as reference_city, c.city
         from truth.offer_effects o
         join (select distinct offer_id, city from observations) c using (offer_id)
@@ -318,7 +311,7 @@ def test_regional_gap_is_measured_as_injected(sims, offers):
     assert len(truth) >= 8 and set(truth["vendor"]) == set(sinnet)
     assert ((truth["size_pct"] - 25).abs() < 1e-3).all(), truth
     assert (truth["city"] == "Ulanqab").all() and (truth["reference_city"] == "Beijing").all()
-    measured = _query(path, """
+    measured = query(path, """
         select gpu_model, offer_kind, billing_period, count(*) as days,
                median(discount_pct) as median_discount, min(discount_pct) as low,
                max(discount_pct) as high
@@ -330,7 +323,7 @@ def test_regional_gap_is_measured_as_injected(sims, offers):
     assert ((measured["median_discount"] - 25).abs() <= 1).all(), measured
     assert ((measured["low"] > 22) & (measured["high"] < 28)).all(), measured
     # Jiangsu's only vendor lists nothing in a tier-1 city: nothing to pair, no discount claimed.
-    jiangsu = _query(path, """
+    jiangsu = query(path, """
         select count(*) filter (where reference_price_cny_per_gpu_hour is not null) as paired,
                count(*) as rows
         from marts.regional_discount where region_group = 'Jiangsu'""").iloc[0]
@@ -341,7 +334,7 @@ def test_price_drop_is_one_event_at_the_right_hour(sims, offers):
     at = datetime(2026, 6, 20, 13, 30, tzinfo=UTC)   # the 13:00 crawl (13:01-13:15) is before it
     path = sims("drop", offers, start=START, days=30, seed=2, every_hours=1,
                 effects=[PriceDrop("idc_sinnet_bj", 12, at)])
-    events = _query(path, """
+    events = query(path, """
         select source, offer_id, observed_at, price_change_pct
         from intermediate.int_price_changes
         where change_kind = 'price' and date_trunc('hour', observed_at) = ?""",
@@ -354,7 +347,7 @@ def test_price_drop_is_one_event_at_the_right_hour(sims, offers):
     others = events[events["source"] != "idc_sinnet_bj"]
     assert (others["price_change_pct"].abs() < 2.5).all()
     # Before the drop no change of the source is larger than the noise; after it, prices stay low.
-    big = _query(path, """
+    big = query(path, """
         select date_trunc('hour', observed_at) as hour from intermediate.int_price_changes
         where source = 'idc_sinnet_bj' and change_kind = 'price' and abs(price_change_pct) > 3""")
     assert set(big["hour"]) == {pd.Timestamp(datetime(2026, 6, 20, 14, tzinfo=UTC))}
@@ -392,7 +385,7 @@ def test_dip_availability_puts_stated_offers_in_stock(offers, tmp_path):
     simulate(path, offers=offers, start=START, days=30, seed=1, every_hours=6, build_models=False,
              effects=[MonthEndDip(5, ("idc_nanjing",), days=4, availability=True)])
     # Nanjing is a Chinese vendor: its month ends by Beijing time (UTC+8)
-    stock = _query(path, """
+    stock = query(path, """
         select day(timezone('Asia/Shanghai', observed_hour)) > 26 as month_end,
                avg(available::int) as in_stock
         from observations where source = 'idc_nanjing' group by 1 order by 1""")

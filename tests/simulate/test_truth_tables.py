@@ -29,7 +29,7 @@ from pipelines.tools.simulate import (
     simulate,
 )
 from pipelines.tools.simulate.offers import as_frame
-from tests.simulate.test_time_effects import make_offer, query
+from tests.helpers.simulated import make_offer, query
 
 START = datetime(2026, 6, 20, tzinfo=UTC)
 DROP_AT = START + timedelta(days=2, hours=5)

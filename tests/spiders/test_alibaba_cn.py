@@ -3,6 +3,7 @@ exist; with Chromium (over the replay server, the page's XHR included) it yields
 price cell. The snapshot holds an A10 (gn7i) row that normalization keeps as an A10-24GB card,
 '—' spot cells the spider must skip, and a sold-out row."""
 
+import functools
 import json
 from decimal import Decimal
 
@@ -11,12 +12,30 @@ import pytest
 from pipelines.normalize import normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.alibaba_cn import AlibabaCNSpider
-from tests.conftest import file_response
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.responses import file_response
 
 PAGE_URL = "https://www.aliyun.com/price/product#/ecs/gpu"
-INSTANCES = json.loads((SNAPSHOT_DIR / "alibaba_cn" / "gpu_instances.json")
-                       .read_text(encoding="utf-8"))["data"]["instances"]
+
+
+@functools.cache
+def recorded_instances() -> list[dict]:
+    """The instances of the recorded XHR answer, read once (collection needs them too: one test
+    per instance)."""
+    return json.loads((SNAPSHOT_DIR / "alibaba_cn" / "gpu_instances.json")
+                      .read_text(encoding="utf-8"))["data"]["instances"]
+
+
+@pytest.fixture(scope="module")
+def instances() -> list[dict]:
+    return recorded_instances()
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `instance` run once per recorded instance (collection needs the list)."""
+    if metafunc.function.__name__ == "test_every_json_price_is_one_offer":
+        metafunc.parametrize("instance", recorded_instances(),
+                             ids=lambda i: f"{i['instanceType']}-{i['regionId']}")
 
 
 def test_unrendered_shell_has_no_table_and_says_so():
@@ -45,9 +64,9 @@ def test_crawl_passes_its_monitor(crawl):
     assert verdict["passed"], verdict["failures"]
 
 
-def test_offer_count(offers):
+def test_offer_count(offers, instances):
     # 18 rows x (hourly, monthly) + 13 rows with a spot price; '—' cells yield nothing.
-    priced = sum(v is not None for i in INSTANCES for v in i["price"].values())
+    priced = sum(v is not None for i in instances for v in i["price"].values())
     assert len(offers) == priced == 49
 
 
@@ -129,8 +148,6 @@ def test_xhr_json_is_archived_and_offers_point_at_the_page(crawl):
     assert {o["url"] for o in offers} == {PAGE_URL}
 
 
-@pytest.mark.parametrize("instance", INSTANCES,
-                         ids=lambda i: f"{i['instanceType']}-{i['regionId']}")
 def test_every_json_price_is_one_offer(offers, instance):
     row = by(offers, instance["instanceType"], instance["regionName"])
     columns = {"payAsYouGo": ("on_demand", "hour"), "subscription": ("on_demand", "month"),

@@ -7,8 +7,8 @@ import pytest
 
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.autodl_cn import AutodlCNSpider
-from tests.conftest import file_response
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.responses import file_response
 
 
 def test_unrendered_shell_has_no_table_and_says_so():

@@ -1,6 +1,7 @@
 """Azure Retail Prices API: parse the recorded pages (city-scrapers style: parse once, many
 checks)."""
 
+import functools
 from decimal import Decimal
 
 import pytest
@@ -8,32 +9,57 @@ from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.azure import API_URL, UNMAPPED_COUNT, AzureSpider
-from tests.conftest import file_response
+from tests.helpers.responses import file_response
 
 spider = AzureSpider.from_crawler(get_crawler(AzureSpider), crawl_id="test")
-PAGE1 = file_response("azure", "retail_prices_page1.json")
-OUTPUT = list(spider.parse(PAGE1))
-OFFERS = [o for o in OUTPUT if not hasattr(o, "callback")]
-NEXT = [r for r in OUTPUT if hasattr(r, "callback")]
 
 
-def test_follows_next_page_link():
-    assert len(NEXT) == 1
-    assert NEXT[0].url.startswith("https://prices.azure.com/api/retail/prices?")
-    assert "skip=100" in NEXT[0].url
+@pytest.fixture(scope="module")
+def page1():
+    return file_response("azure", "retail_prices_page1.json")
 
 
-def test_drops_windows_and_low_priority_meters():
-    page_items = PAGE1.json()["Items"]
+@functools.cache
+def parsed() -> list:
+    """What the spider yields for the recorded first page (offers and the next-page request),
+    parsed once (collection needs it too: one invariants test per offer)."""
+    return list(spider.parse(file_response("azure", "retail_prices_page1.json")))
+
+
+@pytest.fixture(scope="module")
+def offers() -> list[dict]:
+    return [o for o in parsed() if not hasattr(o, "callback")]
+
+
+@pytest.fixture(scope="module")
+def next_requests() -> list:
+    return [r for r in parsed() if hasattr(r, "callback")]
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_offer_invariants":
+        metafunc.parametrize("offer", [o for o in parsed() if not hasattr(o, "callback")],
+                             ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
+
+
+def test_follows_next_page_link(next_requests):
+    assert len(next_requests) == 1
+    assert next_requests[0].url.startswith("https://prices.azure.com/api/retail/prices?")
+    assert "skip=100" in next_requests[0].url
+
+
+def test_drops_windows_and_low_priority_meters(offers, page1):
+    page_items = page1.json()["Items"]
     dropped = [i for i in page_items
                if "Windows" in i["productName"] or "Low Priority" in i["skuName"]]
     assert dropped, "the snapshot should hold meters the spider must drop"
-    assert len(OFFERS) == len(page_items) - len(dropped)
-    assert not any("Windows" in str(o["vendor_data"]) for o in OFFERS)
+    assert len(offers) == len(page_items) - len(dropped)
+    assert not any("Windows" in str(o["vendor_data"]) for o in offers)
 
 
-def test_first_offer_fields():
-    first = OFFERS[0]
+def test_first_offer_fields(offers):
+    first = offers[0]
     assert first["sku"] == "Standard_NC24ads_A100_v4"
     assert first["gpu_text"] == "A100 80GB PCIe"
     assert first["gpu_count"] == 1
@@ -45,26 +71,24 @@ def test_first_offer_fields():
     assert first["observed_at"] == "2026-11-30T09:00:00Z"
 
 
-def test_spot_meters_become_spot_offers():
-    spot = [o for o in OFFERS if o["offer_kind"] == "spot"]
+def test_spot_meters_become_spot_offers(offers):
+    spot = [o for o in offers if o["offer_kind"] == "spot"]
     assert spot and all("Spot" in o["vendor_data"]["skuName"] for o in spot)
 
 
-def test_eight_gpu_vms_carry_their_gpu_count():
-    nd = [o for o in OFFERS if o["sku"] == "Standard_ND96amsr_A100_v4"]
+def test_eight_gpu_vms_carry_their_gpu_count(offers):
+    nd = [o for o in offers if o["sku"] == "Standard_ND96amsr_A100_v4"]
     assert nd and {o["gpu_count"] for o in nd} == {8}
 
 
-@pytest.mark.parametrize("offer", OFFERS,
-                         ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["url"].startswith("https://prices.azure.com/")
     assert len(offer["raw_ref"]) == 64
 
 
-def test_offers_are_unique():
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in OFFERS]
+def test_offers_are_unique(offers):
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in offers]
     assert len(keys) == len(set(keys))
 
 
@@ -88,16 +112,16 @@ def _meter(arm_sku: str, price: float = 4.2) -> dict:
     ("Standard_NV36adms_A10_v5", 4.52, "A10-24GB", 1, "1"),
     ("Standard_NCC40ads_H100_v5", 6.98, "H100-94GB", 1, "1"),
 ])
-def test_other_gpu_sizes_are_read_not_dropped(arm_sku, price, model, count, fraction):
-    [offer] = spider.parse_offer(_meter(arm_sku, price), PAGE1)
+def test_other_gpu_sizes_are_read_not_dropped(arm_sku, price, model, count, fraction, page1):
+    [offer] = spider.parse_offer(_meter(arm_sku, price), page1)
     row = normalize_offer(offer)
     assert (row["gpu_model"], row["gpu_count"]) == (model, count)
     assert row["gpu_fraction"] == Decimal(fraction)
 
 
-def test_unmapped_size_goes_to_quarantine_with_the_reason_and_is_counted():
+def test_unmapped_size_goes_to_quarantine_with_the_reason_and_is_counted(page1):
     fresh = AzureSpider.from_crawler(get_crawler(AzureSpider), crawl_id="test")
-    [offer] = fresh.parse_offer(_meter("Standard_ND192isr_H100_v6", 120.0), PAGE1)
+    [offer] = fresh.parse_offer(_meter("Standard_ND192isr_H100_v6", 120.0), page1)
     assert (offer["gpu_text"], offer["gpu_count"]) == ("Standard_ND192isr_H100_v6", UNMAPPED_COUNT)
     assert fresh.crawler.stats.get_value("azure/unmapped_gpu_skus") == 1
     with pytest.raises(Quarantined, match="Azure VM size not in GPU_SKUS") as caught:

@@ -11,7 +11,7 @@ import pytest
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import source_names
 from spiders.replay_server import Fault, ReplayServer
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
 
 PLAIN_SOURCES = [s for s in source_names() if s != "autodl_cn"]  # autodl_cn: test_autodl_cn.py
 

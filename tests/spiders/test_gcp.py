@@ -6,6 +6,7 @@ GPU is), a commitment and a CPU SKU (skipped, counted). Prices are per GPU, GPU 
 is billed on top)."""
 
 import asyncio
+import functools
 import json
 from decimal import Decimal
 
@@ -15,19 +16,67 @@ from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
-from tests.conftest import file_response
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.responses import file_response
 
 PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"  # a page token from the snapshot: not a secret
 crawler = get_crawler(GcpSpider)
 spider = GcpSpider.from_crawler(crawler, crawl_id="test")
-PAGE = file_response("gcp", "gpus_pricing.html")
-PAGE_OFFERS = list(spider.parse(PAGE))
-TRACKED = [o for o in PAGE_OFFERS if "T4" not in o["gpu_text"]]
-API_OUTPUT = [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
-              for x in spider.parse_skus(file_response("gcp", f))]
-API_OFFERS = [x for x in API_OUTPUT if not hasattr(x, "callback")]
-API_NEXT = [x for x in API_OUTPUT if hasattr(x, "callback")]
+
+
+@pytest.fixture(scope="module")
+def page():
+    return file_response("gcp", "gpus_pricing.html")
+
+
+@functools.cache
+def parsed() -> tuple[list[dict], list]:
+    """The offers of the recorded pricing page and what the spider yields for the two recorded
+    API pages (offers, the next-page request), parsed once (collection needs them too: one
+    invariants test per offer)."""
+    page_offers = list(spider.parse(file_response("gcp", "gpus_pricing.html")))
+    api_output = [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
+                  for x in spider.parse_skus(file_response("gcp", f))]
+    return page_offers, api_output
+
+
+def tracked_of(page_offers: list[dict]) -> list[dict]:
+    return [o for o in page_offers if "T4" not in o["gpu_text"]]
+
+
+def api_offers_of(api_output: list) -> list[dict]:
+    return [x for x in api_output if not hasattr(x, "callback")]
+
+
+@pytest.fixture(scope="module")
+def page_offers() -> list[dict]:
+    return parsed()[0]
+
+
+@pytest.fixture(scope="module")
+def tracked(page_offers) -> list[dict]:
+    return tracked_of(page_offers)
+
+
+@pytest.fixture(scope="module")
+def api_offers() -> list[dict]:
+    return api_offers_of(parsed()[1])
+
+
+@pytest.fixture(scope="module")
+def api_next() -> list:
+    return [x for x in parsed()[1] if hasattr(x, "callback")]
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_page_offer_invariants":
+        metafunc.parametrize(
+            "offer", tracked_of(parsed()[0]),
+            ids=lambda o: f"{o['gpu_text']}-{o['region_text']}-{o['offer_kind']}")
+    elif metafunc.function.__name__ == "test_api_offer_invariants":
+        metafunc.parametrize("offer", api_offers_of(parsed()[1]),
+                             ids=lambda o: f"{o['sku']}-{o['region_text']}")
 
 
 def price(offers, gpu, region, kind):
@@ -54,8 +103,8 @@ def test_with_key_calls_the_catalog_api_and_keeps_the_key_out_of_the_url(monkeyp
     assert "k-123" not in request.url
 
 
-def test_first_page_offer_fields():
-    first = PAGE_OFFERS[0]
+def test_first_page_offer_fields(page_offers):
+    first = page_offers[0]
     assert first["sku"] == first["gpu_text"] == "NVIDIA A100 40GB"
     assert first["gpu_count"] == 1
     assert first["region_text"] == "asia-northeast1"
@@ -76,22 +125,22 @@ def test_first_page_offer_fields():
     ("H100 80GB", "europe-west4", "on_demand", "$12.73552"),
     ("H100 80GB", "asia-south2", "spot", "$2.6909"),
 ])
-def test_page_prices_are_the_reference_gpu_only_values(gpu, region, kind, expected):
-    assert price(PAGE_OFFERS, gpu, region, kind) == expected
+def test_page_prices_are_the_reference_gpu_only_values(gpu, region, kind, expected, page_offers):
+    assert price(page_offers, gpu, region, kind) == expected
 
 
-def test_spot_above_on_demand_anomaly_is_kept():
+def test_spot_above_on_demand_anomaly_is_kept(tracked):
     # Real catalog anomaly: A100 80GB spot costs more than on-demand in us-central1 and
     # europe-west4. Normalization must not hide it.
-    rows = {o["offer_kind"]: normalize_offer(dict(o)) for o in TRACKED
+    rows = {o["offer_kind"]: normalize_offer(dict(o)) for o in tracked
             if o["gpu_text"] == "NVIDIA A100 80GB" and o["region_text"] == "us-central1"}
     assert rows["on_demand"]["price_amount"] == Decimal("1.8462")
     assert rows["spot"]["price_amount"] == Decimal("1.964")
     assert rows["spot"]["price_per_gpu_hour_usd"] > rows["on_demand"]["price_per_gpu_hour_usd"]
 
 
-def test_regions_per_model():
-    regions = {g: {o["region_text"] for o in TRACKED if o["gpu_text"] == g}
+def test_regions_per_model(tracked):
+    regions = {g: {o["region_text"] for o in tracked if o["gpu_text"] == g}
                for g in ("NVIDIA A100 40GB", "NVIDIA A100 80GB", "NVIDIA H100 80GB")}
     assert {g: len(r) for g, r in regions.items()} == {
         "NVIDIA A100 40GB": 10, "NVIDIA A100 80GB": 5, "NVIDIA H100 80GB": 19}
@@ -99,15 +148,15 @@ def test_regions_per_model():
                                            "asia-southeast1"}
 
 
-def test_not_available_spot_cell_is_skipped_and_t4_card_kept():
-    t4 = [o for o in PAGE_OFFERS if o["gpu_text"] == "NVIDIA T4"]
+def test_not_available_spot_cell_is_skipped_and_t4_card_kept(page_offers):
+    t4 = [o for o in page_offers if o["gpu_text"] == "NVIDIA T4"]
     assert sorted((o["region_text"], o["offer_kind"]) for o in t4) == [
         ("asia-east2", "on_demand"), ("us-central1", "on_demand"), ("us-central1", "spot")]
     assert {normalize_offer(dict(offer))["gpu_model"] for offer in t4} == {"T4-16GB"}
 
 
-def test_changed_page_layout_is_loud():
-    html = PAGE.text.replace("Spot price per GPU (USD per hour)", "Spot VM price")
+def test_changed_page_layout_is_loud(page):
+    html = page.text.replace("Spot price per GPU (USD per hour)", "Spot VM price")
     changed = HtmlResponse(url=PAGE_URL, body=html.encode(), encoding="utf-8")
     with pytest.raises(ValueError, match=r"gcp: table headers \['Spot price per GPU"):
         list(spider.parse(changed))
@@ -116,8 +165,6 @@ def test_changed_page_layout_is_loud():
         list(spider.parse(empty))
 
 
-@pytest.mark.parametrize("offer", TRACKED,
-                         ids=lambda o: f"{o['gpu_text']}-{o['region_text']}-{o['offer_kind']}")
 def test_page_offer_invariants(offer):
     assert offer["price_text"].startswith("$")
     assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
@@ -126,21 +173,21 @@ def test_page_offer_invariants(offer):
     assert row["currency"] == "USD" and row["gpu_fraction"] == 1
 
 
-def test_page_offer_counts_and_uniqueness():
-    assert len(PAGE_OFFERS) == 71 and len(TRACKED) == 68
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in PAGE_OFFERS]
+def test_page_offer_counts_and_uniqueness(page_offers, tracked):
+    assert len(page_offers) == 71 and len(tracked) == 68
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in page_offers]
     assert len(keys) == len(set(keys))
 
 
 # --- keyed path: Cloud Billing Catalog API ---
 
-def test_api_follows_next_page_token_and_stops_on_the_last_page():
-    assert [r.url for r in API_NEXT] == [f"{API_URL}?pageToken={PAGE2_TOKEN}"]
-    assert API_NEXT[0].callback.__name__ == "parse_skus"
+def test_api_follows_next_page_token_and_stops_on_the_last_page(api_next):
+    assert [r.url for r in api_next] == [f"{API_URL}?pageToken={PAGE2_TOKEN}"]
+    assert api_next[0].callback.__name__ == "parse_skus"
 
 
-def test_api_offer_fields():
-    first = API_OFFERS[0]
+def test_api_offer_fields(api_offers):
+    first = api_offers[0]
     assert first["sku"] == "039F-D0DA-4055"
     assert first["gpu_text"] == "Nvidia Tesla A100 GPU running in Americas"
     assert first["region_text"] == "us-central1"
@@ -150,12 +197,12 @@ def test_api_offer_fields():
     assert first["vendor_data"]["usageType"] == "OnDemand"
 
 
-def test_api_keeps_every_gpu_and_skips_commitments_and_cpu_skus_counted():
-    descriptions = {o["vendor_data"]["description"] for o in API_OFFERS}
+def test_api_keeps_every_gpu_and_skips_commitments_and_cpu_skus_counted(api_offers):
+    descriptions = {o["vendor_data"]["description"] for o in api_offers}
     assert not any(w in d for d in descriptions for w in ("Commitment", "Core"))
-    assert {o["vendor_data"]["usageType"] for o in API_OFFERS} == {"OnDemand", "Preemptible"}
+    assert {o["vendor_data"]["usageType"] for o in api_offers} == {"OnDemand", "Preemptible"}
     models = {(normalize_offer(dict(o))["gpu_model"], o["vendor_data"]["description"])
-              for o in API_OFFERS if "T4" in o["gpu_text"] or "Mega" in o["gpu_text"]}
+              for o in api_offers if "T4" in o["gpu_text"] or "Mega" in o["gpu_text"]}
     assert models == {("T4-16GB", "Nvidia Tesla T4 GPU running in Americas"),
                       ("H100-80GB", "Nvidia H100 80GB Mega GPU running in Americas")}
     assert crawler.stats.get_value("gcp/non_gpu_skus_skipped") == 1        # the N2 core
@@ -215,15 +262,14 @@ def test_api_price_without_units_field():
     assert offer["price_amount"] == "0.964" and offer["offer_kind"] == "spot"
 
 
-def test_api_and_page_agree_on_prices():
+def test_api_and_page_agree_on_prices(page_offers, api_offers):
     for gpu_api, gpu_page in (("Tesla A100 GPU", "A100 40GB"), ("A100 80GB GPU", "A100 80GB"),
                               ("H100 80GB GPU", "H100 80GB")):   # not the "H100 80GB Mega GPU"
         for kind in ("on_demand", "spot"):
-            assert f"${price(API_OFFERS, gpu_api, 'us-central1', kind)}" == \
-                price(PAGE_OFFERS, gpu_page, "us-central1", kind)
+            assert f"${price(api_offers, gpu_api, 'us-central1', kind)}" == \
+                price(page_offers, gpu_page, "us-central1", kind)
 
 
-@pytest.mark.parametrize("offer", API_OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}")
 def test_api_offer_invariants(offer):
     row = normalize_offer(dict(offer))
     assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "T4-16GB")
@@ -231,10 +277,10 @@ def test_api_offer_invariants(offer):
     assert offer["offer_kind"] == ("spot" if preemptible else "on_demand")
 
 
-def test_api_offer_count_and_uniqueness():
+def test_api_offer_count_and_uniqueness(api_offers):
     # A100 40GB, A100 80GB, H100 80GB on-demand and spot: 14; T4 (3 regions) and H100 Mega: 4
-    assert len(API_OFFERS) == 14 + 4
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in API_OFFERS]
+    assert len(api_offers) == 14 + 4
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in api_offers]
     assert len(keys) == len(set(keys))
 
 

@@ -5,6 +5,7 @@ market JSON becomes one offer per listed term.
 The snapshot holds RTX 3090 and A800 machines (outside the four mission families, still kept as
 observations) and an A100 with no 包月 price (rendered "—", skipped)."""
 
+import functools
 import gzip
 import json
 from decimal import Decimal
@@ -15,12 +16,29 @@ from scrapy.http import HtmlResponse
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.gpushare_cn import GpushareCNSpider
-from tests.conftest import file_response
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.responses import file_response
 
-MACHINES = json.loads((SNAPSHOT_DIR / "gpushare_cn" / "market_machines.json")
-                      .read_text(encoding="utf-8"))["data"]["machines"]
 TERMS = {"hour": ("price_hour", "时"), "day": ("price_day", "天"), "month": ("price_month", "月")}
+
+
+@functools.cache
+def recorded_machines() -> list[dict]:
+    """The machines of the recorded market JSON, read once (collection needs them too: one test
+    per machine)."""
+    return json.loads((SNAPSHOT_DIR / "gpushare_cn" / "market_machines.json")
+                      .read_text(encoding="utf-8"))["data"]["machines"]
+
+
+@pytest.fixture(scope="module")
+def machines() -> list[dict]:
+    return recorded_machines()
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `machine` run once per recorded machine (collection needs the list)."""
+    if metafunc.function.__name__ == "test_each_machine_matches_the_market_json":
+        metafunc.parametrize("machine", recorded_machines(), ids=lambda m: m["machine_id"])
 
 
 def test_unrendered_shell_has_no_cards_and_says_so():
@@ -41,10 +59,10 @@ def offers(crawl):
     return crawl[0]
 
 
-def test_crawl_passes_with_every_listed_term(crawl):
+def test_crawl_passes_with_every_listed_term(crawl, machines):
     offers, verdict, _ = crawl
     assert verdict["passed"], verdict["failures"]
-    listed = sum(1 for m in MACHINES for field, _ in TERMS.values() if m[field] is not None)
+    listed = sum(1 for m in machines for field, _ in TERMS.values() if m[field] is not None)
     assert len(offers) == verdict["offers"] == listed == 41
 
 
@@ -62,7 +80,6 @@ def test_card_fields(offers):
     assert a100["observed_at"] == "2026-11-30T09:00:00Z"
 
 
-@pytest.mark.parametrize("machine", MACHINES, ids=lambda m: m["machine_id"])
 def test_each_machine_matches_the_market_json(offers, machine):
     mine = {o["billing_period"]: o for o in offers if o["sku"] == machine["machine_id"]}
     expected = {p for p, (field, _) in TERMS.items() if machine[field] is not None}

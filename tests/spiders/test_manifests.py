@@ -13,8 +13,12 @@ from spiders.replay_server import load_manifests
 LEVELS = {"captured", "shape verified", "partly verified", "unverified"}
 FILE_LEVELS = {"captured", "vendor-documentation", "public-client-fixture",
                "modeled-on-public-format", "modeled-unverified"}
-MANIFESTS = {s: json.loads((SNAPSHOT_DIR / s / "manifest.json").read_text(encoding="utf-8"))
-             for s in source_names()}
+
+
+@pytest.fixture(scope="module")
+def manifests() -> dict[str, dict]:
+    return {s: json.loads((SNAPSHOT_DIR / s / "manifest.json").read_text(encoding="utf-8"))
+            for s in source_names()}
 
 
 def _doc_levels() -> dict[str, str]:
@@ -22,9 +26,9 @@ def _doc_levels() -> dict[str, str]:
     return dict(re.findall(r"^\| `(\w+)` \| ([a-z ]+?) \|", text, flags=re.M))
 
 
-@pytest.mark.parametrize("source", sorted(MANIFESTS))
-def test_manifest_states_its_verification_and_what_is_unverified(source):
-    meta = MANIFESTS[source]
+@pytest.mark.parametrize("source", sorted(source_names()))
+def test_manifest_states_its_verification_and_what_is_unverified(source, manifests):
+    meta = manifests[source]
     assert meta["verification"] in LEVELS
     assert meta["provenance"] in ("captured", "modeled-on-public-format", "modeled-unverified")
     assert (meta["verification"] == "unverified") == (meta["provenance"] == "modeled-unverified")
@@ -32,9 +36,9 @@ def test_manifest_states_its_verification_and_what_is_unverified(source):
         assert meta["unverified"] and all(isinstance(u, str) and u for u in meta["unverified"])
 
 
-@pytest.mark.parametrize("source", sorted(MANIFESTS))
-def test_every_file_states_its_provenance(source):
-    for entry in MANIFESTS[source]["entries"]:
+@pytest.mark.parametrize("source", sorted(source_names()))
+def test_every_file_states_its_provenance(source, manifests):
+    for entry in manifests[source]["entries"]:
         prov = entry["provenance"]
         assert prov["level"] in FILE_LEVELS, entry["file"]
         assert prov["values"]
@@ -47,10 +51,10 @@ def test_every_file_states_its_provenance(source):
             assert prov.get("captured_from")
 
 
-def test_docs_list_every_source_at_its_manifest_level():
-    assert _doc_levels() == {s: m["verification"] for s, m in MANIFESTS.items()}
+def test_docs_list_every_source_at_its_manifest_level(manifests):
+    assert _doc_levels() == {s: m["verification"] for s, m in manifests.items()}
 
 
-def test_replay_still_reads_every_manifest():
+def test_replay_still_reads_every_manifest(manifests):
     sources = {snapshot.source for snapshot in load_manifests(SNAPSHOT_DIR).values()}
-    assert sources == set(MANIFESTS)
+    assert sources == set(manifests)

@@ -3,6 +3,7 @@
 The recorded responses are parsed once; many small tests follow.
 """
 
+import functools
 import json
 import shutil
 from decimal import Decimal
@@ -15,14 +16,11 @@ from pipelines.normalize import normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.replay_server import ReplayServer
 from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
-from tests.conftest import file_response, snapshot_entries
-from tests.spiders.crawl import run_crawl
+from tests.helpers.crawl import run_crawl
+from tests.helpers.responses import file_response, snapshot_entries
 
 crawler = get_crawler(RunpodSpider)
 spider = RunpodSpider.from_crawler(crawler, crawl_id="test")
-PLACES = file_response("runpod", "places.json")
-FOLLOW_UPS = list(spider.parse_places(PLACES))
-PRICE_FILES = {e["file"]: e for e in snapshot_entries("runpod") if e["file"] != "places.json"}
 
 
 def _prices(request: Request) -> list:
@@ -34,8 +32,43 @@ def _prices(request: Request) -> list:
     return list(request.callback(file_response("runpod", name), **request.cb_kwargs))
 
 
-OFFERS = [offer for request in FOLLOW_UPS for offer in _prices(request)]
-BY_KEY = {(o["sku"], o["region_text"]): o for o in OFFERS}
+@functools.cache
+def parsed() -> tuple[list[Request], list[dict]]:
+    """The follow-up requests of the recorded places answer and the offers of their recorded
+    answers, parsed once (collection needs them too: one invariants test per offer)."""
+    follow_ups = list(spider.parse_places(file_response("runpod", "places.json")))
+    return follow_ups, [offer for request in follow_ups for offer in _prices(request)]
+
+
+@pytest.fixture(scope="module")
+def places_response():
+    return file_response("runpod", "places.json")
+
+
+@pytest.fixture(scope="module")
+def price_files() -> dict[str, dict]:
+    return {e["file"]: e for e in snapshot_entries("runpod") if e["file"] != "places.json"}
+
+
+@pytest.fixture(scope="module")
+def follow_ups() -> list[Request]:
+    return parsed()[0]
+
+
+@pytest.fixture(scope="module")
+def offers() -> list[dict]:
+    return parsed()[1]
+
+
+@pytest.fixture(scope="module")
+def by_key(offers) -> dict[tuple, dict]:
+    return {(o["sku"], o["region_text"]): o for o in offers}
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_offer_invariants":
+        metafunc.parametrize("offer", parsed()[1], ids=lambda o: f"{o['sku']}-{o['region_text']}")
 
 
 def test_places_request_is_the_recorded_keyless_query():
@@ -45,8 +78,8 @@ def test_places_request_is_the_recorded_keyless_query():
     assert "gpuAvailability" not in PLACES_QUERY and "listed" in PLACES_QUERY
 
 
-def test_one_price_request_per_listed_datacenter_and_country():
-    places = [json.loads(r.body)["variables"]["lowestPriceInput"] for r in FOLLOW_UPS]
+def test_one_price_request_per_listed_datacenter_and_country(follow_ups):
+    places = [json.loads(r.body)["variables"]["lowestPriceInput"] for r in follow_ups]
     secure = [p["dataCenterId"] for p in places if p["secureCloud"]]
     community = [p["countryCode"] for p in places if not p["secureCloud"]]
     assert secure == ["US-TX-3", "US-GA-1", "EU-RO-1", "EU-SE-1", "CA-MTL-1", "AP-JP-1"]
@@ -55,65 +88,65 @@ def test_one_price_request_per_listed_datacenter_and_country():
     assert all(p["gpuCount"] == 1 for p in places)
 
 
-def test_every_follow_up_is_a_recorded_request():
-    recorded = [json.dumps(e["body"], sort_keys=True) for e in PRICE_FILES.values()]
-    sent = [json.dumps(json.loads(r.body), sort_keys=True) for r in FOLLOW_UPS]
+def test_every_follow_up_is_a_recorded_request(follow_ups, price_files):
+    recorded = [json.dumps(e["body"], sort_keys=True) for e in price_files.values()]
+    sent = [json.dumps(json.loads(r.body), sort_keys=True) for r in follow_ups]
     assert sorted(sent) == sorted(recorded)
-    assert {r.url for r in FOLLOW_UPS} == {API_URL} and {r.method for r in FOLLOW_UPS} == {"POST"}
+    assert {r.url for r in follow_ups} == {API_URL} and {r.method for r in follow_ups} == {"POST"}
 
 
-def test_offer_count():
+def test_offer_count(offers):
     # secure on-demand 5+2+4+1+4+2, savings plans 6+4+4+2+4+2, community 2+1+2+4
-    assert len(OFFERS) == 18 + 22 + 9 == 49
+    assert len(offers) == 18 + 22 + 9 == 49
 
 
-def test_secure_price_at_a_datacenter_offering_the_card():
-    o = BY_KEY["NVIDIA A100 80GB PCIe | secure", "US-GA-1"]
+def test_secure_price_at_a_datacenter_offering_the_card(by_key):
+    o = by_key["NVIDIA A100 80GB PCIe | secure", "US-GA-1"]
     assert o["gpu_text"] == "A100 PCIe" and o["vram_gb"] == 80
     assert (o["offer_kind"], o["price_amount"], o["currency"]) == ("on_demand", "1.39", "USD")
     assert o["billing_period"] == "hour" and o["gpu_count"] == 1 and o["available"] is True
     assert o["vendor_data"]["stockStatus"] == "High" and o["vendor_data"]["field"] == "securePrice"
-    assert BY_KEY["NVIDIA GeForce RTX 4090 | secure", "AP-JP-1"]["price_amount"] == "0.74"
+    assert by_key["NVIDIA GeForce RTX 4090 | secure", "AP-JP-1"]["price_amount"] == "0.74"
 
 
-def test_community_price_is_placed_by_country():
-    o = BY_KEY["NVIDIA GeForce RTX 4090 | community", "CZ"]
+def test_community_price_is_placed_by_country(offers, by_key):
+    o = by_key["NVIDIA GeForce RTX 4090 | community", "CZ"]
     assert (o["offer_kind"], o["price_amount"]) == ("on_demand", "0.44")
     row = normalize_offer(o)
     assert (row["country"], row["province_or_state"]) == ("CZ", None)
-    assert not any(o["sku"].endswith("| community") and "-" in o["region_text"] for o in OFFERS)
+    assert not any(o["sku"].endswith("| community") and "-" in o["region_text"] for o in offers)
 
 
-def test_card_not_in_stock_at_a_place_yields_no_offer():
+def test_card_not_in_stock_at_a_place_yields_no_offer(offers, by_key):
     # US-GA-1 answers the RTX 4090 with stockStatus null; EU-SE-1 the A100 SXM
-    assert ("NVIDIA GeForce RTX 4090 | secure", "US-GA-1") not in BY_KEY
-    assert ("NVIDIA A100-SXM4-80GB | secure", "EU-SE-1") not in BY_KEY
-    assert {o["available"] for o in OFFERS} == {True}
+    assert ("NVIDIA GeForce RTX 4090 | secure", "US-GA-1") not in by_key
+    assert ("NVIDIA A100-SXM4-80GB | secure", "EU-SE-1") not in by_key
+    assert {o["available"] for o in offers} == {True}
 
 
-def test_savings_plans_are_hourly_reserved_rates_below_on_demand():
+def test_savings_plans_are_hourly_reserved_rates_below_on_demand(offers):
     rates = {o["sku"].split(" | ")[1]: (o["offer_kind"], o["billing_period"], o["price_amount"])
-             for o in OFFERS if o["region_text"] == "US-TX-3" and "HBM3" in o["sku"]}
+             for o in offers if o["region_text"] == "US-TX-3" and "HBM3" in o["sku"]}
     assert rates == {"secure": ("on_demand", "hour", "2.69"),
                      "savings plan 3 months": ("reserved", "hour", "2.39"),
                      "savings plan 6 months": ("reserved", "hour", "2.29")}
 
 
-def test_savings_plan_rate_not_below_on_demand_is_refused_and_counted():
+def test_savings_plan_rate_not_below_on_demand_is_refused_and_counted(offers):
     # RTX A6000 carries the docs' "in stock" example values 500 / 900 at US-TX-3 and CA-MTL-1
-    assert not [o for o in OFFERS if "A6000" in o["sku"] and o["offer_kind"] == "reserved"]
+    assert not [o for o in offers if "A6000" in o["sku"] and o["offer_kind"] == "reserved"]
     assert crawler.stats.get_value("runpod/savings_plan_rate_not_hourly") == 4
 
 
-def test_no_spot_and_no_plans_without_rates():
-    assert not [o for o in OFFERS if o["offer_kind"] == "spot"]
-    nvl = {o["sku"] for o in OFFERS if "NVL" in o["sku"]}
+def test_no_spot_and_no_plans_without_rates(offers):
+    assert not [o for o in offers if o["offer_kind"] == "spot"]
+    nvl = {o["sku"] for o in offers if "NVL" in o["sku"]}
     assert nvl == {"NVIDIA H100 NVL | secure"}
 
 
-def test_display_names_normalize_to_the_right_card():
+def test_display_names_normalize_to_the_right_card(offers):
     # every GPU type RunPod lists, the mission cards and the others (RTX A6000, L40S)
-    cards = {o["vendor_data"]["gpuTypeId"]: normalize_offer(o) for o in OFFERS}
+    cards = {o["vendor_data"]["gpuTypeId"]: normalize_offer(o) for o in offers}
     assert {k: (r["gpu_model"], r["gpu_variant"]) for k, r in cards.items()} == {
         "NVIDIA A100 80GB PCIe": ("A100-80GB", "PCIe"),
         "NVIDIA A100-SXM4-80GB": ("A100-80GB", "SXM"),
@@ -126,8 +159,8 @@ def test_display_names_normalize_to_the_right_card():
     }
 
 
-def test_datacenter_ids_resolve():
-    row = normalize_offer(BY_KEY["NVIDIA A100 80GB PCIe | secure", "CA-MTL-1"])
+def test_datacenter_ids_resolve(by_key):
+    row = normalize_offer(by_key["NVIDIA A100 80GB PCIe | secure", "CA-MTL-1"])
     assert (row["country"], row["province_or_state"], row["city"]) == ("CA", "Quebec", "Montreal")
 
 
@@ -137,10 +170,10 @@ def test_datacenter_ids_resolve():
     (b'{"errors": [{"message": "Cannot query field \\"gpuTypes\\""}]}', "prices"),
     (b'{"data": {"gpuTypes": null}}', "prices"),
 ])
-def test_error_or_missing_field_fails_loudly(body, step):
+def test_error_or_missing_field_fails_loudly(body, step, places_response):
     if step == "places":
         with pytest.raises(ValueError, match="runpod: no dataCenters/countryCodes"):
-            list(spider.parse_places(PLACES.replace(body=body)))
+            list(spider.parse_places(places_response.replace(body=body)))
     else:
         response = file_response("runpod", "prices_secure_US-TX-3.json").replace(body=body)
         with pytest.raises(ValueError, match="runpod: no gpuTypes"):
@@ -154,17 +187,16 @@ def test_prices_body_names_the_place_by_cloud():
         "secureCloud": False, "countryCode": "FR", "gpuCount": 1}
 
 
-@pytest.mark.parametrize("offer", OFFERS, ids=lambda o: f"{o['sku']}-{o['region_text']}")
-def test_offer_invariants(offer):
+def test_offer_invariants(offer, by_key):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
-    on_demand = BY_KEY.get((offer["sku"].split(" | ")[0] + " | secure", offer["region_text"]))
+    on_demand = by_key.get((offer["sku"].split(" | ")[0] + " | secure", offer["region_text"]))
     if offer["offer_kind"] == "reserved":
         assert Decimal(offer["price_amount"]) < Decimal(on_demand["price_amount"])
 
 
-def test_offers_are_unique():
-    keys = [(o["sku"], o["region_text"]) for o in OFFERS]
+def test_offers_are_unique(offers):
+    keys = [(o["sku"], o["region_text"]) for o in offers]
     assert len(keys) == len(set(keys))
 
 
@@ -175,11 +207,11 @@ def test_every_entry_states_its_provenance():
         assert all(c["repo"] and c["path"] and len(c["commit"]) == 40 for c in cited)
 
 
-def test_crawl_replays_both_steps(replay_server, tmp_path):
+def test_crawl_replays_both_steps(replay_server, tmp_path, price_files):
     offers, verdict = run_crawl("runpod", replay_server.url, tmp_path)
     assert verdict["passed"], verdict["failures"]
     graphql = [f for f in verdict["fetches"] if f["url"] == API_URL]
-    assert len(offers) == 49 and len(graphql) == 1 + len(PRICE_FILES)
+    assert len(offers) == 49 and len(graphql) == 1 + len(price_files)
 
 
 def test_crawl_without_country_codes_fails_its_monitor(tmp_path):

@@ -2,6 +2,7 @@
 The snapshot holds GN10Xp (V100) instances that normalization keeps as V100-32GB cards, null
 prices (monthly-only HCC, no spot) the spider must skip, a sold-out instance and an empty region."""
 
+import functools
 import json
 from decimal import Decimal
 
@@ -9,17 +10,41 @@ import pytest
 
 from pipelines.normalize import normalize_offer
 from spiders.vendors.tencent_cn import REGIONS, TencentCNSpider
-from tests.conftest import file_response, snapshot_entries
+from tests.helpers.responses import file_response, snapshot_entries
 
 API_URL = "https://buy.cloud.tencent.com/api/price/cvm/gpu?region={}"
 spider = TencentCNSpider(crawl_id="test")
-RESPONSES = {region: file_response("tencent_cn", f"gpu_{region}.json") for region in REGIONS}
-BY_REGION = {region: list(spider.parse(resp)) for region, resp in RESPONSES.items()}
-OFFERS = [o for offers in BY_REGION.values() for o in offers]
 
 
-def by(sku, region):
-    return {(o["offer_kind"], o["billing_period"]): o for o in BY_REGION[region] if o["sku"] == sku}
+@functools.cache
+def parsed() -> dict[str, list[dict]]:
+    """{region: the offers of its recorded body}, parsed once (collection needs them too: one
+    invariants test per offer)."""
+    return {region: list(spider.parse(file_response("tencent_cn", f"gpu_{region}.json")))
+            for region in REGIONS}
+
+
+@pytest.fixture(scope="module")
+def by_region() -> dict[str, list[dict]]:
+    return parsed()
+
+
+@pytest.fixture(scope="module")
+def offers(by_region) -> list[dict]:
+    return [o for offers in by_region.values() for o in offers]
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_offer_invariants":
+        metafunc.parametrize(
+            "offer", [o for offers in parsed().values() for o in offers],
+            ids=lambda o: "-".join(o[k] for k in ("sku", "region_text", "offer_kind",
+                                                  "billing_period")))
+
+
+def by(by_region, sku, region):
+    return {(o["offer_kind"], o["billing_period"]): o for o in by_region[region] if o["sku"] == sku}
 
 
 def test_one_request_per_region_each_recorded():
@@ -27,15 +52,15 @@ def test_one_request_per_region_each_recorded():
     assert {e["url"] for e in snapshot_entries("tencent_cn")} == set(spider.start_urls)
 
 
-def test_offer_count_per_region():
-    assert {r: len(o) for r, o in BY_REGION.items()} == {
+def test_offer_count_per_region(offers, by_region):
+    assert {r: len(o) for r, o in by_region.items()} == {
         "ap-beijing": 10, "ap-shanghai": 6, "ap-guangzhou": 6, "ap-nanjing": 7, "ap-chengdu": 3,
         "ap-chongqing": 0}
-    assert len(OFFERS) == 32
+    assert len(offers) == 32
 
 
-def test_first_offer_fields():
-    first = OFFERS[0]
+def test_first_offer_fields(offers):
+    first = offers[0]
     assert first["sku"] == "GT4.4XLARGE96"
     assert first["gpu_text"] == "NVIDIA A100 40GB"
     assert first["gpu_count"] == 1
@@ -52,15 +77,15 @@ def test_first_offer_fields():
                                     "zone": "ap-beijing-6", "cpu": 16, "memory": 96}
 
 
-def test_three_billing_modes_of_one_instance():
-    row = by("GT4.4XLARGE96", "ap-beijing")
+def test_three_billing_modes_of_one_instance(by_region):
+    row = by(by_region, "GT4.4XLARGE96", "ap-beijing")
     assert {k: o["price_amount"] for k, o in row.items()} == {
         ("on_demand", "hour"): "28.45", ("on_demand", "month"): "13680.00",
         ("spot", "hour"): "6.12"}
 
 
-def test_hcc_h800_cluster_is_monthly_only():
-    hcc = [o for o in OFFERS if o["sku"] == "HCCPNV5v.96XLARGE1536"]
+def test_hcc_h800_cluster_is_monthly_only(offers):
+    hcc = [o for o in offers if o["sku"] == "HCCPNV5v.96XLARGE1536"]
     listed = {(o["region_text"], o["offer_kind"], o["billing_period"], o["price_amount"])
               for o in hcc}
     assert listed == {
@@ -70,21 +95,21 @@ def test_hcc_h800_cluster_is_monthly_only():
     assert {o["gpu_count"] for o in hcc} == {8}
 
 
-def test_sold_out_instance_is_unavailable_without_spot():
-    row = by("GT4.41XLARGE948", "ap-shanghai")
+def test_sold_out_instance_is_unavailable_without_spot(offers, by_region):
+    row = by(by_region, "GT4.41XLARGE948", "ap-shanghai")
     assert set(row) == {("on_demand", "hour"), ("on_demand", "month")}
     assert all(o["available"] is False for o in row.values())
-    assert [o["sku"] for o in OFFERS if o["available"] is False] == ["GT4.41XLARGE948"] * 2
+    assert [o["sku"] for o in offers if o["available"] is False] == ["GT4.41XLARGE948"] * 2
 
 
-def test_v100_instances_are_kept_as_v100_cards():
-    v100 = [normalize_offer(o) for o in OFFERS if o["sku"] == "GN10Xp.2XLARGE40"]
+def test_v100_instances_are_kept_as_v100_cards(offers):
+    v100 = [normalize_offer(o) for o in offers if o["sku"] == "GN10Xp.2XLARGE40"]
     assert len(v100) == 6
     assert {(r["gpu_model"], r["gpu_count"]) for r in v100} == {("V100-32GB", 1)}
 
 
-def test_tracked_offers_normalize_with_regions():
-    rows = [normalize_offer(o) for o in OFFERS if o["sku"] != "GN10Xp.2XLARGE40"]
+def test_tracked_offers_normalize_with_regions(offers):
+    rows = [normalize_offer(o) for o in offers if o["sku"] != "GN10Xp.2XLARGE40"]
     assert len(rows) == 26
     assert {r["province_or_state"] for r in rows} == {"Beijing", "Shanghai", "Guangdong", "Jiangsu",
                                                       "Sichuan"}
@@ -96,16 +121,13 @@ def test_tracked_offers_normalize_with_regions():
 
 
 def test_api_error_fails_loudly():
-    resp = RESPONSES["ap-beijing"]
+    resp = file_response("tencent_cn", "gpu_ap-beijing.json")
     error = {"code": 4001, "message": "InvalidParameter.Region"}
     broken = resp.replace(body=json.dumps(error).encode())
     with pytest.raises(ValueError, match=r"tencent_cn: API error 4001 \(InvalidParameter.Region\)"):
         list(spider.parse(broken))
 
 
-@pytest.mark.parametrize("offer", OFFERS,
-                         ids=lambda o: "-".join(o[k] for k in ("sku", "region_text", "offer_kind",
-                                                                "billing_period")))
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["currency"] == "CNY"
@@ -116,6 +138,6 @@ def test_offer_invariants(offer):
     assert len(offer["raw_ref"]) == 64
 
 
-def test_offers_are_unique():
-    keys = [(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]) for o in OFFERS]
+def test_offers_are_unique(offers):
+    keys = [(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]) for o in offers]
     assert len(keys) == len(set(keys))

@@ -1,5 +1,6 @@
 """vast.ai bundles search: parse the recorded response once, check many small things."""
 
+import functools
 import json
 from decimal import Decimal
 
@@ -10,14 +11,43 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing import CARDS_BY_FAMILY, gpu_family, parse_gpu
 from spiders.parsing.regions import NO_LOCATION
 from spiders.vendors.vastai import API_URL, QUERY, VAST_GPU_NAMES, VastaiSpider
-from tests.conftest import file_response, snapshot_entries
+from tests.helpers.responses import file_response, snapshot_entries
 
 crawler = get_crawler(VastaiSpider)
 spider = VastaiSpider.from_crawler(crawler, crawl_id="test")
-RESPONSE = file_response("vastai", "bundles.json")
-LISTINGS = RESPONSE.json()["offers"]
-OFFERS = list(spider.parse(RESPONSE))
-BY_KEY = {(o["sku"], o["offer_kind"]): o for o in OFFERS}
+
+
+@functools.cache
+def parsed() -> list[dict]:
+    """The offers of the recorded search answer, parsed once (collection needs them too: one
+    invariants test per offer)."""
+    return list(spider.parse(file_response("vastai", "bundles.json")))
+
+
+@pytest.fixture(scope="module")
+def response():
+    return file_response("vastai", "bundles.json")
+
+
+@pytest.fixture(scope="module")
+def listings(response) -> list[dict]:
+    return response.json()["offers"]
+
+
+@pytest.fixture(scope="module")
+def offers() -> list[dict]:
+    return parsed()
+
+
+@pytest.fixture(scope="module")
+def by_key(offers) -> dict[tuple, dict]:
+    return {(o["sku"], o["offer_kind"]): o for o in offers}
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_offer_invariants":
+        metafunc.parametrize("offer", parsed(), ids=lambda o: f"{o['sku']}-{o['offer_kind']}")
 
 
 def test_request_is_the_recorded_post_search():
@@ -41,15 +71,16 @@ def test_every_vast_spelling_normalizes_to_its_own_family(family, name):
     assert gpu_family(parse_gpu(name).gpu_model) == family
 
 
-def test_one_on_demand_and_one_spot_offer_per_listing():
-    assert len(LISTINGS) == 26
-    assert len(OFFERS) == 2 * len(LISTINGS) == 52
+def test_one_on_demand_and_one_spot_offer_per_listing(offers, listings):
+    assert len(listings) == 26
+    assert len(offers) == 2 * len(listings) == 52
 
 
-def test_listing_without_geolocation_is_kept_counted_and_quarantined_with_the_reason():
-    hidden = [x for x in LISTINGS if x["geolocation"] is None]
+def test_listing_without_geolocation_is_kept_counted_and_quarantined_with_the_reason(offers,
+                                                                                     listings):
+    hidden = [x for x in listings if x["geolocation"] is None]
     assert [x["id"] for x in hidden] == [14181136]
-    unplaced = [o for o in OFFERS if o["sku"] == "14181136"]
+    unplaced = [o for o in offers if o["sku"] == "14181136"]
     assert {o["offer_kind"] for o in unplaced} == {"on_demand", "spot"}
     assert {o["region_text"] for o in unplaced} == {NO_LOCATION}
     assert crawler.stats.get_value("vastai/offers_without_location") == 1
@@ -60,15 +91,15 @@ def test_listing_without_geolocation_is_kept_counted_and_quarantined_with_the_re
 
 
 @pytest.mark.parametrize("geolocation", [None, "", " , "])
-def test_every_empty_geolocation_is_unplaced(geolocation):
-    listing = {**LISTINGS[0], "geolocation": geolocation}
+def test_every_empty_geolocation_is_unplaced(geolocation, listings, response):
+    listing = {**listings[0], "geolocation": geolocation}
     fresh = VastaiSpider.from_crawler(get_crawler(VastaiSpider), crawl_id="test")
-    assert {o["region_text"] for o in fresh.parse_offer(listing, RESPONSE)} == {NO_LOCATION}
+    assert {o["region_text"] for o in fresh.parse_offer(listing, response)} == {NO_LOCATION}
     assert fresh.crawler.stats.get_value("vastai/offers_without_location") == 1
 
 
-def test_on_demand_offer_fields():
-    o = BY_KEY["13987402", "on_demand"]
+def test_on_demand_offer_fields(by_key):
+    o = by_key["13987402", "on_demand"]
     assert o["gpu_text"] == "H100 SXM"
     assert o["gpu_count"] == 1
     assert o["vram_gb"] == 79.65
@@ -81,58 +112,57 @@ def test_on_demand_offer_fields():
     assert o["url"] == API_URL
 
 
-def test_spot_offer_is_the_min_bid():
-    o = BY_KEY["13987402", "spot"]
+def test_spot_offer_is_the_min_bid(by_key):
+    o = by_key["13987402", "spot"]
     assert o["price_amount"] == "1.2"
     assert o["offer_kind"] == "spot"
 
 
-def test_whole_machine_price_with_its_gpu_count():
-    o = BY_KEY["13902188", "on_demand"]
+def test_whole_machine_price_with_its_gpu_count(by_key):
+    o = by_key["13902188", "on_demand"]
     assert (o["gpu_count"], o["price_amount"], o["region_text"]) == (8, "16.0", "Vietnam, VN")
     row = normalize_offer(o)
     assert row["price_per_gpu_hour_usd"] == Decimal("2.000000")
 
 
-def test_48gb_4090_mod_in_hong_kong_is_its_own_card():
-    o = BY_KEY["14190047", "on_demand"]
+def test_48gb_4090_mod_in_hong_kong_is_its_own_card(by_key):
+    o = by_key["14190047", "on_demand"]
     assert (o["gpu_text"], o["vram_gb"], o["region_text"]) == ("RTX 4090", 47.99, "Hong Kong, HK")
     row = normalize_offer(o)
     assert row["gpu_model"] == "RTX4090-48GB"
     assert (row["country"], row["city"]) == ("HK", "Hong Kong")
-    stock = normalize_offer(BY_KEY["14188902", "on_demand"])
+    stock = normalize_offer(by_key["14188902", "on_demand"])
     assert stock["gpu_model"] == "RTX4090-24GB"
 
 
-def test_country_only_geolocation():
-    o = BY_KEY["13874420", "on_demand"]
+def test_country_only_geolocation(by_key):
+    o = by_key["13874420", "on_demand"]
     assert o["region_text"] == ", US"
     row = normalize_offer(o)
     assert (row["country"], row["province_or_state"]) == ("US", None)
 
 
-def test_state_geolocation_resolves_the_state():
-    row = normalize_offer(BY_KEY["14099418", "on_demand"])
+def test_state_geolocation_resolves_the_state(by_key):
+    row = normalize_offer(by_key["14099418", "on_demand"])
     assert (row["gpu_model"], row["gpu_variant"]) == ("A100-80GB", "PCIe")
     assert (row["region_code"], row["country"], row["province_or_state"]) == (
         "oklahoma, us", "US", "Oklahoma")
 
 
-def test_every_us_state_geolocation_in_the_snapshot_gets_its_state():
-    us = [o for o in OFFERS if o["region_text"].endswith(", US") and o["region_text"] != ", US"
+def test_every_us_state_geolocation_in_the_snapshot_gets_its_state(offers):
+    us = [o for o in offers if o["region_text"].endswith(", US") and o["region_text"] != ", US"
           and not o["region_text"].startswith("United States")]
     assert len(us) >= 10
     assert all(normalize_offer(o)["province_or_state"] == o["region_text"].split(",")[0]
                for o in us)
 
 
-def test_vendor_data_keeps_the_total_and_host_type():
-    o = BY_KEY["13987402", "on_demand"]
+def test_vendor_data_keeps_the_total_and_host_type(by_key):
+    o = by_key["13987402", "on_demand"]
     assert o["vendor_data"]["dph_total"] == pytest.approx(1.87 + 100 * 0.15 / 730, abs=1e-6)
     assert "hosting_type" in o["vendor_data"] and "datacenter" not in o["vendor_data"]
 
 
-@pytest.mark.parametrize("offer", OFFERS, ids=lambda o: f"{o['sku']}-{o['offer_kind']}")
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["offer_kind"] in ("on_demand", "spot")
@@ -142,13 +172,13 @@ def test_offer_invariants(offer):
         assert normalize_offer(offer)["gpu_fraction"] == 1
 
 
-def test_spot_never_above_on_demand():
-    for sku, kind in BY_KEY:
+def test_spot_never_above_on_demand(by_key):
+    for sku, kind in by_key:
         if kind == "spot":
-            assert Decimal(BY_KEY[sku, "spot"]["price_amount"]) < Decimal(
-                BY_KEY[sku, "on_demand"]["price_amount"])
+            assert Decimal(by_key[sku, "spot"]["price_amount"]) < Decimal(
+                by_key[sku, "on_demand"]["price_amount"])
 
 
-def test_offers_are_unique():
-    keys = [(o["sku"], o["offer_kind"]) for o in OFFERS]
+def test_offers_are_unique(offers):
+    keys = [(o["sku"], o["offer_kind"]) for o in offers]
     assert len(keys) == len(set(keys))

@@ -1,5 +1,6 @@
 """Vultr plan listings: parse the recorded cloud-GPU and bare-metal plans once, many checks."""
 
+import functools
 from decimal import Decimal
 
 import pytest
@@ -7,37 +8,68 @@ from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider, cloud_gpu
-from tests.conftest import file_response
+from tests.helpers.responses import file_response
 
 crawler = get_crawler(VultrSpider)
 spider = VultrSpider.from_crawler(crawler, crawl_id="test")
-PLANS = file_response("vultr", "plans.json")
-METAL = file_response("vultr", "plans_metal.json")
-OFFERS = list(spider.parse(PLANS)) + list(spider.parse(METAL))
-BY_KEY = {(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]): o for o in OFFERS}
 
 
-def test_offer_count():
+@pytest.fixture(scope="module")
+def plans():
+    return file_response("vultr", "plans.json")
+
+
+@pytest.fixture(scope="module")
+def metal():
+    return file_response("vultr", "plans_metal.json")
+
+
+@functools.cache
+def parsed_offers() -> list[dict]:
+    """The offers of both recorded plan lists, parsed once (collection needs them too: one
+    invariants test per offer)."""
+    return [*spider.parse(file_response("vultr", "plans.json")),
+            *spider.parse(file_response("vultr", "plans_metal.json"))]
+
+
+@pytest.fixture(scope="module")
+def offers() -> list[dict]:
+    return parsed_offers()
+
+
+@pytest.fixture(scope="module")
+def by_key(offers) -> dict[tuple, dict]:
+    return {(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]): o for o in offers}
+
+
+def pytest_generate_tests(metafunc):
+    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
+    if metafunc.function.__name__ == "test_offer_invariants":
+        metafunc.parametrize("offer", parsed_offers(), ids=lambda o: "-".join(
+            (o["sku"], o["region_text"], o["offer_kind"], o["billing_period"])))
+
+
+def test_offer_count(offers):
     # A100 vGPU plans: (4 + 2 + 3 + 4 + 5 locations) x (hour, month);
     # A40 slice and L40S: (2 + 2 locations) x (hour, month);
     # 8x H100 metal: 1 location x (hour, month, preemptible hour, preemptible month);
     # 8x A100 metal: 2 locations x (hour, month)
-    assert len(OFFERS) == 36 + 8 + 4 + 4 == 52
+    assert len(offers) == 36 + 8 + 4 + 4 == 52
 
 
-def test_every_gpu_plan_is_kept_and_only_cpu_plans_are_skipped_and_counted():
-    skus = {o["sku"] for o in OFFERS}
+def test_every_gpu_plan_is_kept_and_only_cpu_plans_are_skipped_and_counted(offers):
+    skus = {o["sku"] for o in offers}
     assert {"vcg-a40-2c-10g-8vram", "vcg-l40s-16c-180g-48vram"} <= skus
     assert not skus & {"vc2-1c-1gb", "vbm-4c-32gb"}
     assert len(skus) == 9
     assert crawler.stats.get_value("vultr/cpu_plans_skipped") == 2
 
 
-def test_a40_slice_and_l40s_card_normalize():
-    a40 = normalize_offer(BY_KEY["vcg-a40-2c-10g-8vram", "ewr", "on_demand", "hour"])
+def test_a40_slice_and_l40s_card_normalize(by_key):
+    a40 = normalize_offer(by_key["vcg-a40-2c-10g-8vram", "ewr", "on_demand", "hour"])
     assert (a40["gpu_model"], a40["gpu_fraction"], a40["vram_gb"]) == (
         "A40-48GB", Decimal(8) / Decimal(48), Decimal(8))
-    l40s = BY_KEY["vcg-l40s-16c-180g-48vram", "ewr", "on_demand", "hour"]
+    l40s = by_key["vcg-l40s-16c-180g-48vram", "ewr", "on_demand", "hour"]
     assert (l40s["gpu_text"], l40s["gpu_count"], l40s["price_amount"]) == ("L40S 48GB", 1, "1.671")
     row = normalize_offer(l40s)
     assert (row["gpu_model"], row["gpu_fraction"]) == ("L40S-48GB", 1)
@@ -60,24 +92,24 @@ def test_cloud_gpu_reads_card_count_and_slice_from_the_plan_memory(gpu_type, vra
     ({"gpu_type": "NVIDIA_A16", "gpu_vram_gb": 2}, "card"),     # unknown card: says so
     ({"gpu_type": "NVIDIA_L40S", "gpu_vram_gb": 72}, "card"),   # 72 GB is no L40S plan
 ])
-def test_gpu_plans_that_cannot_be_read_reach_quarantine_with_a_reason(plan, stage):
+def test_gpu_plans_that_cannot_be_read_reach_quarantine_with_a_reason(plan, stage, plans):
     full = {"id": "vcg-x", "type": "vcg", "hourly_cost": 0.5, "locations": ["ewr"], **plan}
-    [offer] = [o for o in spider.parse_offer(full, PLANS) if o["billing_period"] == "hour"]
+    [offer] = [o for o in spider.parse_offer(full, plans) if o["billing_period"] == "hour"]
     with pytest.raises(Quarantined) as caught:
         normalize_offer(offer)
     assert caught.value.stage == stage
 
 
-def test_metal_plan_without_a_count_is_one_card_of_any_model():
+def test_metal_plan_without_a_count_is_one_card_of_any_model(metal):
     plan = {"id": "vbm-72c-480gb-gh200-gpu", "hourly_cost": 2.99, "locations": ["ewr"]}
-    [offer] = spider.parse_offer(plan, METAL)
+    [offer] = spider.parse_offer(plan, metal)
     assert (offer["gpu_text"], offer["gpu_count"]) == ("GH200", 1)
     assert normalize_offer(offer)["gpu_model"] == "GH200-96GB"
 
 
-def test_smallest_slice_hourly_and_monthly():
-    hour = BY_KEY["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "hour"]
-    month = BY_KEY["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "month"]
+def test_smallest_slice_hourly_and_monthly(by_key):
+    hour = by_key["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "hour"]
+    month = by_key["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "month"]
     assert (hour["price_amount"], hour["price_text"]) == ("0.123", "$0.123/hr")
     assert (month["price_amount"], month["price_text"]) == ("90", "$90/mo")
     assert hour["gpu_text"] == "A100 80GB vGPU 4GB" and hour["vram_gb"] == 4
@@ -89,65 +121,63 @@ def test_smallest_slice_hourly_and_monthly():
     ("vcg-a100-3c-30g-20vram", "0.25"), ("vcg-a100-6c-60g-40vram", "0.5"),
     ("vcg-a100-12c-120g-80vram", "1"),
 ])
-def test_slices_are_vram_over_80(sku, fraction):
-    row = normalize_offer(BY_KEY[sku, "ewr", "on_demand", "hour"])
+def test_slices_are_vram_over_80(sku, fraction, by_key):
+    row = normalize_offer(by_key[sku, "ewr", "on_demand", "hour"])
     assert row["gpu_model"] == "A100-80GB"
     assert row["gpu_fraction"] == Decimal(fraction)
 
 
-def test_the_one_twentieth_slice_is_accepted_as_0_05():
+def test_the_one_twentieth_slice_is_accepted_as_0_05(by_key):
     # Spelled as a fraction the parser does not take it ("1/20" is not read as a fraction, and
     # with the 4 GB hint it is refused as a contradiction); named by its memory it is 4/80.
-    row = normalize_offer(BY_KEY["vcg-a100-1c-6g-4vram", "nrt", "on_demand", "hour"])
+    row = normalize_offer(by_key["vcg-a100-1c-6g-4vram", "nrt", "on_demand", "hour"])
     assert row["vram_gb"] == Decimal("4")
     assert row["price_per_gpu_hour_usd"] == Decimal("2.460000")
 
 
-def test_half_card_prices():
-    hour = BY_KEY["vcg-a100-6c-60g-40vram", "sgp", "on_demand", "hour"]
-    month = BY_KEY["vcg-a100-6c-60g-40vram", "sgp", "on_demand", "month"]
+def test_half_card_prices(by_key):
+    hour = by_key["vcg-a100-6c-60g-40vram", "sgp", "on_demand", "hour"]
+    month = by_key["vcg-a100-6c-60g-40vram", "sgp", "on_demand", "month"]
     assert (hour["price_amount"], month["price_amount"]) == ("1.397", "800")
 
 
-def test_whole_card_plan():
-    o = BY_KEY["vcg-a100-12c-120g-80vram", "ams", "on_demand", "hour"]
+def test_whole_card_plan(by_key):
+    o = by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "hour"]
     assert (o["gpu_text"], o["price_amount"]) == ("A100 80GB", "2.397")
-    assert BY_KEY["vcg-a100-12c-120g-80vram", "ams", "on_demand", "month"]["price_amount"] == "1750"
+    assert by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "month"]["price_amount"] == "1750"
 
 
-def test_h100_bare_metal_has_preemptible_spot_prices():
-    got = {(k, p): o["price_amount"] for (s, r, k, p), o in BY_KEY.items()
+def test_h100_bare_metal_has_preemptible_spot_prices(by_key):
+    got = {(k, p): o["price_amount"] for (s, r, k, p), o in by_key.items()
            if s == "vbm-112c-2048gb-8-h100-gpu"}
     assert got == {("on_demand", "hour"): "23.92", ("on_demand", "month"): "16074.24",
                    ("spot", "hour"): "18.4", ("spot", "month"): "12364.8"}
-    o = BY_KEY["vbm-112c-2048gb-8-h100-gpu", "sea", "spot", "hour"]
+    o = by_key["vbm-112c-2048gb-8-h100-gpu", "sea", "spot", "hour"]
     assert (o["gpu_text"], o["gpu_count"], o["url"]) == ("H100 80GB SXM5", 8, METAL_URL)
     assert normalize_offer(o)["price_per_gpu_hour_usd"] == Decimal("2.300000")
 
 
-def test_a100_bare_metal_without_preemptible_price_has_no_spot_offer():
-    kinds = {(k, p) for (s, r, k, p) in BY_KEY if s == "vbm-64c-2048gb-8-a100-gpu"}
+def test_a100_bare_metal_without_preemptible_price_has_no_spot_offer(by_key):
+    kinds = {(k, p) for (s, r, k, p) in by_key if s == "vbm-64c-2048gb-8-a100-gpu"}
     assert kinds == {("on_demand", "hour"), ("on_demand", "month")}
 
 
-def test_locations_resolve():
-    row = normalize_offer(BY_KEY["vcg-a100-12c-120g-80vram", "nrt", "on_demand", "month"])
+def test_locations_resolve(by_key):
+    row = normalize_offer(by_key["vcg-a100-12c-120g-80vram", "nrt", "on_demand", "month"])
     assert (row["country"], row["city"], row["billing_period"]) == ("JP", "Tokyo", "month")
 
 
-def test_follows_a_next_page_cursor():
-    paged = PLANS.replace(body=PLANS.body.replace(b'"next": ""', b'"next": "bmV4dF9fdmNn"'))
+def test_follows_a_next_page_cursor(plans):
+    paged = plans.replace(body=plans.body.replace(b'"next": ""', b'"next": "bmV4dF9fdmNn"'))
     [follow] = [r for r in spider.parse(paged) if hasattr(r, "callback")]
     assert follow.url == f"{PLANS_URL}&cursor=bmV4dF9fdmNn"
 
 
-def test_missing_list_fails_loudly():
+def test_missing_list_fails_loudly(metal):
     with pytest.raises(ValueError, match="vultr: no list at 'plans_metal'"):
-        list(spider.parse(METAL.replace(body=b'{"error": "rate limited"}')))
+        list(spider.parse(metal.replace(body=b'{"error": "rate limited"}')))
 
 
-@pytest.mark.parametrize("offer", OFFERS, ids=lambda o: "-".join(
-    (o["sku"], o["region_text"], o["offer_kind"], o["billing_period"])))
 def test_offer_invariants(offer):
     assert Decimal(offer["price_amount"]) > 0
     assert offer["billing_period"] in ("hour", "month")
@@ -157,5 +187,5 @@ def test_offer_invariants(offer):
     normalize_offer(offer)  # raises Quarantined if the offer would not normalize
 
 
-def test_offers_are_unique():
-    assert len(BY_KEY) == len(OFFERS)
+def test_offers_are_unique(offers, by_key):
+    assert len(by_key) == len(offers)

@@ -9,6 +9,7 @@ import duckdb
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_models import load_models, rebuild_from, run_model
 from spiders.layout import SQL_DIR
+from tests.helpers.observations import insert, obs
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
@@ -17,18 +18,9 @@ def _observe(con, crawl_id: str, at: datetime, price: str, offer: str = "a") -> 
     con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
                 "offers, normalized_at) values (?, 'idc_x', 'replay', true, 'passed', 1, now())",
                 [crawl_id])
-    row = {"observed_at": at, "observed_hour": at, "source": "idc_x", "vendor": "X",
-           "vendor_kind": "idc", "region_code": "北京", "country": "CN",
-           "province_or_state": "Beijing", "city": "Beijing",
-           "is_tier1_city": True, "sku": offer, "gpu_model": "A100-80GB", "gpu_variant": None,
-           "gpu_count": 1, "gpu_fraction": Decimal(1), "vram_gb": Decimal(80),
-           "offer_kind": "on_demand", "billing_period": "hour", "price_amount": Decimal(price),
-           "currency": "CNY",
-           "price_per_gpu_hour_cny": Decimal(price), "price_per_gpu_hour_usd": Decimal(price) / 7,
-           "fx_rate_date": at.date(), "available": True, "url": "u", "raw_ref": "r",
-           "offer_id": offer, "crawl_id": crawl_id}
-    con.execute(f"insert into observations ({', '.join(row)}) values ({', '.join('?' * len(row))})",
-                list(row.values()))
+    insert(con, [obs(price, observed_at=at, source="idc_x", vendor="X", sku=offer,
+                     gpu_variant=None, price_per_gpu_hour_usd=Decimal(price) / 7, url="u",
+                     raw_ref="r", offer_id=offer, crawl_id=crawl_id)])
 
 
 def _tables(con, models) -> dict[str, list]:

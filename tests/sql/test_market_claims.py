@@ -1,7 +1,7 @@
 """marts.market_claims and the marts behind its three newer claims (off_peak_discount,
 month_phase_stability, holiday_discount), on hand-made observations in an in-memory DuckDB.
 
-Every project model is built unchanged, in dependency order (`build` of test_marts). Intervals
+Every project model is built unchanged, in dependency order (`build` of tests/helpers). Intervals
 are checked against ranks worked out by hand from the binomial distribution.
 """
 
@@ -13,7 +13,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from spiders.layout import REPO_ROOT
-from tests.sql.test_marts import (
+from tests.helpers.observations import (
     BEIJING,
     GUIAN,
     NANJING,
@@ -21,8 +21,6 @@ from tests.sql.test_marts import (
     ULANQAB,
     approx,
     build,
-    daily_series,
-    is_month_end,
     obs,
     records,
 )
@@ -49,6 +47,21 @@ def claims(con) -> dict[str, dict]:
 def evidence(con, claim_id: str) -> list[dict]:
     return records(con, f"select * from marts.market_claim_evidence where claim_id = '{claim_id}' "
                         "order by value_rank")
+
+
+def daily_series(first: date, last: date, price_on, available_on=lambda d: True,
+                 **overrides) -> list[dict]:
+    """One observation a day from `first` to `last` (inclusive), priced by `price_on(day)`."""
+    rows, day = [], first
+    while day <= last:
+        at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC)
+        rows.append(obs(price_on(day), observed_at=at, available=available_on(day), **overrides))
+        day += timedelta(days=1)
+    return rows
+
+
+def is_month_end(day: date) -> bool:
+    return (day + timedelta(days=5)).month != day.month
 
 
 def vendors(prices, **overrides) -> list[dict]:

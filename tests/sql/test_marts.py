@@ -7,105 +7,23 @@ exact output.
 
 from __future__ import annotations
 
-import hashlib
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
-import duckdb
-import pytest
+from tests.helpers.observations import (
+    DAY,
+    FRANKFURT,
+    SHANGHAI,
+    ULANQAB,
+    approx,
+    build,
+    obs,
+    records,
+    us,
+)
 
-from pipelines.warehouse.sql_models import load_models, run_model
-from spiders.layout import SQL_DIR
-
-EXTERNAL = {"observations", "quarantine"}
-HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 SIGNAL_MARTS = ("slice_to_whole_ratio", "regional_discount", "month_end_dip", "spot_discount",
                 "monthly_vs_hourly_saving", "multi_gpu_discount", "cheapest_offers")
-DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
-
-# Regions as normalization writes them: (region_code, country, province_or_state, city, tier-1).
-BEIJING = {"region_code": "北京", "country": "CN", "province_or_state": "Beijing",
-           "city": "Beijing", "is_tier1_city": True}
-SHANGHAI = {"region_code": "上海", "country": "CN", "province_or_state": "Shanghai",
-            "city": "Shanghai", "is_tier1_city": True}
-ULANQAB = {"region_code": "乌兰察布", "country": "CN", "province_or_state": "Inner Mongolia",
-           "city": "Ulanqab", "is_tier1_city": False}
-GUIAN = {"region_code": "贵安", "country": "CN", "province_or_state": "Guizhou",
-         "city": "Gui'an", "is_tier1_city": False}
-NANJING = {"region_code": "南京", "country": "CN", "province_or_state": "Jiangsu",
-           "city": "Nanjing", "is_tier1_city": False}
-
-
-def us(state: str, code: str) -> dict:
-    return {"region_code": code, "country": "US", "province_or_state": state, "city": None,
-            "is_tier1_city": False}
-
-
-FRANKFURT = {"region_code": "fra", "country": "DE", "province_or_state": "Hesse",
-             "city": "Frankfurt", "is_tier1_city": False}
-
-
-def obs(price: float | str, **overrides) -> dict:
-    """One observation: `price` is the amount as listed (CNY per billing_period for the whole
-    instance); every other NOT NULL column gets a default, `overrides` set any column."""
-    row = {
-        "observed_at": DAY,
-        "source": "idc_test",
-        "vendor": "Test IDC",
-        "vendor_kind": "idc",
-        **BEIJING,
-        "gpu_model": "A100-80GB",
-        "gpu_variant": "SXM",
-        "gpu_count": 1,
-        "gpu_fraction": Decimal("1"),
-        "offer_kind": "on_demand",
-        "billing_period": "hour",
-        "currency": "CNY",
-        "available": True,
-        "crawl_id": "crawl-1",
-    }
-    row.update(overrides)
-    row["gpu_fraction"] = Decimal(str(row["gpu_fraction"]))
-    row.setdefault("vram_gb", Decimal("80") * row["gpu_fraction"])
-    row.setdefault("sku", f"{row['gpu_model']} {row['gpu_count']}x{row['gpu_fraction']:g} "
-                          f"{row['offer_kind']} {row['billing_period']}")
-    row["price_amount"] = Decimal(str(price))
-    per_gpu_hour = (row["price_amount"] / HOURS[row["billing_period"]]
-                    / (row["gpu_count"] * row["gpu_fraction"]))
-    row.setdefault("price_per_gpu_hour_cny", round(per_gpu_hour, 6))
-    row.setdefault("price_per_gpu_hour_usd", round(row["price_per_gpu_hour_cny"] / 7, 6))
-    row.setdefault("fx_rate_date", row["observed_at"].date())
-    row.setdefault("observed_hour", row["observed_at"].replace(minute=0, second=0, microsecond=0))
-    key = "|".join(str(row[k]) for k in ("source", "vendor", "region_code", "sku", "gpu_model",
-                                           "gpu_count", "gpu_fraction", "offer_kind",
-                                           "billing_period"))
-    row.setdefault("offer_id", hashlib.sha256(key.encode()).hexdigest()[:16])
-    row.setdefault("url", f"https://example.test/{row['source']}")
-    row.setdefault("raw_ref", f"raw/{row['offer_id']}")
-    return row
-
-
-def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyConnection:
-    """Insert the observations, then build every model in dependency order."""
-    if rows:
-        columns = list(rows[0])
-        con.executemany(
-            f"insert into observations ({', '.join(columns)}) "
-            f"values ({', '.join('?' for _ in columns)})",
-            [[row[c] for c in columns] for row in rows])
-    for model in load_models(SQL_DIR, EXTERNAL):
-        run_model(con, model)
-    return con
-
-
-def records(con: duckdb.DuckDBPyConnection, sql: str) -> list[dict]:
-    cursor = con.execute(sql)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-
-
-def approx(value, rel: float = 1e-6):
-    return pytest.approx(value, rel=rel, abs=1e-9)
 
 
 # -- every mart --------------------------------------------------------------------------------
@@ -274,25 +192,7 @@ def test_regional_discount_without_a_reference_that_day(con):
     assert row["median_price_cny_per_gpu_hour"] == Decimal("46.5")     # shown, not compared
 
 
-# -- month_end_dip -----------------------------------------------------------------------------
-
-def daily_series(first: date, last: date, price_on, available_on=lambda d: True,
-                 **overrides) -> list[dict]:
-    """One observation a day from `first` to `last` (inclusive), priced by `price_on(day)`."""
-    rows, day = [], first
-    while day <= last:
-        at = datetime(day.year, day.month, day.day, 9, tzinfo=UTC)
-        rows.append(obs(price_on(day), observed_at=at, available=available_on(day), **overrides))
-        day += timedelta(days=1)
-    return rows
-
-
-def is_month_end(day: date) -> bool:
-    return (day + timedelta(days=5)).month != day.month
-
-
-# month_end_dip and month_end_capacity: tests/sql/test_month_end.py. The helpers above serve the
-# month-end claims of tests/sql/test_market_claims.py.
+# month_end_dip and month_end_capacity: tests/sql/test_month_end.py.
 
 
 # -- spot_discount -----------------------------------------------------------------------------

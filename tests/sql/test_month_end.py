@@ -11,39 +11,11 @@ import math
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 
-import duckdb
 import pytest
 
-from pipelines.warehouse.sql_models import load_models, rebuild_from, run_model
+from pipelines.warehouse.sql_models import load_models, rebuild_from
 from spiders.layout import SQL_DIR
-from tests.sql.test_marts import obs, records
-
-EXTERNAL = {"observations", "quarantine"}
-
-
-def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | None = None) -> None:
-    if crawl_id:   # the runner rebuilds incrementally from crawls normalized since its last build
-        con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
-                    "offers, normalized_at) values (?, 'idc_test', 'replay', true, 'passed', 1, "
-                    "now())", [crawl_id])
-        rows = [{**row, "crawl_id": crawl_id} for row in rows]
-    columns = list(rows[0])
-    con.executemany(f"insert into observations ({', '.join(columns)}) "
-                    f"values ({', '.join('?' for _ in columns)})",
-                    [[row[c] for c in columns] for row in rows])
-
-
-def build_only(con: duckdb.DuckDBPyConnection, *tables: str, full: bool = False) -> dict:
-    """Build `tables` and the models they read, in dependency order; {table: how}."""
-    models = load_models(SQL_DIR, EXTERNAL)
-    by_table = {m.table: m for m in models}
-    needed, todo = set(), list(tables)
-    while todo:
-        table = todo.pop()
-        if table in by_table and table not in needed:
-            needed.add(table)
-            todo.extend(by_table[table].reads)
-    return {m.table: run_model(con, m, full=full) for m in models if m.table in needed}
+from tests.helpers.observations import EXTERNAL, build_only, insert, obs, records
 
 
 def days(first: date, last: date):

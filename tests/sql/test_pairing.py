@@ -4,7 +4,7 @@ Each comparison pairs offers that differ only in what it measures, at the same v
 servers with the whole single card of the same variant, kind and term; spot with the on-demand
 offer of the same SKU (else the same line); monthly packages with the hourly offer of the same
 SKU (else line); a region with the same vendor's price of the same line in the reference.
-Hand-made observations, every model built as in production (helpers of test_marts.py).
+Hand-made observations, every model built as in production (tests/helpers/observations.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sql.test_marts import (
+from tests.helpers.observations import (
     BEIJING,
     DAY,
     GUIAN,

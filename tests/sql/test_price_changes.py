@@ -8,8 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.sql.test_marts import obs, records
-from tests.sql.test_month_end import build_only, insert
+from tests.helpers.observations import build_only, insert, obs, records
 
 T0 = datetime(2026, 11, 10, 9, tzinfo=UTC)
 US_EAST = {"source": "cloud_test", "vendor": "Cloud", "country": "US",

@@ -1,0 +1,196 @@
+"""The advisor over a database built with the real SQL models: offers read from
+marts.latest_prices, `gpuprices advise` (table, JSON, exit codes) and the asset writing advice for
+the saved workloads and its history."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import dagster as dg
+import duckdb
+import pytest
+from click.testing import CliRunner
+from dagster_duckdb import DuckDBResource
+
+from pipelines.advisor import Workload, offers_from_db
+from pipelines.cli.advise import advise_command
+from pipelines.defs.advisor import workload_advice
+from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+from tests.helpers.advisor_offers import SEEN, row
+from tests.helpers.observations import BEIJING, NANJING, ULANQAB, build, obs
+
+
+def observation(price: float, period: str = "hour", **overrides) -> dict:
+    """An `observations` row for the offer `row(price, period, **overrides)` describes."""
+    r = row(price, period, **overrides)
+    r.pop("last_seen_at")
+    for key in ("gpu_fraction", "vram_gb", "price_amount", "price_per_gpu_hour_cny",
+                "price_per_gpu_hour_usd"):
+        r[key] = Decimal(str(round(r[key], 6)))
+    return obs(r.pop("price_amount"), observed_at=SEEN, raw_ref="raw/x", **r)
+
+
+def build_db(path: Path, rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path), config=DUCKDB_CONFIG)
+    try:
+        ensure_schema(con)
+        build(con, rows)
+        con.execute("checkpoint")
+    finally:
+        con.close()
+
+
+@pytest.fixture(scope="module")
+def price_table() -> list[dict]:
+    return [
+        observation(400, "day", sku="A100 80G 整卡", **NANJING),
+        observation(15, "hour", gpu_fraction=0.5, sku="A100 80G 1/2", **NANJING),
+        observation(30, "hour", sku="A100 80G 按量", **BEIJING),
+        observation(6, "hour", offer_kind="spot", sku="A100 80G 竞价", **ULANQAB),
+    ]
+
+
+@pytest.fixture
+def published(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, price_table) -> Path:
+    """<tmp>/data/prices.db published as the pipeline does: built in .work, then copied."""
+    data = tmp_path / "data"
+    build_db(data / ".work" / "prices.db", price_table)
+    shutil.copyfile(data / ".work" / "prices.db", data / "prices.db")
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(data))
+    return data
+
+
+def test_offers_are_read_from_latest_prices(published):
+    con = duckdb.connect(str(published / "prices.db"), read_only=True)
+    try:
+        table = offers_from_db(con)
+    finally:
+        con.close()
+    assert len(table) == 4
+    day = next(o for o in table if o.billing_period == "day")
+    assert day.instance_price_cny == pytest.approx(400)
+    assert day.region_group == "Jiangsu"
+
+
+def test_advise_command_table(published):
+    result = CliRunner().invoke(advise_command, ["--params", "13B", "--task", "lora",
+                                                 "--hours-per-day", "4", "--days", "14"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Memory estimate: 33.7 GB" in result.output
+    assert "840" in result.output                             # the half A100, cheapest
+    assert "1/2 A100-80GB SXM (40 GB)" in result.output
+    assert "spot: none: the workload cannot be interrupted" in result.output
+    assert "Give --gpu-hours" in result.output
+
+
+def test_advise_command_json_and_region_in_both_languages(published):
+    outputs = {}
+    for region in ("江苏", "Jiangsu"):
+        result = CliRunner().invoke(advise_command, [
+            "--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
+            "--region", region, "--format", "json"])
+        assert result.exit_code == 0, result.output
+        outputs[region] = json.loads(result.output)
+    answer = outputs["江苏"]
+    assert answer["options"] == outputs["Jiangsu"]["options"]
+    assert answer["workload"]["region_read_as"] == "province/state Jiangsu"
+    assert answer["estimate"]["total_gb"] == pytest.approx(33.7, abs=0.01)
+    costs = [(o["kind"], o["total_cost_cny"], o["billing_period"]) for o in answer["options"]]
+    assert costs == [("slice", 840.0, "hour"), ("whole card", 5600.0, "day")]
+    assert answer["best_per_kind"] == {"slice": 1, "whole card": 2}
+    assert answer["options"][1]["last_seen_at"] == "2026-11-30T09:00:00Z"
+    assert answer["options"][1]["region_group"] == "Jiangsu"
+
+
+def test_advise_command_chooses_spot_when_interruptible(published):
+    args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14",
+            "--format", "json"]
+    strict = json.loads(CliRunner().invoke(advise_command, args).output)
+    relaxed = json.loads(CliRunner().invoke(advise_command, [*args, "--interruptible"]).output)
+    assert "spot" not in {o["kind"] for o in strict["options"]}
+    assert relaxed["options"][0]["kind"] == "spot"
+    assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56)
+
+
+def test_advise_command_exit_codes(published, tmp_path, monkeypatch):
+    runner = CliRunner()
+    base = ["--hours-per-day", "4", "--days", "14"]
+    no_fit = runner.invoke(advise_command, ["--params", "400B", "--task", "full-finetune", *base])
+    assert no_fit.exit_code == 3 and "no current offer fits" in no_fit.output
+    assert "needs more than 64 cards" in no_fit.output
+    bad_task = runner.invoke(advise_command, ["--params", "13B", "--task", "distill", *base])
+    assert bad_task.exit_code == 2 and "unknown task" in bad_task.output
+    bad_region = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base,
+                                                "--region", "Atlantis"])
+    assert bad_region.exit_code == 2 and "unknown region" in bad_region.output
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(tmp_path / "empty"))
+    missing = runner.invoke(advise_command, ["--params", "13B", "--task", "lora", *base])
+    assert missing.exit_code == 3 and "run `make run` first" in missing.output
+
+
+def test_the_asset_writes_advice_for_every_saved_profile(published, tmp_path, monkeypatch):
+    profiles = tmp_path / "workloads.yaml"
+    profiles.write_text("""
+workloads:
+  - {name: small-lora, params: 13B, task: lora, hours_per_day: 4, days: 14}
+  - {name: needs-spot, params: 13B, task: lora, hours_per_day: 4, days: 14, interruptible: true}
+  - {name: broken, params: 13B, task: loar, hours_per_day: 4, days: 14}
+""", encoding="utf-8")
+    monkeypatch.setenv("GPUPRICES_WORKLOADS", str(profiles))
+    work_db = published / ".work" / "prices.db"
+    result = dg.materialize([workload_advice], resources={
+        "duckdb": DuckDBResource(database=str(work_db), connection_config=DUCKDB_CONFIG)})
+    assert result.success
+    metadata = result.asset_materializations_for_node("advisor__workload_advice")[0].metadata
+    assert len(metadata["invalid_profiles"].value) == 1
+    con = duckdb.connect(str(work_db), read_only=True)
+    try:
+        rows = con.execute("""select workload, rank, kind, best_of_kind, total_cost_cny
+                              from advisor.workload_advice order by workload, rank""").fetchall()
+    finally:
+        con.close()
+    assert rows == [("needs-spot", 1, "spot", True, Decimal("336.00")),
+                    ("needs-spot", 2, "slice", True, Decimal("840.00")),
+                    ("needs-spot", 3, "whole card", True, Decimal("1680.00")),
+                    ("needs-spot", 4, "whole card", False, Decimal("5600.00")),
+                    ("small-lora", 1, "slice", True, Decimal("840.00")),
+                    ("small-lora", 2, "whole card", True, Decimal("1680.00")),
+                    ("small-lora", 3, "whole card", False, Decimal("5600.00"))]
+
+
+def test_each_run_appends_the_best_option_per_workload_to_the_history(published, tmp_path):
+    from pipelines.defs.advisor import write_advice
+
+    work_db = published / ".work" / "prices.db"
+    small = Workload.from_mapping({"name": "small-lora", "params": "13B", "task": "lora",
+                                   "hours_per_day": 4, "days": 14})
+    too_big = Workload.from_mapping({"name": "too-big", "params": "400B",
+                                     "task": "full-finetune", "hours_per_day": 4, "days": 14})
+    first, second = datetime(2026, 11, 30, 10, tzinfo=UTC), datetime(2026, 12, 1, 10, tzinfo=UTC)
+    con = duckdb.connect(str(work_db), config=DUCKDB_CONFIG)
+    try:
+        write_advice(con, [small, too_big], first)
+        write_advice(con, [small, too_big], second)
+        history = con.execute("""select workload, computed_at, total_cost_cny, configuration,
+                                        vendor, sku, offer_id is not null, region_group
+                                 from advisor.workload_advice_history
+                                 order by computed_at""").fetchall()
+        # The advice table is replaced each run; the history keeps both runs.
+        runs = con.execute("select count(distinct computed_at) "
+                           "from advisor.workload_advice").fetchone()[0]
+    finally:
+        con.close()
+    assert runs == 1
+    # One row per run for the workload that fits (its rank-1 option, the half A100 in Jiangsu),
+    # none for the one no offer fits.
+    assert [(w, t, cost, region) for w, t, cost, _, _, _, _, region in history] == [
+        ("small-lora", first, Decimal("840.00"), "Jiangsu"),
+        ("small-lora", second, Decimal("840.00"), "Jiangsu")]
+    assert history[0][3] == "1/2 A100-80GB SXM (40 GB)" and history[0][5] == "A100 80G 1/2"
+    assert history[0][6] is True

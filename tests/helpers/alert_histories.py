@@ -1,0 +1,66 @@
+"""Small hand-made price histories for the alert tests: observations landed as the loader lands
+them (a raw.crawls row per crawl), every SQL model built over them, rules and the outbox."""
+
+from __future__ import annotations
+
+import functools
+from datetime import UTC, datetime, timedelta
+
+import duckdb
+
+import pipelines.alerts as al
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
+from tests.helpers import observations
+from tests.helpers.observations import EXTERNAL
+
+DAY1 = datetime(2026, 11, 20, 9, tzinfo=UTC)
+NO_BACKOFF = {"delivery": {"attempts": 3, "backoff_seconds": 0.5}}
+# An alert history's offers differ by source, region, SKU, kind and billing period.
+OFFER_KEY = ("source", "region_code", "sku", "offer_kind", "billing_period")
+
+
+def obs(price: float, day: int = 0, **overrides) -> dict:
+    """One observation `day` days after DAY1: `price` is CNY per billing_period as listed; its
+    crawl is the source's crawl of that hour."""
+    row = {"observed_at": DAY1 + timedelta(days=day), "sku": "a100-80g-1x", **overrides}
+    source = row.get("source", "idc_test")
+    row.setdefault("crawl_id", f"{source}-{row['observed_at']:%Y%m%d%H}")
+    row.setdefault("url", f"https://{source}.example.test/prices")
+    return observations.obs(price, offer_key=OFFER_KEY, **row)
+
+
+def load(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
+    """Land observations as the pipeline does (a raw.crawls row per crawl, normalized now), then
+    build every SQL model in dependency order (incremental models incrementally)."""
+    observations.insert(con, rows)
+    for crawl_id, source in {(r["crawl_id"], r["source"]) for r in rows}:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, "
+                    "normalized_at, status) values (?, ?, 'replay', true, 1, now(), 'passed') "
+                    "on conflict do nothing", [crawl_id, source])
+    for model in models():
+        run_model(con, model)
+
+
+@functools.cache
+def models():
+    return load_models(SQL_DIR, EXTERNAL)   # parsed once: sqlglot is the slow part
+
+
+def rules(**sections) -> al.AlertRules:
+    """Only the drop rule (10 %) unless `sections` switch others on; tiny backoff."""
+    return al.parse_rules({"drop": {"min_drop_pct": 10}, "new_low": {"enabled": False},
+                           "month_end_dip": {"enabled": False}, **NO_BACKOFF, **sections},
+                          "test rules")
+
+
+def outbox(con: duckdb.DuckDBPyConnection, rule: str | None = None) -> list[dict]:
+    cursor = con.execute("select * from alerts.outbox where ? is null or rule = ? "
+                         "order by created_at, alert_key", [rule, rule])
+    names = [d[0] for d in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def channels(*urls: str) -> list[al.Channel]:
+    return al.load_channels({al.NOTIFY_URLS_ENV: " ".join(urls)})
+
