@@ -42,8 +42,9 @@ ui: setup
 	@$(BIN)/dagster dev -h 127.0.0.1 -p $(UI_PORT)
 
 # Figures, not a test: crawl throughput, a year of simulated hourly history (full rebuild,
-# incremental hour, floor, growth, memory) and the whole run on the snapshots. BENCH_ARGS=--quick
-# for a short run.
+# incremental hour, floor, growth, memory, publishing), CLI start-up and the whole run on the
+# snapshots, each against issue 14's target. BENCH_ARGS=--quick for a short run; BENCH_ARGS=--suite
+# also times the test suite on a fresh clone (otherwise its last recorded figure is shown).
 bench: setup
 	@$(BIN)/python -m pipelines.tools.bench $(BENCH_ARGS)
 

@@ -43,7 +43,7 @@ def report(base_offers, tmp_path_factory) -> tuple[dict, Path, Path]:
     root = tmp_path_factory.mktemp("bench")
     out, work = root / "bench.json", root / "work"
     config = Config(offers=OFFERS, days=DAYS, incremental_hours=HOURS, repeats=1, crawl=False,
-                    whole_run=False, work_dir=work)
+                    whole_run=False, startup_runs=1, work_dir=work)
     return run_bench(config, out, offers=base_offers), out, work
 
 
@@ -107,22 +107,58 @@ def test_peak_memory_is_measured_per_phase(report):
         assert phases[size["peak_rss_phase"]] == size["peak_rss_bytes"]
 
 
+FIGURES = (   # issue 14's table, as the report's figures begin
+    "incremental hourly update (median, load + models)",
+    "incremental hourly update (median, models only)",
+    "incremental update growth (load + models)", "incremental update growth (models only)",
+    "full rebuild / bare-DuckDB floor", "peak memory of the pipeline's phases",
+    "publishing data/prices.db", "publishing growth", "CLI start-up: gpuprices --help",
+    "CLI start-up: gpuprices prices --limit 1", "make test on a fresh clone")
+
+
 def test_targets_carry_figure_and_gap(report):
     result = report[0]
-    rows = {t["figure"].rsplit(", ", 1)[0]: t for t in result["targets"]}
+    rows = {}
+    for row in result["targets"]:
+        (name,) = [f for f in FIGURES if row["figure"].startswith(f + " ")
+                   or row["figure"].startswith(f + ",")]
+        rows[name] = row
+    assert len(rows) == len(result["targets"]) and set(rows) == set(FIGURES)
     year, week = result["history"][-1], result["history"][0]
-    assert set(rows) == {
-        "incremental hourly update (median, load + models)",
-        "incremental hourly update (median, models only)",
-        "incremental update growth (load + models)", "incremental update growth (models only)",
-        "full rebuild / bare-DuckDB floor",
-        f"peak memory of the pipeline's phases (largest: {year['peak_rss_phase']})"}
     assert rows["full rebuild / bare-DuckDB floor"]["value"] == year["full_over_floor"]
     growth = rows["incremental update growth (models only)"]
     assert growth["value"] == pytest.approx(year["incremental_models_median_seconds"]
                                             / week["incremental_models_median_seconds"])
+    publish = rows["publishing growth"]
+    assert publish["value"] == pytest.approx(year["publish"]["seconds"]
+                                             / week["publish"]["seconds"])
+    assert rows["CLI start-up: gpuprices --help"]["value"] == \
+        result["startup"]["help"]["median_seconds"]
+    suite = rows["make test on a fresh clone"]   # never recorded in this tmp dir
+    assert (suite["value"], suite["met"], suite["gap"]) == (None, None, "not measured")
     for row in result["targets"]:
-        assert row["gap"].startswith("met: " if row["met"] else "missed: ")
+        assert set(row) >= {"figure", "unit", "value", "target", "met", "gap"}
+        if row["value"] is not None:
+            assert row["gap"].startswith("met: " if row["met"] else "missed: ")
+
+
+def test_publishing_is_measured_at_each_size(report):
+    for size in report[0]["history"]:
+        publish = size["publish"]
+        assert publish["bytes"] == size["file_bytes"] > 0     # the whole, checkpointed file
+        assert 0 < publish["copy_seconds"] <= publish["seconds"]
+        assert publish["method"] in ("reflink", "copy")
+        assert len(publish["all_seconds"]) == 1               # repeats=1
+
+
+def test_cli_start_up_is_timed_on_a_published_database(report):
+    startup = report[0]["startup"]
+    assert startup["db_bytes"] > 0 and startup["db_path"].endswith("prices.db")
+    for name in ("help", "prices"):
+        figure = startup[name]
+        assert figure["exit_codes"] == [0, 0]                 # one cold run + startup_runs=1
+        assert figure["median_seconds"] == figure["all_seconds"][1]
+        assert figure["heavy_imports"] == []                  # no Dagster, Scrapy, Playwright
 
 
 def test_best_run_keeps_the_fastest_and_the_highest_peak():
@@ -173,10 +209,13 @@ def test_crawl_figures_count_real_pages(tmp_path):
 
 
 def test_command_line_sizes():
-    _, quick = parse_args(["--quick", "--skip-crawl", "--skip-growth", "--skip-run"])
+    _, quick = parse_args(["--quick", "--skip-crawl", "--skip-growth", "--skip-run",
+                           "--skip-startup"])
     assert (quick.offers, quick.sizes, quick.crawl, quick.whole_run) == (200, (30,), False, False)
-    _, full = parse_args(["--year-offers", "2500"])
+    assert (quick.startup, quick.suite) == (False, False)
+    _, full = parse_args(["--year-offers", "2500", "--suite"])
     assert (full.offers, full.sizes, full.crawl, full.growth) == (2500, (7, 30, 365), True, True)
+    assert (full.startup, full.startup_runs, full.suite) == (True, 5, True)
     assert full.crawl_pages == {"html": 300, "json": 300, "playwright": 40}
     _, custom = parse_args(["--days", "30,7", "--hours", "5", "--repeats", "3"])
     assert (custom.sizes, custom.incremental_hours, custom.repeats) == ((7, 30), 5, 3)

@@ -24,8 +24,9 @@ def _days(text: str) -> tuple[int, ...]:
 def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, Config]:
     parser = argparse.ArgumentParser(
         prog="python -m pipelines.tools.bench",
-        description="Figures for crawling, the SQL models at scale and the whole hourly run, each "
-                    "with its gap to the target. Measures only: never fails on a slow figure.")
+        description="Figures for crawling, the SQL models at scale, publishing, CLI start-up, the "
+                    "whole hourly run and the test suite, each with its gap to the target. "
+                    "Measures only: never fails on a slow figure.")
     parser.add_argument("--quick", action="store_true",
                         help="small sizes (200 offers; 7, 14 and 30 days; fewer crawl pages)")
     parser.add_argument("--year-offers", type=int, default=None, metavar="N",
@@ -40,6 +41,11 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, C
     parser.add_argument("--skip-growth", action="store_true",
                         help="only the largest history size (skip (d))")
     parser.add_argument("--skip-run", action="store_true", help="skip (e), the whole run")
+    parser.add_argument("--skip-startup", action="store_true", help="skip (f), CLI start-up")
+    parser.add_argument("--suite", action="store_true",
+                        help="(g) also time make test's pytest on a fresh clone of the committed "
+                             "repository (minutes) and record it in data/bench/suite-*.json; "
+                             "without it the last recorded figure is reported")
     parser.add_argument("--offers-from", type=Path, default=None, metavar="DB",
                         help="take the offers from this database's latest prices (read-only)")
     parser.add_argument("--work-dir", type=Path, default=None, metavar="DIR",
@@ -55,7 +61,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, C
                      days=args.days or config.days, incremental_hours=max(1, args.hours),
                      repeats=max(1, args.repeats),
                      crawl=not args.skip_crawl, growth=not args.skip_growth,
-                     whole_run=not args.skip_run, offers_from=args.offers_from,
+                     whole_run=not args.skip_run, startup=not args.skip_startup,
+                     suite=args.suite, offers_from=args.offers_from,
                      work_dir=args.work_dir)
     if config.offers < 1:
         parser.error("--year-offers must be at least 1")

@@ -55,6 +55,7 @@ def _fmt_runs(phase: dict[str, Any]) -> str:
 
 def print_report(report: dict[str, Any]) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(width=None if sys.stdout.isatty() else 160)
@@ -84,7 +85,7 @@ def print_report(report: dict[str, Any]) -> None:
         table = Table(title="(b)-(d) simulated history: SQL models (each phase a fresh process; "
                             "floor and full: fastest run, the others in brackets)")
         for col in ("history", "rows", "write", "rows/s", "file", "floor", "full", "full/floor",
-                    "update (median)", "of it models", "publish copy", "pipeline peak RSS"):
+                    "update (median)", "of it models", "publish", "pipeline peak RSS"):
             table.add_column(col, justify="right")
         for s in report["history"]:
             table.add_row(f"{s['days']} d x {s['offers']}", f"{s['rows']:,}",
@@ -94,7 +95,8 @@ def print_report(report: dict[str, Any]) -> None:
                           _fmt_runs(s["full"]), f"{s['full_over_floor']:.2f}x",
                           _fmt_s(s["incremental_median_seconds"]),
                           _fmt_s(s["incremental_models_median_seconds"]),
-                          _fmt_s(s["publish"]["seconds"]),
+                          f"{_fmt_s(s['publish']['seconds'])} "
+                          f"({s['publish'].get('method', 'copy')})",
                           f"{s['peak_rss_bytes'] / GIB:.2f} GiB")
         console.print(table)
         largest = report["history"][-1]
@@ -138,7 +140,8 @@ def print_report(report: dict[str, Any]) -> None:
                            if v is not None), reverse=True)[:4]
             if slow:
                 console.print("    slowest crawls: " + ", ".join(f"{k} {v:.0f} s" for v, k in slow))
-    table = Table(title="targets (issue 7): figure, target, gap")
+    _print_startup_and_suite(console, report)
+    table = Table(title="targets (issue 14): figure, target, gap")
     for col in ("figure", "value", "target", "gap"):
         table.add_column(col)
     for t in report["targets"]:
@@ -149,9 +152,35 @@ def print_report(report: dict[str, Any]) -> None:
             value = "-" if t["value"] is None else f"{t['value']:.2f} {t['unit']}"
             target = f"<= {t['target']:g} {t['unit']}"
         style = "green" if t["met"] else "red" if t["met"] is False else ""
-        table.add_row(t["figure"], value, target, f"[{style}]{t['gap']}[/]" if style else t["gap"])
+        text = escape(t["gap"])
+        table.add_row(escape(t["figure"]), value, target, f"[{style}]{text}[/]" if style else text)
     console.print(table)
     if len(report.get("models_sha256") or []) > 1:
         console.print("[yellow]the model SQL changed during this run (digests "
                       f"{', '.join(report['models_sha256'])}): figures mix versions[/]")
     console.print(f"figures: {report['out']}")
+
+
+def _print_startup_and_suite(console, report: dict[str, Any]) -> None:
+    from rich.markup import escape
+
+    startup = report.get("startup")
+    if startup:
+        for name in ("help", "prices"):
+            f = startup[name]
+            runs = ", ".join(f"{x:.2f}" for x in f["all_seconds"][1:])
+            console.print(escape(
+                f"(f) gpuprices {' '.join(f['args'])}: median {_fmt_s(f['median_seconds'])} "
+                f"(cold {f['cold_seconds']:.2f} s; warm runs {runs}); imports "
+                f"{', '.join(f['heavy_imports']) or 'no Dagster, Scrapy or Playwright'}"))
+    suite = report.get("suite")
+    if suite:
+        counts = ", ".join(f"{n} {k}" for k, n in (suite.get("counts") or {}).items())
+        cpu = suite.get("cpu_share_of_one_core")
+        console.print(escape(
+            f"(g) {suite.get('command')} on a fresh clone of {str(suite.get('commit'))[:7]}: "
+            f"{suite['seconds']:.0f} s, exit code {suite.get('exit_code')} ({counts or '?'}), "
+            + (f"{cpu:.0%} of one core, " if cpu is not None else "")
+            + f"recorded {suite.get('finished_at')} in {suite.get('recorded_in')}"))
+    else:
+        console.print("(g) the test suite: not measured (python -m pipelines.tools.bench --suite)")

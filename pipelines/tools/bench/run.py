@@ -16,9 +16,11 @@ from pipelines.tools.bench.config import Config, say
 from pipelines.tools.bench.crawl import crawl_bench
 from pipelines.tools.bench.history import bench_offers, history_bench
 from pipelines.tools.bench.report import machine
+from pipelines.tools.bench.startup import startup_bench
+from pipelines.tools.bench.suite import last_suite_figure, suite_bench
 from pipelines.tools.bench.targets import targets
 from pipelines.tools.bench.whole_run import whole_run_bench
-from spiders.layout import data_dir
+from spiders.layout import REPO_ROOT, data_dir
 
 
 def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str, Any]:
@@ -34,15 +36,22 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
     owned = config.work_dir is None
     work = Path(tempfile.mkdtemp(prefix="gpuprices-bench-")) if owned else config.work_dir
     work.mkdir(parents=True, exist_ok=True)
+    bench_dir = out.parent
     try:
+        # The suite first and alone: it is the figure most disturbed by other work.
+        report["suite"] = (suite_bench(REPO_ROOT, bench_dir) if config.suite
+                           else last_suite_figure(bench_dir))
         if config.whole_run:
             report["whole_run"] = whole_run_bench(work / "run")
         if config.crawl:
             report["crawl"] = crawl_bench(work / "crawl", config.crawl_pages, config.crawl_modes)
+        offers_file = work / "offers.pkl"
+        bench_offers(config.offers, _base_offers(config, report, offers)).to_pickle(offers_file)
+        if config.startup:
+            published = report.get("whole_run", {}).get("db_path")
+            report["startup"] = startup_bench(work / "startup", offers_file, config.startup_runs,
+                                              Path(published) if published else None)
         if config.sizes:
-            offers_file = work / "offers.pkl"
-            bench_offers(config.offers, _base_offers(config, report, offers)).to_pickle(
-                offers_file)
             report["history"] = [history_bench(work, offers_file, days, config.incremental_hours,
                                                config.repeats)
                                  for days in config.sizes]
