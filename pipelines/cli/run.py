@@ -65,16 +65,64 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
         selection = list((downstream | (downstream.upstream(depth=1)
                                         - dg.AssetSelection.key_prefixes(["raw"])))
                          .resolve(defs.resolve_asset_graph()))
-    console.print(f"[bold]gpuprices run[/] over {ORIGINS[mode]}; data in {data_dir()}")
+    console.print(f"[bold]gpuprices run[/] over {ORIGINS[mode]}; data in {data_dir()}"
+                  + (f" ({job.executor_def.name} executor)"
+                     if job.executor_def.name != "in_process" else ""))
     instance = dg.DagsterInstance.get()
     run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
     with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
-        result = job.execute_in_process(
-            instance=instance, asset_selection=selection, raise_on_error=False, run_id=run_id,
-            # failed steps are summarized below; Dagster's own log keeps the full traces
-            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
-        )
+        if job.executor_def.name == "in_process":
+            result = job.execute_in_process(
+                instance=instance, asset_selection=selection, raise_on_error=False,
+                run_id=run_id, run_config=RUN_CONFIG)
+        else:
+            result = execute_out_of_process(instance, run_id, selection)
     sys.exit(print_summary(result))
+
+
+# failed steps are summarized by print_summary; Dagster's own log keeps the full traces
+RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+def gpuprices_job():
+    """The job, from the code location (already loaded in this process; the multiprocess
+    executor's step processes each load it once through this function)."""
+    from pipelines.definitions import defs
+
+    return defs.resolve_job_def("gpuprices_job")
+
+
+def execute_out_of_process(instance, run_id: str, selection):
+    """A run of the job under its own executor (GPUPRICES_EXECUTOR=multiprocess: a process per
+    step). What `dagster.execute_job` does, with the run id chosen beforehand."""
+    import dagster as dg
+    from dagster._core.execution.api import execute_run
+
+    recon = dg.reconstructable(gpuprices_job)
+    load_data = recon.repository.get_definition().repository_load_data
+    recon = recon.with_repository_load_data(load_data)
+    run = instance.create_run_for_job(
+        job_def=recon.get_definition(), run_id=run_id, run_config=RUN_CONFIG,
+        asset_selection=frozenset(selection) if selection else None,
+        job_code_origin=recon.get_python_origin(), repository_load_data=load_data)
+    ensure_pool_limit(instance)
+    try:
+        return execute_run(recon, run, instance, raise_on_error=False)
+    finally:
+        # a step process that died holding a duckdb_writer slot must not block the next run
+        instance.event_log_storage.free_concurrency_slots_for_run(run_id)
+
+
+def ensure_pool_limit(instance) -> None:
+    """A DAGSTER_HOME made before the pool existed has no limit in its dagster.yaml; without one
+    the pool would not hold the DuckDB steps back, and they would fail on the file lock."""
+    from pipelines.defs.execution import DUCKDB_POOL_NAME
+
+    storage = instance.event_log_storage
+    if (storage.supports_global_concurrency_limits
+            and instance.get_concurrency_config().pool_config.default_pool_limit is None
+            and DUCKDB_POOL_NAME not in {pool.name for pool in storage.get_pool_limits()}):
+        storage.set_concurrency_slots(DUCKDB_POOL_NAME, 1)
 
 
 def print_summary(result) -> int:
@@ -107,6 +155,9 @@ def print_summary(result) -> int:
         colour = "yellow" if status == "skipped" else "red"
         for failure in ([] if status == "passed" else failures):
             console.print(f"[{colour}]  {terminal_text(source)}: {terminal_text(failure)}[/]")
+    for source, reason in retried_alone(result):
+        console.print(f"[yellow]  {terminal_text(source)}: retried alone: "
+                      f"{terminal_text(reason)}[/]")
     for source, stage, reason, count in reasons:
         console.print(f"  quarantined {count} × {terminal_text(source)} "
                       f"\\[{terminal_text(stage)}]: {terminal_text(reason)}")
@@ -151,3 +202,15 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def retried_alone(result) -> list[tuple[str, str]]:
+    """(source, why) for every source crawled again in its own process because the shared crawl
+    process died first (the raw asset's `retried_alone` metadata)."""
+    retried = []
+    for event in result.get_asset_materialization_events():
+        materialization = event.step_materialization_data.materialization
+        reason = materialization.metadata.get("retried_alone")
+        if reason is not None and materialization.asset_key.path[0] == "raw":
+            retried.append((materialization.asset_key.path[-1], str(reason.value)))
+    return sorted(retried)

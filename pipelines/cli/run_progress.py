@@ -102,9 +102,11 @@ class StepProgress:
 
     def _describe(self) -> None:
         steps = [step_name(key) for key in self.running]
-        if "raw_offers" in self.running:
+        crawling = [key for key in self.running if key == "raw_offers" or key.startswith("raw__")]
+        if crawling:  # one crawl step in process; one per source under the multiprocess executor
             done = len(list(self.verdicts.glob(f"*/*-{self.run_id[:8]}.json")))
-            steps[steps.index("raw_offers")] = f"raw_offers: crawled {done}/{self.sources} sources"
+            steps = [s for s in steps if s not in {step_name(k) for k in crawling}]
+            steps.insert(0, f"crawling: {done}/{self.sources} sources done")
         text = ", ".join(steps) if steps else ("…" if self.finished else "starting the run")
         self.progress.update(self.task, description=escape(text))
 

@@ -17,6 +17,7 @@ from pipelines.alerts import (
     load_rules,
     notify_run_failure,
 )
+from pipelines.defs.execution import DUCKDB_POOL
 
 __all__ = ["notify_run_failure", "price_alerts"]
 
@@ -32,6 +33,7 @@ ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "
     deps=ALERT_INPUTS,
     group_name="alerts",
     kinds={"duckdb", "python"},
+    pool=DUCKDB_POOL,
     description="Price-drop, new-low, month-end-dip, watch-list and saved-workload-cheaper "
                 "alerts: new ones are added to "
                 "alerts.outbox in the working database (each at most once, by a stable key), then "

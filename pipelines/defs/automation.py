@@ -4,14 +4,23 @@ source fails (through the same Apprise channels as price alerts)."""
 import dagster as dg
 
 from pipelines.defs.alerts import notify_run_failure
+from pipelines.defs.execution import MULTIPROCESS
 from pipelines.defs.ingest import CRAWL_CHECK
+
+# Each step process is forked from a server that has loaded the code location once: spawning a
+# fresh interpreter per step re-imports Dagster and the definitions (seconds per step).
+MULTIPROCESS_EXECUTOR = dg.multiprocess_executor.configured(
+    {"start_method": {"forkserver": {"preload_modules": ["pipelines.definitions"]}}})
 
 gpuprices_job = dg.define_asset_job(
     "gpuprices_job",
     selection=dg.AssetSelection.all(),
     description="Crawl every source, normalize, validate, rebuild the SQL models, feeds and the "
                 "published database, detect and deliver alerts, and write the report.",
-    executor_def=dg.in_process_executor,  # a handful of steps: process-per-step costs ~2 s each
+    # In process by default: a handful of steps, and process-per-step costs ~2 s each here.
+    # GPUPRICES_EXECUTOR=multiprocess: one process per step, one step per source's crawl, the
+    # steps that open DuckDB taking turns in the duckdb_writer pool (pipelines/defs/execution.py).
+    executor_def=MULTIPROCESS_EXECUTOR if MULTIPROCESS else dg.in_process_executor,
 )
 
 report_job = dg.define_asset_job(

@@ -1,16 +1,17 @@
 """raw/<source>: one asset per source, so a broken source fails alone and the others still land.
+In process (the default) one step crawls them all; with GPUPRICES_EXECUTOR=multiprocess each
+source is its own crawl step and load step (pipelines/defs/execution.py).
 
 A passing crawl's JSONL file goes straight into raw.offers (DuckDB reads it); every crawl's
 verdict goes into raw.crawls."""
 
 import json
-import os
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.execution import DUCKDB_POOL, MULTIPROCESS
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
@@ -38,6 +39,7 @@ def record_crawl(con, result: CrawlResult, run_id: str, mode: str) -> None:
 
 
 def _crawl_safely(crawler: CrawlerResource, source: str, crawl_id: str, log) -> CrawlResult:
+    """One source alone (the multiprocess layout's step)."""
     try:
         return crawler.crawl(source, crawl_id, log)
     except Exception as exc:  # a crawler bug in one source must not take the others down
@@ -57,59 +59,117 @@ def _check_result(source: str, result: CrawlResult) -> dg.AssetCheckResult:
 
 
 SOURCES = source_names()
-CRAWL_CONCURRENCY = int(os.environ.get("GPUPRICES_CRAWL_CONCURRENCY", "4"))
+RETRY_POLICY = dg.RetryPolicy(max_retries=2, delay=30, backoff=dg.Backoff.EXPONENTIAL)
 
 
-@dg.multi_asset(
-    specs=[dg.AssetSpec(["raw", s], group_name="raw", kinds={"scrapy", "duckdb"},
-                        tags={"source": s},
-                        description=f"Raw offers crawled from {spider_class(s).vendor} ({s}), "
-                                    "one row per offer in raw.offers; the crawl's verdict in "
-                                    "raw.crawls.")
-           for s in SOURCES],
-    check_specs=[dg.AssetCheckSpec(CRAWL_CHECK, asset=["raw", s],
-                                   description="The crawl finished, returned enough offers with "
-                                               "every required field, and hit no errors.")
-                 for s in SOURCES],
-    can_subset=True,
-    name="raw_offers",
-    # A failed crawl is recorded, not raised; this retries what breaks the step itself (a locked
-    # database, a full disk), twice, after 30 s and 90 s.
-    retry_policy=dg.RetryPolicy(max_retries=2, delay=30, backoff=dg.Backoff.EXPONENTIAL),
-)
-def raw_offers(context: dg.AssetExecutionContext, crawler: CrawlerResource, duckdb: DuckDBResource):
-    """Crawls every selected source, each in its own `scrapy crawl` subprocess, a few at a time:
-    one source failing (or crashing) is recorded as failed and the others still land."""
-    sources = [key.path[1] for key in context.selected_asset_keys]
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    context.log.info(f"crawling {len(sources)} sources ({crawler.mode}), "
-                     f"{CRAWL_CONCURRENCY} at a time")
-    with ThreadPoolExecutor(max_workers=CRAWL_CONCURRENCY) as pool:
-        futures = {s: pool.submit(_crawl_safely, crawler, s, f"{s}-{stamp}-{context.run_id[:8]}",
-                                  context.log) for s in sources}
-        results = {s: f.result() for s, f in futures.items()}
-    with duckdb.get_connection() as con:
-        ensure_schema(con)
+def _crawl_id(source: str, run_id: str) -> str:
+    return f"{source}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{run_id[:8]}"
+
+
+def _materialization(context, result: CrawlResult) -> dict:
+    """Log how a crawl went; its materialization metadata."""
+    source = result.source
+    if result.retried_alone:
+        context.log.warning(f"{source}: retried alone: {result.retry_reason}")
+    if result.passed:
+        context.log.info(f"{source}: {result.offers} offers loaded")
+    elif result.skipped:
+        context.log.warning(f"{source}: {result.failures[0]}")
+    else:
+        # Loud, but the other sources go on: nothing of this crawl is loaded, and earlier
+        # observations of this source stay as they are.
+        context.log.error(f"{source}: crawl failed, nothing loaded: {'; '.join(result.failures)}")
+    metadata = {"crawl_id": result.crawl_id, "offers": result.offers, "status": result.status,
+                "failures": dg.MetadataValue.json(result.failures)}
+    if result.retried_alone:
+        metadata["retried_alone"] = result.retry_reason
+    return metadata
+
+
+def _spec(source: str) -> dg.AssetSpec:
+    return dg.AssetSpec(["raw", source], group_name="raw", kinds={"scrapy", "duckdb"},
+                        tags={"source": source},
+                        description=f"Raw offers crawled from {spider_class(source).vendor} "
+                                    f"({source}), one row per offer in raw.offers; the crawl's "
+                                    "verdict in raw.crawls.")
+
+
+def _check_spec(source: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(CRAWL_CHECK, asset=["raw", source],
+                             description="The crawl finished, returned enough offers with every "
+                                         "required field, and hit no errors.")
+
+
+def build_raw_offers() -> dg.AssetsDefinition:
+    """In process: every source in one step, crawled by two shared Scrapy processes."""
+
+    @dg.multi_asset(
+        specs=[_spec(s) for s in SOURCES],
+        check_specs=[_check_spec(s) for s in SOURCES],
+        can_subset=True,
+        name="raw_offers",
+        # A failed crawl is recorded, not raised; this retries what breaks the step itself (a
+        # locked database, a full disk), twice, after 30 s and 90 s.
+        retry_policy=RETRY_POLICY,
+    )
+    def raw_offers(context: dg.AssetExecutionContext, crawler: CrawlerResource,
+                   duckdb: DuckDBResource):
+        """Crawls every selected source: the plain-HTTP ones in one Scrapy process, the Chromium
+        ones in another; one source failing is recorded as failed and the others still land."""
+        sources = [key.path[1] for key in context.selected_asset_keys]
+        jobs = {s: _crawl_id(s, context.run_id) for s in sources}
+        context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes")
+        try:
+            results = crawler.crawl_many(jobs, context.log)
+        except Exception as exc:  # a crawler bug must not lose the verdicts: record it per source
+            results = {s: CrawlResult(s, c, False, 0,
+                                      [f"crawler error: {type(exc).__name__}: {exc}"],
+                                      crawler.items_path(s, c)) for s, c in jobs.items()}
+        with duckdb.get_connection() as con:
+            ensure_schema(con)
+            for source in sources:
+                with transaction(con):  # one transaction per source: a bad load loses its own
+                    record_crawl(con, results[source], context.run_id, crawler.mode)
         for source in sources:
-            with transaction(con):  # one transaction per source: a bad load loses only its own
-                record_crawl(con, results[source], context.run_id, crawler.mode)
-    for source in sources:
-        result = results[source]
-        if result.passed:
-            context.log.info(f"{source}: {result.offers} offers loaded")
-        elif result.skipped:
-            context.log.warning(f"{source}: {result.failures[0]}")
-        else:
-            # Loud, but the other sources go on: nothing of this crawl is loaded, and earlier
-            # observations of this source stay as they are.
-            context.log.error(f"{source}: crawl failed, nothing loaded: "
-                              f"{'; '.join(result.failures)}")
-        yield dg.MaterializeResult(
-            asset_key=["raw", source],
-            metadata={"crawl_id": result.crawl_id, "offers": result.offers, "status": result.status,
-                      "failures": dg.MetadataValue.json(result.failures)},
-            check_results=[_check_result(source, result)],
-        )
+            result = results[source]
+            yield dg.MaterializeResult(asset_key=["raw", source],
+                                       metadata=_materialization(context, result),
+                                       check_results=[_check_result(source, result)])
 
+    return raw_offers
+
+
+def build_source_asset(source: str) -> dg.AssetsDefinition:
+    """Multiprocess: one source's crawl as its own step, alone in its own `scrapy crawl`
+    process, then its load into DuckDB as a step of the duckdb_writer pool (the crawls of all
+    sources run side by side; only the loads take turns)."""
+
+    @dg.op(name=f"crawl_{source}", tags={"source": source})
+    def crawl_source(context: dg.OpExecutionContext, crawler: CrawlerResource) -> CrawlResult:
+        return _crawl_safely(crawler, source, _crawl_id(source, context.run_id), context.log)
+
+    @dg.op(name=f"load_{source}", pool=DUCKDB_POOL, retry_policy=RETRY_POLICY,
+           out={"result": dg.Out(dg.Nothing), "check": dg.Out(dg.Nothing)})
+    def load_source(context: dg.OpExecutionContext, duckdb: DuckDBResource,
+                    crawler: CrawlerResource, result: CrawlResult):
+        with duckdb.get_connection() as con:
+            ensure_schema(con)
+            with transaction(con):
+                record_crawl(con, result, context.run_id, crawler.mode)
+        yield dg.Output(None, output_name="result", metadata=_materialization(context, result))
+        yield _check_result(source, result)
+
+    @dg.graph_asset(key=["raw", source], group_name="raw",
+                    kinds={"scrapy", "duckdb"}, tags={"source": source},
+                    description=_spec(source).description, check_specs=[_check_spec(source)])
+    def raw_source():
+        loaded, checked = load_source(crawl_source())
+        return {"result": loaded, f"raw__{source}_{CRAWL_CHECK}": checked}
+
+    return raw_source
+
+
+raw_assets = ([build_source_asset(s) for s in SOURCES] if MULTIPROCESS
+              else [build_raw_offers()])
 
 RAW_KEYS = [dg.AssetKey(["raw", s]) for s in SOURCES]

@@ -3,6 +3,7 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.execution import DUCKDB_POOL
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_models import SqlModel, load_models, run_model
 from spiders.layout import SQL_DIR
@@ -22,6 +23,7 @@ def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
         deps=[_asset_key(t) for t in model.reads],
         group_name=model.layer,
         kinds={"sql", "duckdb"},
+        pool=DUCKDB_POOL,
         description=model.description,
         metadata={"sql_file": str(model.path.relative_to(SQL_DIR.parent)),
                   "materialized": model.materialized},

@@ -14,6 +14,7 @@ import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.execution import DUCKDB_POOL
 from pipelines.defs.ingest import RAW_KEYS
 from pipelines.normalize import Quarantined, normalize_offer
 from pipelines.warehouse.db import ensure_schema, transaction
@@ -102,6 +103,7 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
                      description="Every raw offer that could not be normalized: the raw item, "
                                  "source, stage and a human-readable reason."),
     ],
+    pool=DUCKDB_POOL,
 )
 def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
     with duckdb.get_connection() as con:
@@ -132,6 +134,7 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
     deps=["observation_batch"],
     group_name="observations",
     kinds={"duckdb"},
+    pool=DUCKDB_POOL,
     description="Every observation of every offer: one typed row per offer per hour (natural key "
                 "offer_id + observed_hour, so re-loading an observation is a no-op).",
 )

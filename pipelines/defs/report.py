@@ -7,6 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.execution import DUCKDB_POOL
 from pipelines.report import ADVICE_TABLE, REPORT_TABLES, build_report
 from spiders.layout import data_dir
 
@@ -23,7 +24,7 @@ def _asset_key(table: str) -> dg.AssetKey:
 # advisor.workload_advice is written by the asset advisor/workload_advice (same key path).
 @dg.asset(key=["report", "price_report"],
           deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE)],
-          group_name="report", kinds={"html", "plotly"},
+          group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL,
           description="data/report/index.html: price history per card family, the cheapest "
                       "offers, the saved workloads' best options, the signals and the "
                       "market-claims scorecard, as one offline HTML page. Written to a "

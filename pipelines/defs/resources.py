@@ -1,6 +1,6 @@
 """The resources the assets ask for by name, declared once for the code location: `duckdb`, the
-working database (data/.work/prices.db), and `crawler`, which runs the spiders in subprocesses
-(replay, raw or live, from GPUPRICES_MODE)."""
+working database (data/.work/prices.db), and `crawler`, which runs the spiders in subprocesses,
+several sources per process (replay, raw or live, from GPUPRICES_MODE)."""
 
 import dagster as dg
 
