@@ -38,6 +38,10 @@ OFFER_KINDS = ("on_demand", "spot", "reserved")
 # consistency check (spot prices reach a fifth of on-demand, so the low bound cannot be that tight).
 PRICE_BOUNDS_CNY_PER_GPU_HOUR: dict[str, tuple[Decimal, Decimal]] = {
     card.family: (card.low_cny, card.high_cny) for card in CARDS}
+# No listed amount is anywhere near this: a year of an 8-GPU server in the currency with the most
+# digits per dollar (IDR) is about 3e9. A larger amount is a slip or hostile input, and it would
+# overflow the 28-digit decimal arithmetic below, so it is quarantined as a price problem first.
+MAX_PRICE_AMOUNT = Decimal(10) ** 12
 
 
 class Quarantined(Exception):
@@ -57,17 +61,35 @@ class _Listed:
     per_card: bool = False   # the listed price is for one card ("￥8000/卡/月"), not the machine
 
 
+def _shown(value: object) -> str:
+    """A value for a reason: its repr, cut short (a reason names the value, not a megabyte)."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:50]}... ({len(text)} characters)"
+
+
+def checked_amount(amount: Decimal, what: str, value: object) -> Decimal:
+    """`amount` when it can be a price; a quarantine reason naming `value` otherwise."""
+    if not amount.is_finite():
+        raise Quarantined("price", f"{what} is not a finite number: {_shown(value)}")
+    if amount <= 0:
+        raise Quarantined("price", f"{what} must be positive, got {_shown(value)}")
+    if amount > MAX_PRICE_AMOUNT:
+        raise Quarantined("price", f"{what} {_shown(value)} is beyond any listed price "
+                                   f"(above {MAX_PRICE_AMOUNT:,})")
+    return amount
+
+
 def _decimal(item: dict, field: str) -> Decimal | None:
     value = item.get(field)
     if value in (None, ""):
         return None
+    if isinstance(value, bool | list | dict):
+        raise Quarantined("price", f"{field} is not a number: {_shown(value)}")
     try:
         amount = Decimal(str(value))
     except InvalidOperation as exc:
-        raise Quarantined("price", f"{field} is not a number: {value!r}") from exc
-    if not amount.is_finite() or amount <= 0:
-        raise Quarantined("price", f"{field} must be positive, got {value!r}")
-    return amount
+        raise Quarantined("price", f"{field} is not a number: {_shown(value)}") from exc
+    return checked_amount(amount, field, value)
 
 
 def _range_price(low: Decimal, high: Decimal, range_end: str | None, written: str) -> Decimal:
@@ -111,7 +133,8 @@ def _listed_price(item: dict) -> _Listed:
         amount = parsed.amount
         if parsed.is_range:
             amount = _range_price(parsed.price_low, parsed.price_high,  # type: ignore[arg-type]
-                                  range_end, repr(item.get("price_text")))
+                                  range_end, _shown(item.get("price_text")))
+        amount = checked_amount(amount, "the price", item.get("price_text"))  # type: ignore[arg-type]
         listed = _Listed(amount, parsed.currency,  # type: ignore[arg-type]
                          parsed.period or period, parsed.per_card or stated_per_card)
         if item.get("tax_included") is not None and parsed.tax_included is not None \

@@ -30,6 +30,7 @@ from pipelines.advisor import (
     offers_from_db,
 )
 from pipelines.cli.exit_codes import NoData
+from pipelines.cli.options import FiniteFloatRange
 from pipelines.cli.published import published_db
 from pipelines.display import plain_value
 
@@ -147,11 +148,11 @@ def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
               help=f"{' | '.join(TASKS)} (also full, sft, infer, 推理, 预训练, 全量微调).")
 @click.option("--precision", default="bf16", show_default=True, metavar="P",
               help=f"{' | '.join(PRECISIONS)} (fp16 is read as bf16).")
-@click.option("--hours-per-day", required=True, type=click.FloatRange(0, 24, min_open=True),
+@click.option("--hours-per-day", required=True, type=FiniteFloatRange(0, 24, min_open=True),
               metavar="H", help="Hours a day the GPUs are used.")
 @click.option("--days", required=True, type=click.IntRange(min=1), metavar="D",
               help="Over how many days.")
-@click.option("--gpu-hours", type=click.FloatRange(0, min_open=True), metavar="N",
+@click.option("--gpu-hours", type=FiniteFloatRange(0, min_open=True), metavar="N",
               help="The work, in hours on one A100-80GB: wall time then follows each option's "
                    "throughput (an option that cannot finish in --days is left out).")
 @click.option("--interruptible", is_flag=True,

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 import click
 
+from pipelines.cli.options import FiniteFloatRange
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 EXIT_OK, EXIT_CHANGED = 0, 1   # this command's: 1 says a source changed or could not be fetched
@@ -148,7 +149,7 @@ STYLES = {MATCHES: "green", CHANGED: "bold red", FETCH_FAILED: "red", SKIPPED: "
               help="Fetch the vendors' real pages instead of the bundled snapshots.")
 @click.option("--source", "sources", multiple=True, metavar="NAME",
               help="Only this source (repeatable); see `gpuprices sources`.")
-@click.option("--timeout", "timeout_seconds", type=click.FloatRange(min=0.5, max=600),
+@click.option("--timeout", "timeout_seconds", type=FiniteFloatRange(min=0.5, max=600),
               default=DEFAULT_TIMEOUT_SECONDS, show_default=True,
               help="Seconds to wait for each download (robots.txt, the page).")
 @click.option("--snapshots", type=click.Path(exists=True, file_okay=False, path_type=Path),

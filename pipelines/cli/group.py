@@ -19,6 +19,7 @@ from pipelines.cli.alerts import alerts_command
 from pipelines.cli.check_sources import check_sources_command
 from pipelines.cli.claims import claims_command
 from pipelines.cli.export import export_command
+from pipelines.cli.options import DataDirPath
 from pipelines.cli.prices import prices_command
 from pipelines.cli.reject import reject_command
 from pipelines.cli.report import report_command
@@ -47,7 +48,7 @@ class LazyCommand(click.Command):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path),
+@click.option("--data-dir", type=DataDirPath(),
               help="Where prices.db, raw/ and feeds/ live "
                    "(default: ./data, or GPUPRICES_DATA_DIR).")
 def main(data_dir: Path | None) -> None:

@@ -1,9 +1,11 @@
 """Option values several commands take: choices that also accept other spellings (Chinese ones
-included), and the help of --card and --region."""
+included), numbers that must be finite, the data directory, and the help of --card and --region."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
@@ -47,3 +49,28 @@ EXPORT_FORMATS = AliasChoice({"csv": (), "parquet": (), "both": ("all", "全部"
 CARD_HELP = "Card: A100-80GB, a100-80g, A100 (the family: 40 and 80 GB), 4090, 4090D, H100 NVL ..."
 REGION_HELP = ("Province/state, city, country or vendor region code: 北京 or Beijing, 内蒙古 or "
                "'Inner Mongolia', 乌兰察布, US, eastus, cn-beijing ...")
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A FloatRange that refuses nan and infinity: click's range check lets nan through (every
+    comparison with it is false), and 1e400 reads as infinity."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
+class DataDirPath(click.Path):
+    """A directory path that may not be empty: `--data-dir ""` would read as the current
+    directory (Path("") is "."), i.e. the repository root, instead of ./data."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            raise click.UsageError("--data-dir is empty: give a directory, or leave the option "
+                                   "out for the default (./data, or GPUPRICES_DATA_DIR)", ctx)
+        return super().convert(value, param, ctx)

@@ -18,6 +18,7 @@ from pipelines.cli.options import (
     PERIODS,
     REGION_HELP,
     SORTS,
+    FiniteFloatRange,
     spelling_key,
 )
 from pipelines.cli.output import console, write_rows
@@ -41,7 +42,7 @@ WIDE_TABLE = 160
               help="Billing period the price is listed for "
                    "(also 时/小时, 天, 周, 月/包月, 年/包年).")
 @click.option("--vendor", metavar="S", help="Part of a vendor or source name: azure, 阿里云, idc_.")
-@click.option("--max-price", type=click.FloatRange(min=0, min_open=True), metavar="CNY",
+@click.option("--max-price", type=FiniteFloatRange(min=0, min_open=True), metavar="CNY",
               help="At most this many CNY per GPU-hour.")
 @click.option("--limit", type=click.IntRange(min=0), metavar="N",
               help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")

@@ -17,11 +17,15 @@ Hooks:
                   `next_page_path`. Override for a cursor or token that is not a URL.
   api_request(url, json_body=None, **kwargs)  the request for one API URL (start URLs, next
                   pages): a GET, or a POST of `json_body` as JSON. Override to add a header.
+Every body is checked before it is decoded (`checked_json`): nesting deeper than MAX_JSON_DEPTH or
+a number longer than MAX_JSON_DIGITS fails the page with a reason naming it, instead of Python's
+"maximum recursion depth exceeded" or int-conversion limit.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -30,6 +34,43 @@ from scrapy.http import Response
 
 from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
+
+# A price API nests a handful of levels and writes prices with a few digits; these are far above
+# any real body and far below what breaks the decoder (recursion limit ~1000, int limit 4300).
+MAX_JSON_DEPTH = 200
+MAX_JSON_DIGITS = 400
+# Escapes first (a backslash and the character after it, left to right), then strings: with no
+# backslash left every quote opens or closes one, so both passes are linear even on hostile input.
+_ESCAPE = re.compile(rb"\\.", re.S)
+_STRING = re.compile(rb'"[^"]*"')
+_LONG_NUMBER = re.compile(rb"(?<![0-9])[0-9]{%d}" % (MAX_JSON_DIGITS + 1))
+_OPENING = frozenset(b"[{")
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+class PathologicalJson(ValueError):
+    """A body no price API sends, refused before the JSON decoder meets it."""
+
+
+def json_shape_problem(body: bytes) -> str | None:
+    """Why `body` is not decoded (too deep, a too long number), or None; linear in its length.
+    Strings are blanked first, so brackets and digits inside them do not count."""
+    outside_strings = _STRING.sub(b'""', _ESCAPE.sub(b"__", body))
+    if _LONG_NUMBER.search(outside_strings):
+        return f"a number of more than {MAX_JSON_DIGITS} digits"
+    depth = 0
+    for byte in outside_strings.translate(None, _NOT_BRACKETS):
+        depth += 1 if byte in _OPENING else -1
+        if depth > MAX_JSON_DEPTH:
+            return f"nesting deeper than {MAX_JSON_DEPTH} levels"
+    return None
+
+
+def checked_json(response: Response) -> Any:
+    """`response.json()`, refusing a pathological body with a named reason first."""
+    if (problem := json_shape_problem(response.body)) is not None:
+        raise PathologicalJson(f"refused JSON from {response.url}: {problem}")
+    return response.json()
 
 
 def dig(data: Any, dotted_path: str) -> Any:
@@ -59,7 +100,7 @@ class JsonApiSpider(GpuPriceSpider):
                             **kwargs)
 
     def parse(self, response: Response, **context: Any) -> Iterable[Any]:
-        body = response.json()
+        body = checked_json(response)
         for offer in self.offers(body, response):
             yield from self.parse_offer(offer, response, **context)
         if next_page := self.next_page(body, response):

@@ -35,9 +35,10 @@ import scrapy
 from scrapy.http import Response
 from scrapy_playwright.page import PageMethod
 
+from spiders.base.browser import PageRoute, render_failed
 from spiders.items import RawOffer
-from spiders.middlewares.raw_archive import archive_for, captured_at
-from spiders.middlewares.replay import playwright_replay_route, replay_base_url
+from spiders.middlewares.raw_archive import captured_at
+from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.prices import RANGE_ENDS, raw_price_fields
 from spiders.settings import PLAYWRIGHT_SETTINGS
@@ -59,6 +60,7 @@ class GpuPriceSpider(scrapy.Spider):
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.crawl_id = crawl_id
+        self._page_route: PageRoute | None = None
         if self.range_end not in (None, *RANGE_ENDS):   # a configuration typo must be loud
             raise ValueError(f"{self.name}: range_end must be one of {RANGE_ENDS}, "
                              f"not {self.range_end!r}")
@@ -98,25 +100,17 @@ class GpuPriceSpider(scrapy.Spider):
                 meta["playwright_page_methods"] = [
                     PageMethod("wait_for_selector", self.wait_for, timeout=20_000)]
             meta["playwright_page_init_callback"] = self._init_page
+            kwargs.setdefault("errback", self._render_failed)
         return scrapy.Request(url, callback=callback or self.parse, meta=meta, **kwargs)
 
     async def _init_page(self, page, request) -> None:
-        base_url = replay_base_url(self.settings)
-        if base_url:
-            await playwright_replay_route(base_url)(page, request)
-        page.on("response", self._archive_xhr)
+        # one route per spider: it answers (replay) or watches (live) every request of the page
+        if self._page_route is None:
+            self._page_route = PageRoute(self, replay_base_url(self.settings))
+        await self._page_route.install(page, request)
 
-    async def _archive_xhr(self, pw_response) -> None:
-        # The rendered DOM is archived by the middleware; the JSON the page fetched is kept here.
-        if pw_response.request.resource_type not in ("xhr", "fetch"):
-            return
-        try:
-            body = await pw_response.body()
-        except Exception:  # the page may already be closed; the DOM archive still holds the data
-            return
-        archive_for(self).store(url=pw_response.url, method=pw_response.request.method,
-                                status=pw_response.status, headers=await pw_response.all_headers(),
-                                body=body)
+    def _render_failed(self, failure) -> None:
+        render_failed(self, failure)
 
     def offer(self, response: Response, **fields: Any) -> RawOffer:
         """A RawOffer with the provenance fields filled in from the response."""

@@ -3,6 +3,11 @@
 Bodies are stored gzip-compressed once per content hash under `<data>/raw/objects/ab/<sha256>.gz`;
 each fetch (URL, method, status, headers, fetch time, body hash) is one line of
 `<data>/raw/fetches/<source>/<crawl_id>.jsonl`. Offers carry the hash as `raw_ref`.
+
+A body that cannot be archived (disk full, read-only, a file where a folder should be) fails the
+crawl, naming the URL and the error: its offers are not used, since `--from-raw` could not replay
+them. A page rendered by Chromium is held to DOWNLOAD_MAXSIZE here (Scrapy applies it to plain
+HTTP downloads only; the browser's own requests are limited by spiders/base/browser.py).
 """
 
 from __future__ import annotations
@@ -16,9 +21,11 @@ from pathlib import Path
 
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
 from spiders.layout import data_dir
+from spiders.middlewares.crawl_failure import fail_crawl, oversize_reason
 from spiders.replay_server import CAPTURED_AT_HEADER
 
 
@@ -64,6 +71,17 @@ def archive_for(spider: Spider) -> RawArchive:
     return archive
 
 
+def archive_or_fail(spider: Spider, **fetch) -> bool:
+    """Store one fetch (RawArchive.store's arguments); False, with the crawl failing, when the
+    archive cannot be written."""
+    try:
+        archive_for(spider).store(**fetch)
+    except OSError as exc:
+        fail_crawl(spider.crawler, f"raw archive write failed for {fetch['url']}: {exc}")
+        return False
+    return True
+
+
 class RawArchiveMiddleware:
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -75,10 +93,16 @@ class RawArchiveMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         spider = self.crawler.spider
         live_url = request.meta.get("gpuprices_live_url", response.url)
+        max_size = self.crawler.settings.getint("DOWNLOAD_MAXSIZE")
+        if request.meta.get("playwright") and max_size and len(response.body) > max_size:
+            reason = oversize_reason(max_size, live_url)
+            fail_crawl(self.crawler, reason)
+            raise IgnoreRequest(reason)
         headers = {k.decode(): b", ".join(v).decode("latin-1") for k, v in response.headers.items()}
-        archive_for(spider).store(url=live_url, method=request.method, status=response.status,
-                                  headers=headers, body=response.body,
-                                  request_body=request.body or None)
+        if not archive_or_fail(spider, url=live_url, method=request.method, status=response.status,
+                               headers=headers, body=response.body,
+                               request_body=request.body or None):
+            raise IgnoreRequest(f"raw archive write failed for {live_url}")
         return response
 
 

@@ -3,8 +3,8 @@
 Switched on by one setting, GPUPRICES_REPLAY_URL (the replay server's base URL). Spiders keep
 requesting the vendor's real URL: plain HTTP requests are redirected to the loopback replay
 server here, and `response.url` is set back to the live URL so `urljoin`, ids and the raw archive
-match a live run. Requests rendered by Chromium are routed inside the browser by
-`playwright_replay_route`, so the page's own XHR/fetch calls are replayed as well.
+match a live run. Requests rendered by Chromium are answered inside the browser by the page
+route of spiders/base/browser.py, so the page's own XHR/fetch calls are replayed as well.
 """
 
 from __future__ import annotations
@@ -56,21 +56,3 @@ class RestoreLiveUrlMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         live_url = request.meta.get(LIVE_URL_META)
         return response.replace(url=live_url) if live_url and response.url != live_url else response
-
-
-def playwright_replay_route(base_url: str):
-    """A Playwright page-init callback that answers every browser request from the replay server."""
-
-    async def handle(route, pw_request) -> None:
-        upstream = await route.fetch(
-            url=replay_url(base_url, pw_request.url),
-            method=pw_request.method,
-            post_data=pw_request.post_data_buffer,
-            max_redirects=0,
-        )
-        await route.fulfill(response=upstream)
-
-    async def init_page(page, request) -> None:
-        await page.route("**/*", handle)
-
-    return init_page

@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 from scrapy.http import Response
 
 from spiders.base import HtmlTableSpider
+from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
 
 PAGE_URL = "https://cloud.google.com/compute/gpus-pricing"
@@ -72,7 +73,7 @@ class GcpSpider(HtmlTableSpider):
                                  vendor_data={"location": cells.get("Location")})
 
     def parse_skus(self, response: Response) -> Iterable:
-        body = response.json()
+        body = checked_json(response)
         stats = self.crawler.stats
         for sku in body.get("skus", []):
             category = sku.get("category", {})

@@ -30,8 +30,9 @@ class GpugeekCNSpider(JsonApiSpider):
     def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
         for field, period in PERIODS.items():
             price = offer.get(field)
-            # null: the period is not sold for this machine (8-card H800 monthly is "contact sales")
-            if price in (None, "", 0):
+            # null: the period is not sold for this machine (8-card H800 monthly: "contact sales");
+            # a 0 is not "not sold": it goes on, and normalization quarantines it as a price
+            if price in (None, ""):
                 continue
             yield self.offer(
                 response,

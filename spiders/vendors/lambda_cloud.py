@@ -20,6 +20,7 @@ from decimal import Decimal
 from scrapy.http import Response
 
 from spiders.base import HtmlTableSpider
+from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
 from spiders.parsing.prices import is_per_card
 
@@ -68,7 +69,7 @@ class LambdaCloudSpider(HtmlTableSpider):
                          currency="USD", **common)
 
     def parse_api(self, response: Response) -> Iterable[RawOffer]:
-        data = response.json().get("data")
+        data = checked_json(response).get("data")
         if not isinstance(data, dict):
             raise ValueError(f"lambda_cloud: no 'data' object in {response.url}: "
                              f"{response.text[:200]}")

@@ -28,6 +28,7 @@ from scrapy import Request
 from scrapy.http import Response
 
 from spiders.base import JsonApiSpider
+from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
 
 API_URL = "https://api.runpod.io/graphql"
@@ -78,20 +79,21 @@ class RunpodSpider(JsonApiSpider):
             return
         tier, field = ("secure", "securePrice") if secure else ("community", "communityPrice")
         on_demand = gpu.get(field)
-        if on_demand:
+        # null: not offered in this tier; a 0 goes on, and normalization quarantines it
+        if on_demand is not None:
             yield self._offer(response, gpu, place, tier, "on_demand", field, on_demand)
-        if secure and on_demand:
+        if secure and on_demand is not None:
             yield from self._savings_plans(response, gpu, place, on_demand)
 
     def _savings_plans(self, response: Response, gpu: dict, place: str,
                        on_demand: float) -> Iterable[RawOffer]:
         for plan, field in SAVINGS_PLANS:
             rate = gpu.get(field)
-            if rate and rate >= on_demand:
+            if rate is not None and 0 < on_demand <= rate:
                 self.crawler.stats.inc_value("runpod/savings_plan_rate_not_hourly")
                 self.logger.warning("runpod: %s %s=%s is not below securePrice %s: not read as "
                                     "an hourly rate", gpu["id"], field, rate, on_demand)
-            elif rate:
+            elif rate is not None:
                 yield self._offer(response, gpu, place, plan, "reserved", field, rate)
 
     def _offer(self, response: Response, gpu: dict, place: str, tier: str, kind: str,
@@ -110,7 +112,7 @@ class RunpodSpider(JsonApiSpider):
 
 def _data(response: Response, *fields: str) -> dict:
     """The `data` object with the fields this step needs, or a loud error quoting the body."""
-    data = response.json().get("data") or {}
+    data = checked_json(response).get("data") or {}
     if any(not isinstance(data.get(f), list) for f in fields):
         raise ValueError(f"runpod: no {'/'.join(fields)} in {response.url}: "
                          f"{response.text[:300]}")

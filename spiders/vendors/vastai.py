@@ -87,7 +87,8 @@ class VastaiSpider(JsonApiSpider):
         )
         prices = (("on_demand", offer.get("dph_base")), ("spot", offer.get("min_bid")))
         for kind, price in prices:
-            if price:  # a listing without a bid floor has no spot offer
+            # a listing without a bid floor has no spot offer; a 0 goes on to quarantine
+            if price not in (None, ""):
                 yield self.offer(response, offer_kind=kind, price_amount=str(price),
                                  price_text=f"${price}/hr", **common)
 

@@ -61,7 +61,7 @@ class VultrSpider(JsonApiSpider):
             return
         for field, (kind, period) in PRICES.items():
             price = plan.get(field)
-            if not price:
+            if price in (None, ""):   # not sold this way; a 0 goes on to quarantine (stage price)
                 continue
             for location in plan.get("locations") or []:
                 yield self.offer(

@@ -277,11 +277,6 @@ def test_chromium_page_whose_xhr_fails_fails_the_source(autodl_xhr_down):
     assert "TimeoutError" in failure_text(verdict)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="unclear message: the verdict says 'TimeoutError' (the table "
-                          "selector); the failed XHR (URL, HTTP 503) is only in the browser; the "
-                          "Playwright route in spiders/base/spider.py could count failed "
-                          "sub-requests in stats")
 def test_chromium_failure_names_the_failed_xhr(autodl_xhr_down):
     _, verdict, _ = autodl_xhr_down
     assert "503" in failure_text(verdict) or "gpu_list" in failure_text(verdict)
