@@ -48,3 +48,6 @@ where
         getvariable('since')::timestamptz, timestamptz '0001-01-01 00:00:00+00'
     )
 group by offer_id, observed_date
+-- stored in day order (a full build too; incremental builds append days), so that the models
+-- reading only the rebuilt days (observed_date >= since) skip the older row groups
+order by observed_date, offer_id

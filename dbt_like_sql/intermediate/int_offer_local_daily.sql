@@ -40,3 +40,6 @@ where
         timestamptz '0001-01-01 00:00:00+00'
     )
 group by offer_id, local_date
+-- stored in day order (a full build too; incremental builds append days), so that the models
+-- reading only the rebuilt local days or months skip the older row groups
+order by local_date, offer_id

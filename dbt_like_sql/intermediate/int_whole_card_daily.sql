@@ -3,7 +3,9 @@
    servers are paired with. One row per such key and day, naming the offer it is, so every
    comparison can say which card it used. A NULL variant (the listing did not say) is its own
    key: an unnamed variant is never taken for SXM or PCIe. Ties on price go to the lowest
-   offer_id, so a rebuild picks the same card. */
+   offer_id, so a rebuild picks the same card. Incremental by day: each row depends on its own
+   day only. */
+-- incremental: observed_date
 with whole_cards as (
     select
         *,
@@ -14,6 +16,8 @@ with whole_cards as (
         ) as whole_offers
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count = 1
+        -- an incremental build reads only the rebuilt days (unset in a full build)
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 )
 
 select

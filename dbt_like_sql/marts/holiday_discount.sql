@@ -11,7 +11,12 @@
    Qingming 1, Labour Day 2, Dragon Boat 1, Mid-Autumn 1, National Day 3), lunar and solar-term
    dates from the Chinese calendar. The longer bridged breaks (调休) the State Council General
    Office announces each year are not listed: the statutory days fall inside them. The windows
-   and minimums: the `params` CTE. */
+   and minimums: the `params` CTE.
+   Incremental by holiday: a holiday's rows read local days up to its last day only, and new
+   observations fall on local days from their first UTC day (`since`) on (zones are UTC or east
+   of it), so only the holidays ending on or after getvariable('since') are rebuilt (unset in a
+   full build: every holiday). */
+-- incremental: holiday_last_day
 with params as (
     select
         -- The baseline: local days 21 to 8 before the holiday's first day, two weeks of ordinary
@@ -55,6 +60,12 @@ holidays as (
     ) as h (holiday, first_day, last_day)
 ),
 
+rebuilt_holidays as (
+    select *
+    from holidays
+    where last_day >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
 holiday_days as (
     select unnest(generate_series(first_day, last_day, interval 1 day))::date as local_date
     from holidays
@@ -69,9 +80,12 @@ windowed as (
         d.local_date between h.first_day and h.last_day as on_holiday
     from intermediate.int_offer_local_daily as d
     cross join params as p
-    inner join holidays as h
+    inner join rebuilt_holidays as h
         on d.local_date between h.first_day - p.baseline_first_days_before and h.last_day
     where d.local_time_zone = 'Asia/Shanghai'
+        -- the rebuilt holidays' days only, before the range join
+        and d.local_date >= (select min(r.first_day) from rebuilt_holidays as r)
+        - p.baseline_first_days_before
         and (
             d.local_date between h.first_day and h.last_day
             or (

@@ -1,6 +1,26 @@
 /* The latest observation of every offer: one row per offer_id, with when it was first and last
-   seen. Read from the daily series (its last day's close), not from every observation. */
+   seen. Read from the daily series (its last day's close), not from every observation.
+   Incremental by offer: the rows of the offers in the newly loaded observations are replaced
+   (the runner keeps only those). Such an offer's latest day is one of the rebuilt days, so only
+   days from getvariable('since') on are searched for it (unset in a full build: every day);
+   first_seen_at reads all its days. */
 -- alias: latest_prices
+-- incremental: offer_id by key
+with first_seen as (
+    select
+        offer_id,
+        min(first_observed_at) as first_seen_at
+    from intermediate.int_offer_daily
+    group by offer_id
+),
+
+latest_days as (
+    select *
+    from intermediate.int_offer_daily
+    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    qualify row_number() over (partition by offer_id order by observed_date desc) = 1
+)
+
 select
     d.offer_id,
     d.source,
@@ -26,8 +46,8 @@ select
     d.close_fx_rate_date as fx_rate_date,
     d.close_available as available,
     d.last_observed_at as last_seen_at,
-    min(d.first_observed_at) over (partition by d.offer_id) as first_seen_at,
+    f.first_seen_at,
     d.url
-from intermediate.int_offer_daily as d
-qualify row_number() over (partition by d.offer_id order by d.observed_date desc) = 1
+from latest_days as d
+inner join first_seen as f on d.offer_id = f.offer_id
 order by d.gpu_model, price_per_gpu_hour_cny

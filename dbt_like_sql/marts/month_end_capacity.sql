@@ -4,21 +4,18 @@
    each row. Per window, the mean daily count of the group's listed offers and of its available
    offers (unknown stock counts as available) over the days its source was read: baseline = local
    days 8-22 of M (>= 5 days), month end = the last 5 days (>= 2), next start = days 1-7 of M+1
-   (>= 2). A day the source was not read is a gap, not zero offers. release_pct compares the month
-   end with the mean of baseline and next start, so a steady build-out is not a release.
+   (>= 2). A day the source was not read is a gap, not zero offers; a read day without the group
+   counts zero offers, from its first month to the start after its last. release_pct compares the
+   month end with the mean of baseline and next start, so a steady build-out is not a release.
    Statistic: a one-sided sign test over complete months (H0: the month-end count is as likely
    above as below the mean of its neighbours; months where it is equal are dropped), exact from
-   intermediate.int_sign_test. Thresholds and windows: the `params` CTE. */
+   intermediate.int_sign_test. Thresholds: the `params` CTE. A full rebuild each run, over the
+   small per-month rows of intermediate.int_group_month_listings (offers listed per group and
+   window) and intermediate.int_source_month_reads (days read per source and window), both
+   incremental by month; the windows are theirs. */
 with params as (
     -- The signal's rules, in one place.
     select
-        -- Windows of local days, as in month_end_dip: the baseline is mid-month, clear of both
-        -- month ends; the month end is where budgets run out; the next start is the first week
-        -- of M+1.
-        8 as baseline_first_day,            -- baseline: days 8-22 of M
-        22 as baseline_last_day,
-        5 as month_end_window_days,         -- month end: the last 5 days of M
-        7 as next_start_last_day,           -- next start: days 1-7 of M+1
         -- A month is complete with a mean over enough read days in each window: 5 of the 15
         -- baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
         5 as min_baseline_days,
@@ -36,82 +33,60 @@ with params as (
         10.0 as min_release_pct
 ),
 
-hourly as (
-    select * from intermediate.int_offer_local_daily
-    where billing_period = 'hour'
+listings as (
+    select * from intermediate.int_group_month_listings
 ),
 
-read_days as (   -- the local days each source was read (any offer, any billing period)
-    select distinct source, local_date, local_month from intermediate.int_offer_local_daily
-),
-
-offer_groups as (
+offer_groups as (   -- the months each group had offers listed in
     select
         source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
         any_value(region_group) as region_group,
         any_value(local_time_zone) as local_time_zone,
-        min(local_month) as first_month,
-        max(local_month) as last_month
-    from hourly
+        min(month) filter (where listed_days > 0) as first_month,
+        max(month) filter (where listed_days > 0) as last_month
+    from listings
     group by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
 ),
 
-daily_counts as (   -- every read day from the group's first month to the start after its last
+group_month_days as (   -- each month the source was read, from the group's first to after its last
     select
         g.source, g.vendor, g.gpu_model, g.gpu_variant, g.region_code, g.offer_kind,
-        r.local_date, r.local_month,
-        count(h.offer_id) as listed_offers,
-        count(h.offer_id) filter (where h.available) as available_offers
+        r.month,
+        -- the month after the last counts only its days 1-7 (the last month's next start): no
+        -- window of its own
+        case when r.month <= g.last_month then r.read_days else r.first_week_read_days end
+            as days_in_month,
+        case when r.month <= g.last_month then r.baseline_read_days else 0 end as baseline_days,
+        case when r.month <= g.last_month then r.month_end_read_days else 0 end
+            as month_end_days,
+        case when r.month <= g.last_month then r.next_start_read_days else 0 end
+            as next_start_days
     from offer_groups as g
-    cross join params as p
-    inner join read_days as r
+    inner join intermediate.int_source_month_reads as r
         on g.source = r.source
-        and g.first_month <= r.local_date
-        and r.local_date < (g.last_month + interval 1 month)::date + p.next_start_last_day
-    left join hourly as h
-        on g.source = h.source and g.vendor = h.vendor and g.gpu_model = h.gpu_model
-        and g.gpu_variant is not distinct from h.gpu_variant and g.region_code = h.region_code
-        and g.offer_kind = h.offer_kind and r.local_date = h.local_date
-    group by
-        g.source, g.vendor, g.gpu_model, g.gpu_variant, g.region_code, g.offer_kind,
-        r.local_date, r.local_month
+        and r.month between g.first_month and (g.last_month + interval 1 month)::date
 ),
 
-windowed as (   -- each day in its own month, and days 1-7 again as the previous month's start
+group_months as (   -- mean daily counts: offers summed over a window / the days it was read
     select
-        c.*,
-        c.local_month as month,
-        case
-            when day(c.local_date) between p.baseline_first_day and p.baseline_last_day
-                then 'baseline'
-            when date_diff('day', c.local_date, last_day(c.local_date)) < p.month_end_window_days
-                then 'month_end'
-        end as month_window
-    from daily_counts as c
-    cross join params as p
-    union all
-    select c.*, (c.local_month - interval 1 month)::date as month, 'next_start' as month_window
-    from daily_counts as c
-    cross join params as p
-    where day(c.local_date) <= p.next_start_last_day
-),
-
-group_months as (
-    select
-        month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
-        count(*) filter (where month_window = 'baseline') as baseline_days,
-        count(*) filter (where month_window = 'month_end') as month_end_days,
-        count(*) filter (where month_window = 'next_start') as next_start_days,
-        count(*) filter (where month_window is distinct from 'next_start') as days_in_month,
-        avg(listed_offers) filter (where month_window = 'baseline') as baseline_listed,
-        avg(listed_offers) filter (where month_window = 'month_end') as month_end_listed,
-        avg(listed_offers) filter (where month_window = 'next_start') as next_start_listed,
-        avg(available_offers) filter (where month_window = 'baseline') as baseline_available,
-        avg(available_offers) filter (where month_window = 'month_end') as month_end_available,
-        avg(available_offers) filter (where month_window = 'next_start')
+        d.*,
+        coalesce(l.baseline_listed_offer_days, 0) / nullif(d.baseline_days, 0)
+            as baseline_listed,
+        coalesce(l.month_end_listed_offer_days, 0) / nullif(d.month_end_days, 0)
+            as month_end_listed,
+        coalesce(l.next_start_listed_offer_days, 0) / nullif(d.next_start_days, 0)
+            as next_start_listed,
+        coalesce(l.baseline_available_offer_days, 0) / nullif(d.baseline_days, 0)
+            as baseline_available,
+        coalesce(l.month_end_available_offer_days, 0) / nullif(d.month_end_days, 0)
+            as month_end_available,
+        coalesce(l.next_start_available_offer_days, 0) / nullif(d.next_start_days, 0)
             as next_start_available
-    from windowed
-    group by month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+    from group_month_days as d
+    left join listings as l
+        on d.source = l.source and d.vendor = l.vendor and d.gpu_model = l.gpu_model
+        and d.gpu_variant is not distinct from l.gpu_variant and d.region_code = l.region_code
+        and d.offer_kind = l.offer_kind and d.month = l.month
 ),
 
 scored as (

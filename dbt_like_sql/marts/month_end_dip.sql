@@ -1,36 +1,22 @@
 /* End-of-month dip, measured on the same offers: one row per group (source, vendor, card model
    and variant, region, offer kind) and LOCAL month M (the vendor's calendar; hourly billing only),
    with the group's test over all its complete months repeated on each row.
-   Each offer is followed through M in its listed currency (exchange rates cannot make a dip):
-   b = median daily close over local days 8-22 of M (>= 5 days), e = over the last 5 days of M
-   (>= 2 days), n = over days 1-7 of M+1 (>= 2 days); t_b, t_e, t_n = mean day offsets (days since
-   the 1st of M) of the days used. An offer-month is complete when all three exist. Its depth is
-   the distance of e below the straight line from b to n: expected = b + (n - b)(t_e - t_b) /
-   (t_n - t_b), depth_pct = 100 (expected - e) / expected; a steady trend gives depth ~ 0, a dip
-   that recovers gives depth > 0. drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n.
+   Each offer-month's depth (intermediate.int_offer_month_depth, incremental by month): the
+   offer's median close over the last 5 local days of M (e) below the straight line from its
+   median over days 8-22 (b) to its median over days 1-7 of M+1 (n), in its listed currency
+   (exchange rates cannot make a dip); a steady trend gives depth ~ 0, a dip that recovers gives
+   depth > 0. drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n.
    Statistic: a one-sided sign test over the group's complete offer-months (H0: depth is as
    likely positive as negative; exact ties, depth = 0 to 1e-6 %, are dropped), exact from
    intermediate.int_sign_test up to 400 offer-months, normal approximation above; strength is the
    median depth with its order-statistic interval (>= 90 % coverage from n = 5 on). Offer-months
    of one month share that month's market, so a month-wide shock moves them together: hence also
-   at least 2 months. Thresholds and windows: the `params` CTE. */
+   at least 2 months. Thresholds: the `params` CTE. A full rebuild each run, over the small
+   per-offer-month rows. */
 with params as (
-    -- The signal's rules, in one place (tuned against `make truth`).
+    -- The signal's rules, in one place (tuned against `make truth`); the windows and the
+    -- offer-month minimums are in intermediate.int_offer_month_depth.
     select
-        -- Windows of local days: the baseline is mid-month, clear of both month ends; the month
-        -- end is where budgets run out; the next start is the first week of M+1 (the recovery).
-        8 as baseline_first_day,            -- baseline: days 8-22 of M
-        22 as baseline_last_day,
-        5 as month_end_window_days,         -- month end: the last 5 days of M
-        7 as next_start_last_day,           -- next start: days 1-7 of M+1
-        -- An offer-month is complete with a median over enough days in each window: 5 of the
-        -- 15 baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
-        5 as min_baseline_days,
-        2 as min_month_end_days,
-        2 as min_next_start_days,
-        -- Depths are rounded to 1e-6 %: a steady series must tie exactly, not by a float's last
-        -- digit.
-        6 as depth_decimals,
         -- Evidence minimum: 2 local months (offer-months of one month share its shocks) and 5
         -- untied offer-months (below 5 the sign test cannot reach p <= 0.05: 1/2^4 = 0.0625).
         2 as min_months,
@@ -45,85 +31,8 @@ with params as (
         0.90 as normal_ci_coverage          -- the coverage the normal approximation aims at
 ),
 
-offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start
-    select
-        d.*,
-        d.local_month as month,
-        date_diff('day', d.local_month, d.local_date) as day_offset,
-        case
-            when day(d.local_date) between p.baseline_first_day and p.baseline_last_day
-                then 'baseline'
-            when date_diff('day', d.local_date, last_day(d.local_date)) < p.month_end_window_days
-                then 'month_end'
-        end as month_window
-    from intermediate.int_offer_local_daily as d
-    cross join params as p
-    where d.billing_period = 'hour'
-    union all
-    select
-        d.*,
-        (d.local_month - interval 1 month)::date as month,
-        date_diff('day', (d.local_month - interval 1 month)::date, d.local_date) as day_offset,
-        'next_start' as month_window
-    from intermediate.int_offer_local_daily as d
-    cross join params as p
-    where d.billing_period = 'hour' and day(d.local_date) <= p.next_start_last_day
-),
-
-offer_windows as (
-    select
-        offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
-        any_value(region_group) as region_group,
-        any_value(local_time_zone) as local_time_zone,
-        any_value(currency) as currency,
-        count(*) filter (where month_window is distinct from 'next_start') as days_in_month,
-        count(*) filter (where month_window = 'baseline') as baseline_days,
-        count(*) filter (where month_window = 'month_end') as month_end_days,
-        count(*) filter (where month_window = 'next_start') as next_start_days,
-        median(close_price_amount::double) filter (where month_window = 'baseline') as b,
-        median(close_price_amount::double) filter (where month_window = 'month_end') as e,
-        median(close_price_amount::double) filter (where month_window = 'next_start') as n,
-        avg(day_offset) filter (where month_window = 'baseline') as t_b,
-        avg(day_offset) filter (where month_window = 'month_end') as t_e,
-        avg(day_offset) filter (where month_window = 'next_start') as t_n,
-        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'baseline')
-            as baseline_cny,
-        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'month_end')
-            as month_end_cny,
-        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'next_start')
-            as next_start_cny
-    from offer_days
-    group by offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
-),
-
-offer_completeness as (
-    select
-        w.*,
-        w.baseline_days >= p.min_baseline_days
-        and w.month_end_days >= p.min_month_end_days
-        and w.next_start_days >= p.min_next_start_days as complete
-    from offer_windows as w
-    cross join params as p
-    where w.days_in_month > 0           -- a group-month exists only where M itself has data
-),
-
-offer_months as (
-    select
-        c.*,
-        -- rounded (params.depth_decimals): a steady series must tie exactly
-        case
-            when c.complete
-                then round(
-                    100 * ((c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)) - c.e)
-                    / (c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)), p.depth_decimals
-                )
-        end as depth_pct,
-        case when c.complete then round(100 * (c.b - c.e) / c.b, p.depth_decimals) end as drop_pct,
-        case
-            when c.complete then round(100 * (c.n - c.e) / c.n, p.depth_decimals)
-        end as recovery_pct
-    from offer_completeness as c
-    cross join params as p
+offer_months as (   -- one row per hourly offer and local month, its depth when complete
+    select * from intermediate.int_offer_month_depth
 ),
 
 group_months as (

@@ -6,7 +6,12 @@
    change (against the previous month's last day) belongs to no phase: it is the recovery from
    the previous month end. The statistic per phase is the MEAN absolute day-to-day change, % per
    day: a median of daily changes would hide a single step (most days do not change at all).
-   The phases' days: the `params` CTE. */
+   The phases' days: the `params` CTE.
+   Incremental by local month: a month's row reads the offer's days of that month only (day 1's
+   change, the only one reaching back, is in no phase). Zones are UTC or east of it, so new
+   observations fall in local months from the month of their first UTC day on; the runner sets
+   getvariable('since') to that month's first day (unset in a full build). */
+-- incremental: local_month by month
 with params as (
     -- The phases of a local month, as the month-end signals window it (month_end_dip): the
     -- month end is its last 5 days, mid-month (days 8-22) is clear of both month ends, and the
@@ -26,6 +31,7 @@ daily as (
         lag(close_price_amount) over offer_days as previous_amount,
         lag(currency) over offer_days as previous_currency
     from intermediate.int_offer_local_daily
+    where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
     window offer_days as (partition by offer_id order by local_date)
 ),
 

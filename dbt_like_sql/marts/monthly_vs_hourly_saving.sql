@@ -4,17 +4,21 @@
    against paying that hourly price for a whole month. Pairing: 'sku', the hourly offer with the
    monthly offer's own SKU when the line has one; else 'line', the cheapest hourly offer of the
    line. A monthly offer with no hourly partner that day has no row. Ties go to the lowest hourly
-   offer_id. */
+   offer_id. Incremental by day: a row depends on its own day only (an incremental build reads
+   the rebuilt days; getvariable('since') is unset in a full build). */
+-- incremental: day
 with monthly as (
     select *
     from intermediate.int_offer_daily
     where billing_period = 'month'
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 ),
 
 hourly as (
     select *
     from intermediate.int_offer_daily
     where billing_period = 'hour' and close_price_cny_per_gpu_hour > 0
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 ),
 
 candidates as (

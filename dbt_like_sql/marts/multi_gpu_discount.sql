@@ -2,11 +2,21 @@
    its price per GPU-hour against the cheapest whole single card of the same source, vendor,
    region, card model and variant (an unnamed variant pairs only with an unnamed one), offer kind
    and billing period that day: the two offers differ only in how many cards they rent. A server
-   without such a single card that day has no row. */
+   without such a single card that day has no row. Incremental by day: a row depends on its own
+   day only (an incremental build reads the rebuilt days; getvariable('since') is unset in a full
+   build). */
+-- incremental: day
 with servers as (
     select *
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count > 1
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
+singles as (
+    select *
+    from intermediate.int_whole_card_daily
+    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 )
 
 select
@@ -34,7 +44,7 @@ select
     (100 * (1 - s.close_price_cny_per_gpu_hour / c.whole_price_cny_per_gpu_hour))::double
         as discount_pct                                 -- negative: the server costs more per GPU
 from servers as s
-inner join intermediate.int_whole_card_daily as c
+inner join singles as c
     on s.observed_date = c.observed_date
     and s.source = c.source
     and s.vendor = c.vendor

@@ -6,11 +6,14 @@
    median across vendors, so a vendor with many lines or many regional copies counts once, and a
    vendor present on one side only counts not at all. A region with offers but no vendor that also
    has a reference offer of the same line keeps its row with a NULL discount and
-   vendors_paired = 0. */
+   vendors_paired = 0. Incremental by day: a row depends on its own day only (an incremental
+   build reads the rebuilt days; getvariable('since') is unset in a full build). */
+-- incremental: day
 with pairs as (
     select *
     from intermediate.int_regional_pairs
     where gpu_fraction = 1
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 ),
 
 vendor_ratios as (

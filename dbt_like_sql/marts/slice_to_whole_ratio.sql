@@ -2,11 +2,21 @@
    price against the cheapest whole single card of the same source, vendor, region, card model and
    variant (SXM/PCIe/NVL; an unnamed variant pairs only with an unnamed one), offer kind and
    billing period that day. The two offers differ only in how much of the card they rent. A slice
-   without such a whole card that day has no row. */
+   without such a whole card that day has no row. Incremental by day: a row depends on its own
+   day only (an incremental build reads the rebuilt days; getvariable('since') is unset in a full
+   build). */
+-- incremental: day
 with slices as (
     select *
     from intermediate.int_offer_daily
     where gpu_fraction < 1
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
+wholes as (
+    select *
+    from intermediate.int_whole_card_daily
+    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 )
 
 select
@@ -37,7 +47,7 @@ select
         / (s.gpu_count * s.gpu_fraction)
     )::double as per_gpu_premium                        -- ratio / share of a card: 1.0 = pro-rata
 from slices as s
-inner join intermediate.int_whole_card_daily as w
+inner join wholes as w
     on s.observed_date = w.observed_date
     and s.source = w.source
     and s.vendor = w.vendor

@@ -5,16 +5,37 @@ Dependencies come from the SQL itself (parsed with sqlglot, DuckDB dialect): a m
 does not parse, or reads a table nobody builds, fails at load time naming the file and the line.
 The first comment of a file is its description; a line `-- materialized: view` makes it a view,
 `-- alias: <name>` also publishes it as the view `main.<name>` (so `select * from market_claims`
-works in the DuckDB shell), and `-- incremental: <date column>` makes it a table rebuilt only from
-the earliest day that has newly loaded observations (delete those days, insert them again): the
-result equals a full rebuild as long as each output row depends only on observations of its own
-day. The bookkeeping SQL this module runs is in sql/ beside it.
+works in the DuckDB shell), and `-- incremental: ...` makes it a table that new observations
+update in place instead of rebuilding it (the first new day below is the earliest UTC day with
+observations loaded since the model's last build):
+
+* `-- incremental: <date column>`: the rows from the first new day on are deleted and inserted
+  again;
+* `-- incremental: <month column> by month`: the same from the first day of its month;
+* `... lookback <n> days` (either grain): from n days before the first new day (then its month):
+  for rows that also read the n days after their own period (a month that reads the next one's
+  start);
+* `-- incremental: <column> by key`: the rows whose <column> (a column of `observations`, e.g.
+  offer_id) appears in the newly loaded observations are deleted and inserted again.
+
+The model's SQL can read `getvariable('since')` (the first day rebuilt, `rebuild_start`; for a
+key, the first new day; unset in a full build) to limit its own scans; the runner keeps only the
+rebuilt rows of its result. The result equals a full rebuild as long as no other row depends on
+the new observations: tests/sql/test_incremental_marts.py checks every model on a simulated
+history.
+
+A model is rebuilt in full (and its downstream models with it) when its SQL or its columns
+changed, when a model it reads was so rebuilt after it, or when asked (`full`). A table model
+that reads no table (a constant, such as the sign-test table) is built once per version of its
+SQL. The bookkeeping SQL this module runs is in sql/ beside it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 
 import sqlglot
@@ -23,6 +44,8 @@ from sqlglot import exp
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
+# `-- incremental: <column> [by day|month|key] [lookback <n> days]`
+INCREMENTAL = re.compile(r"(\w+)(?:\s+by\s+(day|month|key))?(?:\s+lookback\s+(\d+)\s+days?)?\s*")
 
 
 class SqlModelError(ValueError):
@@ -38,8 +61,10 @@ class SqlModel:
     description: str
     materialized: str           # "table" | "view"
     reads: tuple[str, ...]      # qualified names of the tables it reads: "observations", "marts.x"
-    incremental_by: str | None = None   # the date column an incremental model is rebuilt by
+    incremental_by: str | None = None   # the column an incremental model is rebuilt by
     alias: str | None = None            # also published as the view main.<alias>
+    incremental_grain: str = "day"      # "day" | "month" | "key" (see the module's docstring)
+    lookback_days: int = 0              # rebuild from this many days before the first new day
 
     @property
     def table(self) -> str:
@@ -49,16 +74,36 @@ class SqlModel:
     def select(self) -> str:
         return self.sql.rstrip().rstrip(";")
 
+    @property
+    def sql_sha256(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
     def create_statement(self) -> str:
         kind = "view" if self.materialized == "view" else "table"
         return f"create or replace {kind} {self.table} as\n{self.select}"
 
+    def rebuild_start(self, first_new_day: str) -> str:
+        """The first value of the incremental column rebuilt when observations from
+        `first_new_day` (an ISO date) on are new: that day, `lookback_days` earlier, then the
+        first day of its month for a month grain (a key grain: the day itself)."""
+        start = date.fromisoformat(first_new_day)
+        if self.incremental_grain != "key":
+            start -= timedelta(days=self.lookback_days)
+        if self.incremental_grain == "month":
+            start = start.replace(day=1)
+        return start.isoformat()
+
     def incremental_statements(self, since: str) -> list[str]:
-        """Rebuild the days from `since` (an ISO date) on; earlier days stay as they are."""
+        """Rebuild the rows from `since` (an ISO date, from rebuild_start) on, or those of the
+        keys in the temporary table incremental_keys; the other rows stay as they are."""
         column = self.incremental_by
-        return [f"delete from {self.table} where {column} >= date '{since}'",
+        if self.incremental_grain == "key":
+            kept = f"{column} in (select k.key from incremental_keys as k)"
+        else:
+            kept = f"{column} >= date '{since}'"
+        return [f"delete from {self.table} where {kept}",
                 sql_text(__file__, "incremental_insert").format(
-                    table=self.table, select=self.select, column=column, since=since)]
+                    table=self.table, select=self.select, kept=kept)]
 
 
 def _description(sql: str, path: Path) -> str:
@@ -66,6 +111,23 @@ def _description(sql: str, path: Path) -> str:
     if not match:
         raise SqlModelError(f"{path}:1: a model starts with a comment saying what the table is")
     return " ".join(match.group(1).split())
+
+
+def _incremental(sql: str, path: Path) -> tuple[str | None, str, int]:
+    """The `-- incremental:` header: (column, grain, lookback days); (None, "day", 0) without."""
+    header = re.search(r"^--\s*incremental:(.*)$", sql, re.M)
+    if not header:
+        return None, "day", 0
+    match = INCREMENTAL.fullmatch(header.group(1).strip())
+    line = sql.count("\n", 0, header.start()) + 1
+    if not match:
+        raise SqlModelError(f"{path}:{line}: expected '-- incremental: <column> "
+                            f"[by day|month|key] [lookback <n> days]', got {header.group(0)!r}")
+    column, grain, lookback = match.group(1), match.group(2) or "day", int(match.group(3) or 0)
+    if grain == "key" and lookback:
+        raise SqlModelError(f"{path}:{line}: a lookback applies to a day or month grain, "
+                            "not to a key")
+    return column, grain, lookback
 
 
 def parse_model(path: Path, root: Path) -> SqlModel:
@@ -87,11 +149,11 @@ def parse_model(path: Path, root: Path) -> SqlModel:
         name = f"{table.db}.{table.name}" if table.db and table.db != "main" else table.name
         reads.append((name, table.this.meta.get("line", "?")))
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
-    inc = re.search(r"^--\s*incremental:\s*(\w+)", sql, re.M)
     alias = re.search(r"^--\s*alias:\s*(\w+)", sql, re.M)
+    column, grain, lookback = _incremental(sql, path)
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
                      mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
-                     inc.group(1) if inc else None, alias.group(1) if alias else None)
+                     column, alias.group(1) if alias else None, grain, lookback)
     object.__setattr__(model, "_lines", dict(reads))
     return model
 
@@ -140,6 +202,7 @@ def rebuild_from(con, model: SqlModel) -> str | None:
                         [model.table]).fetchone()
     if built is None:
         return None
+    con.execute(sql_text(__file__, "cache_crawl_first_days"), {"built_at": built[0]})
     since = con.execute(sql_text(__file__, "first_new_day"), {"built_at": built[0]}).fetchone()[0]
     return since.isoformat() if since else None
 
@@ -155,38 +218,69 @@ def _same_columns(con, model: SqlModel) -> bool:
     return stored == selected
 
 
+def _must_reset(con, model: SqlModel, state: tuple | None, full: bool) -> bool:
+    """Whether the model is rebuilt from scratch: asked to, never built, its SQL changed since,
+    or a model it reads was rebuilt from scratch after it (its rows would be stale)."""
+    if full or state is None or state[1] != model.sql_sha256:
+        return True
+    upstream = con.execute(sql_text(__file__, "upstream_reset"),
+                           {"reads": list(model.reads), "built_at": state[0]}).fetchone()[0]
+    return upstream > 0
+
+
+def _update_incrementally(con, model: SqlModel) -> str | None:
+    """Rebuild the rows the observations loaded since the last build reach; returns how, or None
+    when the stored table's columns are not the model's (it must be rebuilt in full)."""
+    first_new_day = rebuild_from(con, model)
+    if not first_new_day:
+        return "up to date"
+    if not _same_columns(con, model):
+        return None
+    since = model.rebuild_start(first_new_day)
+    if model.incremental_grain == "key":
+        built_at = con.execute("select built_at from raw.model_state where model = ?",
+                               [model.table]).fetchone()[0]
+        con.execute(sql_text(__file__, "incremental_keys").format(column=model.incremental_by),
+                    {"built_at": built_at, "first_new_day": first_new_day})
+    # models may read it to limit their own scans (getvariable('since'))
+    con.execute(f"set variable since = date '{since}'")
+    try:
+        for statement in model.incremental_statements(since):
+            con.execute(statement)
+    finally:
+        con.execute("reset variable since")
+        con.execute("drop table if exists incremental_keys")
+    return f"incremental from {first_new_day}"
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
-    """Build one model inside DuckDB; returns how ("view", "full", "incremental from <day>",
-    "up to date")."""
+    """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
+    day>", "up to date")."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
+    started = con.execute("select now()").fetchone()[0]
+    state = con.execute("select built_at, sql_sha256, reset_at from raw.model_state "
+                        "where model = ?", [model.table]).fetchone()
+    reset = _must_reset(con, model, state, full)
+    how = None
     if model.materialized == "view":
         con.execute(model.create_statement())
-        if model.alias:
-            con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
-        return "view"
-    started = con.execute("select now()").fetchone()[0]
-    exists = con.execute(sql_text(__file__, "table_exists"),
-                         {"schema": model.layer, "table": model.name}).fetchone()[0]
-    state = con.execute("select count(*) from raw.model_state where model = ?",
-                        [model.table]).fetchone()[0]
-    if model.incremental_by and exists and state and not full and _same_columns(con, model):
-        since = rebuild_from(con, model)
-        how = "up to date"
-        if since:
-            # models may read it to limit their own scans (getvariable('since'))
-            con.execute(f"set variable since = date '{since}'")
-            try:
-                for statement in model.incremental_statements(since):
-                    con.execute(statement)
-            finally:
-                con.execute("reset variable since")
-            how = f"incremental from {since}"
-    else:
+        how = "view"
+    elif not con.execute(sql_text(__file__, "table_exists"),
+                         {"schema": model.layer, "table": model.name}).fetchone()[0]:
+        reset = True
+    elif not reset and model.incremental_by:
+        how = _update_incrementally(con, model)    # None: its columns changed
+        reset = how is None
+    elif not reset and not model.reads:
+        how = "up to date"          # a constant table, already built from this SQL
+    if how is None:
         con.execute(model.create_statement())
         how = "full"
-    con.execute("insert or replace into raw.model_state values (?, ?)", [model.table, started])
+    con.execute(sql_text(__file__, "record_model_state"),
+                {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
+                 "reset_at": started if reset else state[2]})
     if model.alias:
         con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
     return how

@@ -19,7 +19,14 @@ create table if not exists raw.crawls (
 );
 -- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set)
 alter table raw.crawls add column if not exists status varchar;
-
+-- The first UTC day of each normalized crawl's observations (null: it has none), found once per
+-- crawl by the SQL model runner: finding it scans the crawl_id of every observation, so the
+-- incremental models of a run share one scan.
+create table if not exists raw.crawl_first_days (
+    crawl_id varchar primary key,
+    normalized_at timestamptz not null,
+    first_day date
+);
 -- Every offer a passing crawl yielded, exactly as the spider emitted it.
 create table if not exists raw.offers (
     crawl_id varchar not null,

@@ -1,5 +1,5 @@
--- The columns of the stored table $schema.$table, in order.
+-- The columns of the stored table $schema.$table (in the session's database), in order.
 select column_name
-from information_schema.columns
-where table_schema = $schema and table_name = $table
-order by ordinal_position
+from duckdb_columns()
+where database_name = current_database() and schema_name = $schema and table_name = $table
+order by column_index

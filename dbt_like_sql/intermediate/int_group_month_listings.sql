@@ -1,0 +1,75 @@
+/* Hourly listings per group and LOCAL month, for the capacity signal: one row per group (source,
+   vendor, card model and variant, region, offer kind; hourly billing only, as in
+   marts.month_end_dip) and local month M in which it had offers listed, in M or in days 1-7 of
+   M+1: the days of M it was listed on, and per window (baseline = days 8-22 of M, month end = the
+   last 5 days, next start = days 1-7 of M+1) the sum over the days of the offers listed and of
+   those available (unknown stock counts as available): divided by the days the source was read
+   (intermediate.int_source_month_reads), the daily means marts.month_end_capacity compares.
+   Windows: the `params` CTE (as in intermediate.int_offer_month_depth).
+   Incremental by month: a month's row also reads days 1-7 of the next month (params
+   next_start_last_day; the header's lookback must match it); the runner sets
+   getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
+-- incremental: month by month lookback 7 days
+with params as (
+    select
+        8 as baseline_first_day,            -- baseline: days 8-22 of M
+        22 as baseline_last_day,
+        5 as month_end_window_days,         -- month end: the last 5 days of M
+        7 as next_start_last_day            -- next start: days 1-7 of M+1
+),
+
+hourly as (
+    select *
+    from intermediate.int_offer_local_daily
+    where billing_period = 'hour'
+        and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
+windowed as (   -- each offer-day in its own month, and days 1-7 again as M-1's next start
+    select
+        h.*,
+        h.local_month as month,
+        case
+            when day(h.local_date) between p.baseline_first_day and p.baseline_last_day
+                then 'baseline'
+            when date_diff('day', h.local_date, last_day(h.local_date)) < p.month_end_window_days
+                then 'month_end'
+        end as month_window
+    from hourly as h
+    cross join params as p
+    union all
+    select
+        h.*,
+        (h.local_month - interval 1 month)::date as month,
+        'next_start' as month_window
+    from hourly as h
+    cross join params as p
+    where day(h.local_date) <= p.next_start_last_day
+)
+
+select
+    month,                                              -- first day of the LOCAL month M
+    source,
+    vendor,
+    gpu_model,
+    gpu_variant,                                        -- null: the listings did not say
+    region_code,
+    offer_kind,
+    any_value(region_group) as region_group,            -- province in China, else country
+    any_value(local_time_zone) as local_time_zone,      -- the calendar the month is in
+    count(distinct local_date) filter (where month_window is distinct from 'next_start')
+        as listed_days,                                 -- days of M with an offer listed
+    count(*) filter (where month_window = 'baseline')
+        as baseline_listed_offer_days,                  -- offers listed, summed over days 8-22
+    count(*) filter (where month_window = 'month_end')
+        as month_end_listed_offer_days,                 -- ... over the last 5 days
+    count(*) filter (where month_window = 'next_start')
+        as next_start_listed_offer_days,                -- ... over days 1-7 of M+1
+    count(*) filter (where month_window = 'baseline' and available)
+        as baseline_available_offer_days,               -- offers available, days 8-22
+    count(*) filter (where month_window = 'month_end' and available)
+        as month_end_available_offer_days,
+    count(*) filter (where month_window = 'next_start' and available)
+        as next_start_available_offer_days
+from windowed
+group by month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind

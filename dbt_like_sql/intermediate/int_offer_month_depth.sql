@@ -1,0 +1,142 @@
+/* Month-end depth per offer: one row per hourly offer and LOCAL month M in which it was listed
+   (the vendor's calendar, intermediate.int_offer_local_daily), its price followed in its listed
+   currency (exchange rates cannot make a dip): b = median daily close over local days 8-22 of M
+   (>= 5 days), e = over the last 5 days of M (>= 2 days), n = over days 1-7 of M+1 (>= 2 days);
+   t_b, t_e, t_n = mean day offsets (days since the 1st of M) of the days used. The offer-month is
+   complete when all three exist; its depth is the distance of e below the straight line from b
+   to n: expected = b + (n - b)(t_e - t_b) / (t_n - t_b), depth_pct = 100 (expected - e) /
+   expected; drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n. The small per-period rows
+   marts.month_end_dip tests over all months. Windows and minimums: the `params` CTE.
+   Incremental by month: a month's row also reads days 1-7 of the next month (params
+   next_start_last_day; the header's lookback must match it), so new observations rebuild the
+   months from the month of their first UTC day minus 7 days on; the runner sets
+   getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
+-- incremental: month by month lookback 7 days
+with params as (
+    select
+        -- Windows of local days: the baseline is mid-month, clear of both month ends; the month
+        -- end is where budgets run out; the next start is the first week of M+1 (the recovery).
+        8 as baseline_first_day,            -- baseline: days 8-22 of M
+        22 as baseline_last_day,
+        5 as month_end_window_days,         -- month end: the last 5 days of M
+        7 as next_start_last_day,           -- next start: days 1-7 of M+1
+        -- An offer-month is complete with a median over enough days in each window: 5 of the
+        -- 15 baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
+        5 as min_baseline_days,
+        2 as min_month_end_days,
+        2 as min_next_start_days,
+        -- Depths are rounded to 1e-6 %: a steady series must tie exactly, not by a float's last
+        -- digit.
+        6 as depth_decimals
+),
+
+local_days as (   -- the rebuilt months' days and the next month's start (all in a full build)
+    select *
+    from intermediate.int_offer_local_daily
+    where billing_period = 'hour'
+        and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
+offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start
+    select
+        d.*,
+        d.local_month as month,
+        date_diff('day', d.local_month, d.local_date) as day_offset,
+        case
+            when day(d.local_date) between p.baseline_first_day and p.baseline_last_day
+                then 'baseline'
+            when date_diff('day', d.local_date, last_day(d.local_date)) < p.month_end_window_days
+                then 'month_end'
+        end as month_window
+    from local_days as d
+    cross join params as p
+    union all
+    select
+        d.*,
+        (d.local_month - interval 1 month)::date as month,
+        date_diff('day', (d.local_month - interval 1 month)::date, d.local_date) as day_offset,
+        'next_start' as month_window
+    from local_days as d
+    cross join params as p
+    where day(d.local_date) <= p.next_start_last_day
+),
+
+offer_windows as (
+    select
+        offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
+        any_value(region_group) as region_group,
+        any_value(local_time_zone) as local_time_zone,
+        any_value(currency) as currency,
+        count(*) filter (where month_window is distinct from 'next_start') as days_in_month,
+        count(*) filter (where month_window = 'baseline') as baseline_days,
+        count(*) filter (where month_window = 'month_end') as month_end_days,
+        count(*) filter (where month_window = 'next_start') as next_start_days,
+        median(close_price_amount::double) filter (where month_window = 'baseline') as b,
+        median(close_price_amount::double) filter (where month_window = 'month_end') as e,
+        median(close_price_amount::double) filter (where month_window = 'next_start') as n,
+        avg(day_offset) filter (where month_window = 'baseline') as t_b,
+        avg(day_offset) filter (where month_window = 'month_end') as t_e,
+        avg(day_offset) filter (where month_window = 'next_start') as t_n,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'baseline')
+            as baseline_cny,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'month_end')
+            as month_end_cny,
+        median(close_price_cny_per_gpu_hour::double) filter (where month_window = 'next_start')
+            as next_start_cny
+    from offer_days
+    group by offer_id, month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+),
+
+offer_completeness as (
+    select
+        w.*,
+        w.baseline_days >= p.min_baseline_days
+        and w.month_end_days >= p.min_month_end_days
+        and w.next_start_days >= p.min_next_start_days as complete
+    from offer_windows as w
+    cross join params as p
+    where w.days_in_month > 0           -- an offer-month exists only where M itself has data
+)
+
+select
+    c.month,                                            -- first day of the LOCAL month M
+    c.offer_id,
+    c.source,
+    c.vendor,
+    c.gpu_model,
+    c.gpu_variant,                                      -- null: the listing did not say
+    c.region_code,
+    c.offer_kind,
+    c.region_group,                                     -- province in China, else country
+    c.local_time_zone,                                  -- the calendar the month is in
+    c.currency,                                         -- the listed currency
+    c.days_in_month,                                    -- local days of M with a close
+    c.baseline_days,                                    -- of them in days 8-22
+    c.month_end_days,                                   -- ... in the last 5 days
+    c.next_start_days,                                  -- days 1-7 of M+1 with a close
+    c.b,                                                -- median close, days 8-22 (listed)
+    c.e,                                                -- median close, last 5 days
+    c.n,                                                -- median close, days 1-7 of M+1
+    c.t_b,                                              -- mean day offset of the baseline days
+    c.t_e,                                              -- ... of the month-end days
+    c.t_n,                                              -- ... of the next-start days
+    c.baseline_cny,                                     -- b in CNY per GPU-hour, for reading
+    c.month_end_cny,                                    -- e in CNY per GPU-hour
+    c.next_start_cny,                                   -- n in CNY per GPU-hour
+    c.complete,                                         -- all three windows have enough days
+    -- rounded (params.depth_decimals): a steady series must tie exactly; null: not complete
+    case
+        when c.complete
+            then round(
+                100 * ((c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)) - c.e)
+                / (c.b + (c.n - c.b) * (c.t_e - c.t_b) / (c.t_n - c.t_b)), p.depth_decimals
+            )
+    end as depth_pct,                                   -- e below the b-n line, %
+    case
+        when c.complete then round(100 * (c.b - c.e) / c.b, p.depth_decimals)
+    end as drop_pct,                                    -- e below b, %
+    case
+        when c.complete then round(100 * (c.n - c.e) / c.n, p.depth_decimals)
+    end as recovery_pct                                 -- n above e, %
+from offer_completeness as c
+cross join params as p
