@@ -34,7 +34,7 @@ run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
 
 test: setup lint
-	@$(BIN)/python -m pytest $(PYTEST_ARGS)
+	@$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
 ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml

@@ -1,8 +1,10 @@
-"""Shared fixtures: the replay server, temp data dirs, an in-memory DuckDB with the pipeline's
-schema. Shared functions live in tests/helpers/."""
+"""Shared fixtures: the replay server, one `gpuprices run` over the snapshots for the tests that
+only read it, temp data dirs, an in-memory DuckDB with the pipeline's schema. Shared functions
+live in tests/helpers/."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import duckdb
@@ -11,12 +13,32 @@ import pytest
 from pipelines.warehouse.db import ensure_schema
 from spiders.layout import SNAPSHOT_DIR
 from spiders.replay_server import ReplayServer
+from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
 
 
 @pytest.fixture(scope="session")
 def replay_server():
     with ReplayServer(SNAPSHOT_DIR) as server:
         yield server
+
+
+def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's temp root, common to all its xdist workers (each has its own basetemp)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@pytest.fixture(scope="session")
+def snapshot_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """`gpuprices run` over every bundled snapshot, once per test session (all its workers)."""
+    return shared_run(_shared_root(tmp_path_factory) / "snapshot_run")
+
+
+@pytest.fixture(scope="session")
+def two_source_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """`gpuprices run` over idc_sinnet_bj (HTML) and azure (JSON), the pair the fault and bad-input
+    tests start from, once per session."""
+    return shared_run(_shared_root(tmp_path_factory) / "two_source_run", *TWO_SOURCES)
 
 
 @pytest.fixture

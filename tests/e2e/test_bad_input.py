@@ -57,9 +57,10 @@ def test_bad_rows_are_quarantined_and_good_rows_land(tmp_path):
     assert "quarantined 2 × idc_sinnet_bj [card]" in proc.stdout
 
 
-def test_a_whole_source_gone_wrong_blocks_the_marts_until_rejected(tmp_path):
-    data_dir = tmp_path / "data"
-    assert gpuprices(data_dir, "run", *SOURCES).returncode == 0
+def test_a_whole_source_gone_wrong_blocks_the_marts_until_rejected(two_source_run, tmp_path):
+    # the session's clean run of both sources (tests/conftest.py), copied: this test runs again
+    assert two_source_run.returncode == 0, two_source_run.stdout + two_source_run.stderr
+    data_dir = two_source_run.copy_to(tmp_path)
     before = query(data_dir, "select count(*), sum(price_per_gpu_hour_cny) from observations")
     feed = data_dir / "feeds" / "latest_prices.csv"
     feed_before = feed.read_bytes()

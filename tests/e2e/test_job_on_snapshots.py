@@ -1,5 +1,7 @@
 """End to end: `gpuprices run` (the real Dagster job) over the replay server, Chromium included,
-into a temporary data directory. Checks rows, types, known prices, idempotency and isolation."""
+into a temporary data directory. Checks rows, types, known prices, idempotency and isolation.
+The run is the session's `snapshot_run` (tests/conftest.py); the tests that run again do it on a
+copy of it."""
 
 from __future__ import annotations
 
@@ -19,12 +21,11 @@ from tests.helpers.runs import gpuprices, query
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def first_run(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("e2e") / "data"
-    proc = gpuprices(data_dir, "run")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return data_dir, proc
+@pytest.fixture
+def first_run(snapshot_run):
+    """The session's run over the snapshots (tests/conftest.py): read, never written to."""
+    assert snapshot_run.returncode == 0, snapshot_run.stdout + snapshot_run.stderr
+    return snapshot_run.data_dir, snapshot_run
 
 
 def test_summary_reports_every_source_and_the_checks(first_run):
@@ -135,8 +136,9 @@ print(con.execute("select count(*) from observations").fetchone()[0], flush=True
 """
 
 
-def test_second_run_adds_no_rows_while_a_reader_holds_the_database(first_run):
-    data_dir, _ = first_run
+def test_second_run_adds_no_rows_while_a_reader_holds_the_database(first_run, snapshot_run,
+                                                                   tmp_path):
+    data_dir = snapshot_run.copy_to(tmp_path)          # it runs again: on a copy of the first run
     before = query(data_dir, "select count(*) from observations")[0][0]
     quarantined = query(data_dir, "select count(*) from quarantine")[0][0]
     reader = subprocess.Popen([sys.executable, "-c", HOLDER, str(data_dir / "prices.db")],
@@ -176,9 +178,8 @@ def test_live_and_from_raw_exclude_each_other(tmp_path):
     assert "--live and --from-raw exclude each other" in proc.stderr
 
 
-# Last: it adds a failed crawl to the archive that the tests above must not see.
-def test_broken_source_is_isolated_and_loses_nothing(first_run, tmp_path):
-    data_dir, _ = first_run
+def test_broken_source_is_isolated_and_loses_nothing(first_run, snapshot_run, tmp_path):
+    data_dir = snapshot_run.copy_to(tmp_path)          # it adds a failed crawl: on a copy
     idc_before = query(data_dir, "select count(*) from observations where source = 'idc_sinnet_bj'")
     snapshots = tmp_path / "snapshots"
     shutil.copytree(SNAPSHOT_DIR, snapshots)

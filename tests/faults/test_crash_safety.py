@@ -32,6 +32,7 @@ import duckdb
 import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from tests.helpers.runs import TWO_SOURCES
 
 pytestmark = [pytest.mark.e2e,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")]
@@ -169,12 +170,12 @@ def opens_intact(work_db: Path, scratch: Path) -> dict[str, int]:
         return {t: con.execute(f"select count(*) from {t}").fetchone()[0] for (t,) in tables}
 
 
-@pytest.fixture(scope="module")
-def uninterrupted(tmp_path_factory) -> Path:
-    data_dir = tmp_path_factory.mktemp("uninterrupted") / "data"
-    proc = run_to_the_end(data_dir)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return data_dir
+@pytest.fixture(scope="session")
+def uninterrupted(two_source_run) -> Path:
+    """The same two sources run to the end (the session's run, tests/conftest.py): only read."""
+    assert ("run", *TWO_SOURCES) == RUN          # the same run as the killed ones
+    assert two_source_run.returncode == 0, two_source_run.stdout + two_source_run.stderr
+    return two_source_run.data_dir
 
 
 # Where to kill: inside the raw load's commit (raw.crawls, raw.offers), inside its checkpoint into

@@ -343,10 +343,11 @@ def test_stopping_the_server_ends_a_pending_hang():
 # --- the pipeline: a source down loses none of its earlier observations -----------------------
 
 @pytest.mark.e2e
-def test_pipeline_with_a_source_down_keeps_its_earlier_observations(tmp_path):
-    data_dir, sources = tmp_path / "data", ("--source", IDC, "--source", AZURE)
-    clean = gpuprices(data_dir, "run", *sources)
+def test_pipeline_with_a_source_down_keeps_its_earlier_observations(two_source_run, tmp_path):
+    sources = ("--source", IDC, "--source", AZURE)
+    clean = two_source_run             # the session's clean run of both (tests/conftest.py)
     assert clean.returncode == 0, clean.stdout + clean.stderr
+    data_dir = clean.copy_to(tmp_path)  # it runs again: on a copy
     azure_sql = "select * exclude (crawl_id) from observations where source = 'azure' order by all"
     azure_before = query(data_dir, azure_sql)
     idc_sql = "select count(*) from observations where source = 'idc_sinnet_bj'"

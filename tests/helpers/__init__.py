@@ -6,7 +6,8 @@
 - responses: recorded snapshot files as real Scrapy responses (`file_response`)
 - crawl: one real `scrapy crawl` in a subprocess over the replay server (`run_crawl`)
 - receivers: a JSON webhook and an SMTP mailbox on 127.0.0.1 (`Receiver`, `Mailbox`)
-- runs: `gpuprices` in a subprocess, as a user runs it, and reading what it published
+- runs: `gpuprices` in a subprocess, as a user runs it, and reading what it published; the runs
+  a session shares among the tests that only read them (`shared_run`, `SharedRun.copy_to`)
 - published: a small published database for the reading commands; `gpuprices` in-process
 - alert_histories: price histories landed as the loader lands them, alert rules, the outbox
 - advisor_offers: current offers as marts.latest_prices has them (`row`)

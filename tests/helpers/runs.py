@@ -1,27 +1,78 @@
 """`gpuprices` as a user runs it: a subprocess on a temporary data directory (the real Dagster
-job over the replay server for `run`), and reading the database it published."""
+job over the replay server for `run`), and reading the database it published. A run that tests
+only read is made once per session and shared by every xdist worker (`shared_run`)."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
+# an HTML source and a paged JSON one: the pair the fault and bad-input tests run
+TWO_SOURCES = ("--source", "idc_sinnet_bj", "--source", "azure")
+
+
+def _env(data_dir: Path, snapshots: Path) -> dict[str, str]:
+    return {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
+            "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
+            "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
+
 
 def gpuprices(data_dir: Path, *args: str,
               snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
-           "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
-           "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
-    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=600)
+    return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT,
+                          env=_env(data_dir, snapshots), capture_output=True, text=True,
+                          timeout=600)
 
 
 def query(data_dir: Path, sql: str) -> list[tuple]:
     with duckdb.connect(str(data_dir / "prices.db"), read_only=True) as con:
         return con.execute(sql).fetchall()
+
+
+@dataclass(frozen=True)
+class SharedRun:
+    """`gpuprices run` over the bundled snapshots, made once for the tests that only read it: its
+    data directory (beside it the run's DAGSTER_HOME) and what it printed. Read it, never write
+    into it: a test that runs again on top of it works on `copy_to(tmp_path)`."""
+    data_dir: Path
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def copy_to(self, root: Path) -> Path:
+        """The data directory and DAGSTER_HOME copied under `root`; returns the copy's data
+        directory."""
+        for name in (self.data_dir.name, "dagster_home"):
+            shutil.copytree(self.data_dir.parent / name, root / name)
+        return root / self.data_dir.name
+
+
+def shared_run(root: Path, *args: str) -> SharedRun:
+    """`gpuprices run *args` under `root`, made by whichever process asks first (a file lock:
+    xdist workers share `root`); the others read its recorded outcome. The installed `gpuprices`
+    console script runs it (the other runs in the suite go through `python -m pipelines.cli`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    outcome = root / "outcome.json"
+    with (root / "run.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)          # released when the file closes
+        if not outcome.exists():
+            data_dir = root / "data"
+            proc = subprocess.run([str(Path(sys.executable).parent / "gpuprices"), "run", *args],
+                                  cwd=REPO_ROOT, env=_env(data_dir, SNAPSHOT_DIR),
+                                  capture_output=True, text=True, timeout=600)
+            outcome.write_text(json.dumps({"data_dir": str(data_dir),
+                                           "returncode": proc.returncode,
+                                           "stdout": proc.stdout, "stderr": proc.stderr}),
+                               encoding="utf-8")
+    recorded = json.loads(outcome.read_text(encoding="utf-8"))
+    return SharedRun(Path(recorded.pop("data_dir")), **recorded)

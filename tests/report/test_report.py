@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
@@ -25,7 +23,6 @@ from playwright.sync_api import Browser, sync_playwright
 from plotly.offline import get_plotlyjs
 
 from pipelines.display import MAX_TEXT_CHARS, clean_text
-from spiders.layout import REPO_ROOT
 from spiders.settings import CHROMIUM_ARGS
 from tests.helpers.report_market import (
     HOSTILE,
@@ -239,15 +236,13 @@ def test_one_day_of_data_shows_points_with_day_ticks(tmp_path, browser):
 # -- the real replayed data --------------------------------------------------------------------
 
 @pytest.mark.e2e
-def test_report_on_a_real_replayed_run(tmp_path, browser):
-    """`gpuprices run` over the bundled snapshots, then the report built from the published
-    data/prices.db (whether or not the report asset is registered) and opened in Chromium."""
-    data = tmp_path / "data"
-    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data), "DAGSTER_HOME": str(tmp_path / "home")}
-    proc = subprocess.run([str(Path(sys.executable).parent / "gpuprices"), "run"], cwd=REPO_ROOT,
-                          env=env, capture_output=True, text=True, timeout=900)
+def test_report_on_a_real_replayed_run(tmp_path, browser, snapshot_run):
+    """`gpuprices run` over the bundled snapshots (the session's run, tests/conftest.py: the
+    installed console script), then the report built from the published data/prices.db (whether
+    or not the report asset is registered) and opened in Chromium."""
+    proc = snapshot_run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    result = build_page(data / "prices.db", tmp_path / "report" / "index.html")
+    result = build_page(snapshot_run.data_dir / "prices.db", tmp_path / "report" / "index.html")
     assert result.charts == 12          # every family has hourly whole, slice or spot offers
     seen = visit(browser, result.path)
     try:

@@ -1,0 +1,34 @@
+"""The month-end dip's strength floor (dbt_like_sql/marts/month_end_dip.sql, `min_strength_pct`):
+a dip too shallow to matter is no signal even when every offer-month shows it, while the same
+history with a dip above the floor signals (so the test can tell the floor from a blind mart).
+
+Four months of one IDC's real offers, without noise: every offer-month has the same depth, so the
+sign test is as sure as it can be and only the strength decides."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import duckdb
+import pytest
+
+from pipelines.tools.simulate import MonthEndDip, load_offers, simulate
+from pipelines.tools.truth import metrics
+
+SOURCE = "idc_ulanqab"
+
+
+def dip_groups(path, size_pct: float):
+    simulate(path, start=date(2026, 1, 1), days=120, offers=load_offers(sources=[SOURCE]),
+             effects=[MonthEndDip(size_pct, (SOURCE,))], seed=3, every_hours=12, noise_pct=0.0)
+    with duckdb.connect(str(path), read_only=True) as con:
+        return metrics.query(con, "dip_groups")
+
+
+@pytest.mark.parametrize(("size_pct", "signals"), [(0.5, False), (3.0, True)],
+                         ids=["below-the-1-pct-floor", "above-it"])
+def test_only_a_dip_above_the_strength_floor_signals(tmp_path, size_pct, signals):
+    groups = dip_groups(tmp_path / "sim.db", size_pct)
+    mine = groups[groups["source"] == SOURCE]
+    assert (mine["offer_months"].fillna(0) >= 5).any()        # judged, not merely unseen
+    assert mine["dip_signal"].any() == signals, mine
