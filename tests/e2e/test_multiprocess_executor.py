@@ -90,7 +90,8 @@ def test_multiprocess_run_builds_the_same_tables(both_runs):
 
 def test_multiprocess_run_crawls_each_source_in_its_own_steps(both_runs):
     default, multiprocess, runs = both_runs
-    assert "(multiprocess executor)" in runs["multiprocess"].stdout
+    # rich wraps the header at the console width, and a long data path moves the break
+    assert "(multiprocess executor)" in " ".join(runs["multiprocess"].stdout.split())
     keys = step_keys(multiprocess / "dagster_home")
     for source in SOURCES:
         assert {f"raw__{source}.crawl_{source}", f"raw__{source}.load_{source}"} <= keys

@@ -18,8 +18,7 @@ from typing import Any
 
 from pipelines.tools.bench.config import say
 
-SUITE_COMMAND = (".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                 "-n", "2", "--dist", "loadfile")
+SUITE_COMMAND = (".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x")
 SUITE_TIMEOUT_SECONDS = 3 * 3600
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?|deselected|warnings?)")
 
