@@ -136,3 +136,25 @@ def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         metadata={"stale": dg.MetadataValue.json(
             [{"source": s, "last_passing_crawl": str(t)} for s, t in stale])},
     )
+
+
+# How far back the uniqueness check looks: the hours a run writes, with room for a late crawl.
+UNIQUE_WINDOW_HOURS = 72
+
+
+@dg.asset_check(asset="observations", blocking=True, pool=DUCKDB_POOL,
+                description=f"No offer is observed twice in one hour over the newest "
+                            f"{UNIQUE_WINDOW_HOURS} h: the table has no primary key (its index "
+                            "cost most of each run's load), the pipeline keeps it unique. "
+                            "Blocking: a duplicate would count twice in every mart.")
+def observations_unique_per_offer_hour(duckdb: DuckDBResource) -> dg.AssetCheckResult:
+    with duckdb.get_connection() as con:
+        duplicates = con.execute(sql_text(__file__, "duplicate_observations"),
+                                 {"window_hours": UNIQUE_WINDOW_HOURS}).fetchall()
+    return dg.AssetCheckResult(
+        passed=not duplicates,
+        description=(f"{len(duplicates)} offer-hours observed more than once" if duplicates
+                     else f"every offer once per hour over the last {UNIQUE_WINDOW_HOURS} h"),
+        metadata={"duplicates": dg.MetadataValue.json(
+            [{"offer_id": o, "observed_hour": str(h), "copies": n} for o, h, n in duplicates])},
+    )

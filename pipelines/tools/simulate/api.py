@@ -193,15 +193,6 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
     started = time.perf_counter()
     con = _fresh_database(path)
     try:
-        # Bulk load without the primary key's index, then add it: the same table as
-        # ensure_schema's, several times faster to fill.
-        ddl = con.execute(sql_text(__file__, "observations_ddl")).fetchone()[0]
-        without_key = ddl.replace(", PRIMARY KEY(offer_id, observed_hour)", "")
-        if without_key == ddl:
-            raise SimulationError("unexpected observations DDL: no PRIMARY KEY(offer_id, "
-                                  "observed_hour) to defer")
-        con.execute("drop table observations")
-        con.execute(without_key)
         con.execute("set preserve_insertion_order = false")   # lets DuckDB write in parallel
         register_plan(con, plan)
         truth_rows = write_truth(con, plan, effects, seed=seed, noise_pct=noise_pct,
@@ -212,7 +203,6 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
             written += insert_hours(con, plan, hours[i:i + step], normalized_at, f"sim-seed-{seed}")
             if progress:
                 progress(written, max(total, written))
-        con.execute("alter table observations add primary key (offer_id, observed_hour)")
         con.execute("checkpoint")
     except BaseException:
         con.close()                       # a half-written simulation is not left behind

@@ -13,8 +13,14 @@ create table if not exists raw.crawls (
     offers integer not null,
     requests integer,
     failures varchar[],
+    -- when its offers were published (null: pending), and how many became observations (its rows
+    -- that joined `observations`, or were there already from an earlier crawl of the same offer
+    -- and hour: a replay, a re-crawled hour)
     normalized_at timestamptz,
     normalized_rows integer,
+    -- how many of its offers normalization refused; each problem is stored once in `quarantine`,
+    -- under the first crawl that showed it, so a replayed crawl counts its problems here but adds
+    -- no quarantine rows
     quarantined_rows integer
 );
 -- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set)
@@ -27,15 +33,26 @@ create table if not exists raw.crawl_first_days (
     normalized_at timestamptz not null,
     first_day date
 );
--- Every offer a passing crawl yielded, exactly as the spider emitted it.
+-- The crawls whose raw offers the current observation_batch was built from, with what became of
+-- them; `observations` marks exactly these crawls normalized, in the transaction that publishes
+-- their rows. A crawl loaded after the batch was built is not here: it stays pending.
+create table if not exists raw.batch_crawls (
+    crawl_id varchar primary key,
+    normalized_rows integer not null,
+    quarantined_rows integer not null
+);
+-- Every offer a passing crawl yielded, exactly as the spider emitted it. Unique by (crawl_id,
+-- item_no) without a key (pipelines/warehouse/db.py says why): a crawl's offers load once, in
+-- the transaction that inserts its raw.crawls row.
 create table if not exists raw.offers (
     crawl_id varchar not null,
     item_no integer not null,
     source varchar not null,
-    item json not null,
-    primary key (crawl_id, item_no)
+    item json not null
 );
 
+-- Unique by (offer_id, observed_hour) without a key (pipelines/warehouse/db.py says why):
+-- publish_batch.sql skips what is there, the check observations_unique_per_offer_hour watches.
 create table if not exists observations (
     observed_at timestamptz not null,
     observed_hour timestamptz not null,
@@ -64,8 +81,7 @@ create table if not exists observations (
     url varchar not null,
     raw_ref varchar not null,
     offer_id varchar not null,
-    crawl_id varchar not null,
-    primary key (offer_id, observed_hour)
+    crawl_id varchar not null
 );
 
 -- The rows normalized in the current run, validated before they join `observations`.
@@ -80,5 +96,13 @@ create table if not exists quarantine (
     reason varchar not null,
     raw_item json not null,
     quarantined_at timestamptz not null,
+    -- sha256 of raw_item's text: with source and stage, what identifies a problem, so replaying
+    -- the same captured bytes (the same item text, observed_at included) adds no row again
+    raw_item_sha256 varchar,
     primary key (crawl_id, item_no)
 );
+-- Databases made before raw_item_sha256: the column, filled in once. Rows an older version
+-- stored again for every replay are left as they were (not deleted).
+alter table quarantine add column if not exists raw_item_sha256 varchar;
+update quarantine set raw_item_sha256 = sha256(raw_item::varchar)
+where raw_item_sha256 is null;

@@ -1,6 +1,7 @@
 -- One block of simulated observations: every offer (sim_offers) at every hour of the block
--- (sim_chunk). {or_ignore}: "or ignore" when an hour may already be there (append_hour).
-insert {or_ignore} into observations
+-- (sim_chunk). The placeholder at the end takes only_new_observations.sql when an hour may
+-- already be there (append_hour): observations has no primary key (warehouse/db.py says why).
+insert into observations
 select
     to_timestamp(c.observed_s) as observed_at,
     to_timestamp(c.h * 3600) as observed_hour,
@@ -21,3 +22,4 @@ select
         as crawl_id
 from sim_chunk as c
 join sim_offers as o on c.oi = o.oi
+{only_new}
