@@ -1,5 +1,7 @@
 /* Cheapest offers: the 3 cheapest offers per card, offer kind, billing period, country and region
-   group (province in China, country elsewhere), by each offer's latest price per GPU-hour. */
+   group (province in China, country elsewhere), by each offer's latest price per GPU-hour. A price
+   held back as a possible outlier (marts.price_outliers: far from its card's market, not yet
+   confirmed by a later crawl) is left out until it is confirmed. */
 -- alias: cheapest_offers
 with params as (
     -- How many offers each group lists: the few a buyer compares, not the whole market.
@@ -8,10 +10,13 @@ with params as (
 
 offers as (
     select
-        *,
-        case when country = 'CN' then coalesce(province_or_state, 'CN') else country end
+        l.*,
+        case when l.country = 'CN' then coalesce(l.province_or_state, 'CN') else l.country end
             as region_group
-    from marts.latest_prices
+    from marts.latest_prices as l
+    left join marts.price_outliers as h
+        on l.offer_id = h.offer_id and h.outlier_status = 'held'
+    where h.offer_id is null
 ),
 
 ranked as (

@@ -3,7 +3,9 @@ new alerts to the outbox, moving the watermark, in one transaction.
 
 `drop` and `new_low` look only at observations loaded since the previous detection
 (`sql/new_observations.sql`); `month_end_dip`, `watch` and `workload_cheaper` read the current
-state of their tables each run, and their keys keep them to one alert.
+state of their tables each run, and their keys keep them to one alert. A possible outlier (a price
+far from its card's market, marts.price_outliers) alerts nobody until a later crawl confirms it
+(`sql/held_observations.sql`; `watch` skips offers the mart holds back).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ from pipelines.warehouse.sql_files import sql_text
 
 # Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
 WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
+# Built by the SQL models; a database whose models predate it holds nothing back.
+OUTLIERS_TABLE = "marts.price_outliers"
+# A later price within 2 % of an outlier confirms it: the `same_price_tolerance` of
+# dbt_like_sql/marts/price_outliers.sql (tests/sql/test_price_outliers.py checks they agree).
+SAME_PRICE_TOLERANCE = 0.02
 
 
 @dataclass
@@ -67,6 +74,11 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
         "detected_at": read_state(con, "detected_at"),
         "lookback_hours": rules.initial_lookback_hours})
     new_observations = con.execute(sql_text(__file__, "count_new_observations")).fetchone()[0]
+    if _table_exists(con, OUTLIERS_TABLE):
+        con.execute(sql_text(__file__, "held_observations"),
+                    {"same_price_tolerance": SAME_PRICE_TOLERANCE})
+    else:
+        con.execute(sql_text(__file__, "no_held_observations"))
     alerts: list[Alert] = []
     if rules.drop.enabled and new_observations:
         d = rules.drop
@@ -95,6 +107,7 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
                         {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
         alerts += [workload_cheaper_alert(row) for row in rows]
     con.execute("drop table if exists alert_new_observations")
+    con.execute("drop table if exists alert_held_observations")
     return alerts, new_observations
 
 

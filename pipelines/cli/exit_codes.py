@@ -10,14 +10,22 @@
      rows (like grep's 1: scripts can tell "nothing" from "broken"; csv/json output is still
      well-formed: a header row, `[]`)
   4  partial: `run` landed some sources and others failed
+  5  locked: another `run` held the data directory (data/.run.lock) longer than this one would
+     wait (GPUPRICES_LOCK_WAIT seconds, default 60; 0: do not wait); nothing was done
 """
 
 import click
 
-EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_NO_DATA, EXIT_PARTIAL = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_RUN_FAILED, EXIT_USAGE, EXIT_NO_DATA, EXIT_PARTIAL, EXIT_LOCKED = 0, 1, 2, 3, 4, 5
 
 
 class NoData(click.ClickException):
     """Nothing to show: no published database yet, or no rows matched (exit code 3)."""
 
     exit_code = EXIT_NO_DATA
+
+
+class RunLocked(click.ClickException):
+    """Another run holds the data directory; this one did nothing (exit code 5)."""
+
+    exit_code = EXIT_LOCKED

@@ -73,6 +73,7 @@ def main(data_dir: Path | None) -> None:
       2  usage error: unknown option or value (the message lists the known values)
       3  no data: no published database yet (run `make run` first), or no rows matched
       4  partial: some sources failed, the others landed
+      5  locked: another run held the data directory longer than GPUPRICES_LOCK_WAIT seconds
     """
     if data_dir:
         os.environ["GPUPRICES_DATA_DIR"] = str(data_dir.resolve())

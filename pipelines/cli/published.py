@@ -3,8 +3,10 @@ working copy, so that a reader never blocks a run."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 
 import click
 
@@ -25,10 +27,8 @@ def published_db(*tables: str) -> Iterator:
                      "(or `gpuprices run`)")
     try:
         con = duckdb.connect(str(path), read_only=True)
-    except duckdb.IOException as exc:  # a session holds it for writing (`duckdb` without -readonly)
-        raise click.ClickException(
-            f"cannot open {path}: {str(exc).splitlines()[0]}. Close that session, or open the "
-            "database with `duckdb -readonly` (`make sql` does), then retry") from None
+    except duckdb.Error as exc:
+        raise click.ClickException(cannot_open(path, str(exc))) from None
     try:
         con.execute("set TimeZone = 'UTC'")
         present = {f"{s}.{t}" for s, t in con.execute(
@@ -40,6 +40,32 @@ def published_db(*tables: str) -> Iterator:
         yield con
     finally:
         con.close()
+
+
+def cannot_open(path: Path, message: str) -> str:
+    """Why the published database did not open, and what to do, from DuckDB's message: a session
+    holding it for writing, a stale or damaged WAL beside it, or a file that is not DuckDB's."""
+    first = message.strip().splitlines()[0] if message.strip() else "no reason given"
+    wal = path.with_name(f"{path.name}.wal")
+    if "Could not set lock" in message:
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", message)
+        who = f"{holder[1]} (PID {holder[2]})" if holder else "another process"
+        return (f"cannot open {path}: {who} has it open for writing (a `duckdb` session started "
+                "without -readonly?), and DuckDB then refuses every other process (\"Could not "
+                "set lock\"). Close that session and open the database with `duckdb -readonly` "
+                "(`make sql` does), then retry")
+    if "WAL" in message:
+        return (f"cannot open {path}: the write-ahead log {wal} beside it does not belong to it "
+                f"({first}). A session that opened the database for writing and did not close "
+                "cleanly left it, and a newer copy was published since. The log holds only that "
+                f"session's own changes: remove {wal} (the next successful `gpuprices run` "
+                "removes it when it publishes), then retry; open the database with `duckdb "
+                "-readonly` (`make sql` does) so it cannot happen again")
+    if "not a valid DuckDB database" in message:
+        return (f"cannot open {path}: it is not a DuckDB database ({first}). `gpuprices run` "
+                "publishes it anew")
+    return (f"cannot open {path}: {first}. If the file is damaged, `gpuprices run` publishes it "
+            "anew")
 
 
 def records(con, sql: str, params: Sequence | dict = ()) -> list[dict]:

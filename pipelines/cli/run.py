@@ -37,13 +37,17 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
 
     \b
     Exit codes: 0 every source landed; 4 some sources failed, the others landed;
-    1 the run failed (nothing new was published past the failed step); 2 usage error.
+    1 the run failed (nothing new was published past the failed step); 2 usage error;
+    5 another run held the data directory longer than GPUPRICES_LOCK_WAIT (seconds, default
+    60; 0: do not wait): nothing was done. One run per data directory at a time.
     """
     if live and from_raw:
         raise click.UsageError("--live and --from-raw exclude each other")
     mode = "live" if live else "raw" if from_raw else "replay"
     os.environ["GPUPRICES_MODE"] = mode
     dagster_home()
+    hold_run_lock(mode)
+    refuse_unless_ready_to_write()
     # Dagster and Scrapy load here, when a run starts, not with `gpuprices --help`.
     import dagster as dg
 
@@ -80,8 +84,54 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     sys.exit(print_summary(result))
 
 
+def refuse_unless_ready_to_write() -> None:
+    """Before Dagster loads and anything is crawled: a data directory or working database the run
+    cannot write ends the command in a second with one paragraph (exit 1), not after the crawl."""
+    from pipelines.preflight import DiskRefused, check_ready_to_write
+
+    try:
+        check_ready_to_write()
+    except DiskRefused as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 # failed steps are summarized by print_summary; Dagster's own log keeps the full traces
 RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+def hold_run_lock(mode: str) -> None:
+    """One run per data directory (pipelines/run_lock.py): wait up to GPUPRICES_LOCK_WAIT seconds
+    for another run, or exit 5 having done nothing. Released when the command ends; the kernel
+    releases it if the process dies."""
+    import time
+
+    from pipelines.cli.exit_codes import RunLocked
+    from pipelines.run_lock import RunLockBusy, acquire, release, wait_seconds_from_env
+    from spiders.layout import data_dir
+
+    directory = data_dir()
+    try:
+        wait = wait_seconds_from_env()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    asked = time.monotonic()
+
+    def say_waiting(holder: str) -> None:
+        console.print(f"[yellow]another run is using {directory} ({terminal_text(holder)}); "
+                      f"waiting up to {wait:g} s for it to finish[/]")
+    try:
+        acquire(directory, f"gpuprices run ({mode})", wait, say_waiting if wait else None)
+    except RunLockBusy as busy:
+        raise RunLocked(f"another run is using {directory} ({terminal_text(busy.holder)}); "
+                        f"waited {wait:g} s for it. Nothing was done: run again when it has "
+                        "finished, or set GPUPRICES_LOCK_WAIT (seconds) to wait longer.") from None
+    except OSError as exc:   # an unwritable data directory: the preflight check says why
+        console.print(f"[yellow]cannot lock {directory} ({exc}): not guarded against a "
+                      "concurrent run[/]")
+        return
+    if time.monotonic() - asked >= 1:
+        console.print(f"the other run finished; waited {time.monotonic() - asked:.0f} s")
+    click.get_current_context().call_on_close(lambda: release(directory))
 
 
 def gpuprices_job():
@@ -129,20 +179,17 @@ def print_summary(result) -> int:
     """What the run did: each source's crawl, the quarantine, the checks, where the data is; the
     exit code that says how it went."""
     import dagster as dg
+    import duckdb
 
     from pipelines.defs.ingest import CRAWL_CHECK
-    from pipelines.resources import duckdb_from_env
-    from spiders.layout import data_dir, db_path
+    from spiders.layout import data_dir, db_path, work_db_path
 
-    # The run's own connections used this configuration; DuckDB refuses a second, different one
-    # to the same file within one process.
-    with duckdb_from_env().get_connection() as con:
-        by_run = {"run_id": result.run_id}
-        crawls = con.execute(sql_text(__file__, "run_crawls"), by_run).fetchall()
-        reasons = con.execute(sql_text(__file__, "run_quarantine_reasons"), by_run).fetchall()
-        total, offers = con.execute(
-            "select count(*), count(distinct offer_id) from observations").fetchone()
-        pending = con.execute(sql_text(__file__, "pending_crawls")).fetchall()
+    try:
+        crawls, reasons, (total, offers), pending = run_rows(result.run_id)
+    except duckdb.Error as exc:   # a run that failed on the database itself (locked, not made)
+        console.print(f"[red]  the run's crawls could not be read from {work_db_path()}: "
+                      f"{terminal_text(str(exc).strip().splitlines()[0])}[/]")
+        crawls, reasons, (total, offers), pending = [], [], (0, 0), []
 
     table = Table(title="sources")
     for column in ("source", "crawl", "collected", "normalized", "quarantined"):
@@ -177,9 +224,10 @@ def print_summary(result) -> int:
         if check.metadata.get("failures"):
             failures = json.dumps(check.metadata["failures"].value, ensure_ascii=False)
             console.print("    " + terminal_text(failures, 600))
-    if failed_checks:
-        console.print("[yellow]  the batch stays pending and is retried next run; to set a wrong "
-                      "crawl aside: gpuprices reject <crawl_id> --reason '...'[/]")
+    batch_blocked = any(c.asset_key == dg.AssetKey("observation_batch") for c in failed_checks)
+    for line in next_steps(crawls, batch_blocked, os.environ.get("GPUPRICES_MODE", "replay")):
+        console.print(f"[yellow]  {line}[/]")
+    if batch_blocked:
         for source, crawl_id in pending:
             console.print(f"    pending: {source} {crawl_id}")
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
@@ -202,6 +250,49 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def run_rows(run_id: str) -> tuple[list, list, tuple[int, int], list]:
+    """The run's crawls, its quarantine reasons, (observation rows, offers) and the crawls still
+    pending, from the working database."""
+    from pipelines.resources import duckdb_from_env
+
+    # The run's own connections used this configuration; DuckDB refuses a second, different one
+    # to the same file within one process.
+    with duckdb_from_env().get_connection() as con:
+        by_run = {"run_id": run_id}
+        crawls = con.execute(sql_text(__file__, "run_crawls"), by_run).fetchall()
+        reasons = con.execute(sql_text(__file__, "run_quarantine_reasons"), by_run).fetchall()
+        totals = con.execute(
+            "select count(*), count(distinct offer_id) from observations").fetchone()
+        pending = con.execute(sql_text(__file__, "pending_crawls")).fetchall()
+    return crawls, reasons, totals, pending
+
+
+# How the crawl monitor names failed downloads (spiders/extensions/monitors.py): no connection,
+# DNS, timeouts, resets; an HTTP error status means the site was reached.
+DOWNLOADS_FAILED = "download attempts failed"
+
+
+def next_steps(crawls: list[tuple], batch_blocked: bool, mode: str) -> list[str]:
+    """What the operator can do next (rich markup, escaped). Rejecting applies only to a crawl a
+    blocking check on the batch held back; a failed crawl was never loaded, so there is nothing
+    to reject, only earlier prices that stay."""
+    steps = []
+    failed = {source: failures for source, status, *_, failures, _ in crawls
+              if status == "failed"}
+    if failed:
+        names = terminal_text(", ".join(sorted(failed)))
+        unreachable = mode == "live" and all(
+            any(DOWNLOADS_FAILED in f for f in failures) for failures in failed.values())
+        cause = ("could not be reached (no network, DNS or the site down: the errors are above)"
+                 if unreachable else "failed (the reasons are above)")
+        steps.append(f"{names} {cause}: nothing of those crawls was loaded, their earlier prices "
+                     "are kept, and the next run crawls them again")
+    if batch_blocked:
+        steps.append("the batch stays pending and is retried next run; to set a wrong crawl "
+                     "aside: gpuprices reject <crawl_id> --reason '...'")
+    return steps
 
 
 def retried_alone(result) -> list[tuple[str, str]]:

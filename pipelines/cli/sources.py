@@ -9,8 +9,9 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from pipelines.cli.exit_codes import NoData
 from pipelines.cli.output import console
-from pipelines.cli.published import records
+from pipelines.cli.published import published_db, records
 from pipelines.warehouse.sql_files import sql_text
 from spiders.layout import SNAPSHOT_DIR
 
@@ -44,25 +45,23 @@ def sources_command() -> None:
 
 def _source_facts() -> dict[str, dict]:
     """Per source, from the database when there is one: cards, kinds, periods, regions, last run."""
-    import duckdb
-
-    from spiders.layout import db_path
-
-    if not db_path().exists():
+    try:
+        with published_db("raw.crawls", "main.observations") as con:
+            return _facts(con)
+    except NoData:             # nothing published yet: the table shows the sources alone
         return {}
-    with duckdb.connect(str(db_path()), read_only=True) as con:
-        tables = {t for (t,) in con.execute("select table_name from information_schema.tables")
-                  .fetchall()}
-        if not {"crawls", "observations"} <= tables:
-            return {}
-        facts = {r.pop("source"): r for r in records(con, sql_text(__file__, "source_facts"))}
-        for crawl in records(con, sql_text(__file__, "last_crawls")):
-            status = crawl["status"] if "status" in crawl \
-                else "passed" if crawl["passed"] else "failed"
-            finished, failures = crawl["finished_at"], crawl["failures"]
-            last = f"{status} {finished:%Y-%m-%d %H:%M} ({crawl['offers']} offers)" if finished \
-                else status
-            if status != "passed" and failures:
-                last += f": {failures[0]}"
-            facts.setdefault(crawl["source"], {})["last_run"] = last
+
+
+def _facts(con) -> dict[str, dict]:
+    """Cards, kinds, periods, regions and the last run of every source in the database."""
+    facts = {r.pop("source"): r for r in records(con, sql_text(__file__, "source_facts"))}
+    for crawl in records(con, sql_text(__file__, "last_crawls")):
+        status = crawl["status"] if "status" in crawl \
+            else "passed" if crawl["passed"] else "failed"
+        finished, failures = crawl["finished_at"], crawl["failures"]
+        last = f"{status} {finished:%Y-%m-%d %H:%M} ({crawl['offers']} offers)" if finished \
+            else status
+        if status != "passed" and failures:
+            last += f": {failures[0]}"
+        facts.setdefault(crawl["source"], {})["last_run"] = last
     return facts

@@ -24,6 +24,8 @@ __all__ = ["notify_run_failure", "price_alerts"]
 ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "month_end_dip"]),
                 dg.AssetKey(["intermediate", "int_price_changes"]),
                 dg.AssetKey(["intermediate", "int_offer_daily"]),
+                # prices held back as possible outliers are not alerted until confirmed
+                dg.AssetKey(["marts", "price_outliers"]),
                 # workload_cheaper reads advisor.workload_advice_history: run after the advisor.
                 dg.AssetKey(["advisor", "workload_advice"])]
 

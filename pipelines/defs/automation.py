@@ -6,6 +6,7 @@ import dagster as dg
 from pipelines.defs.alerts import notify_run_failure
 from pipelines.defs.execution import MULTIPROCESS
 from pipelines.defs.ingest import CRAWL_CHECK
+from pipelines.defs.run_lock_executor import run_locked
 
 # Each step process is forked from a server that has loaded the code location once: spawning a
 # fresh interpreter per step re-imports Dagster and the definitions (seconds per step).
@@ -20,13 +21,14 @@ gpuprices_job = dg.define_asset_job(
     # In process by default: a handful of steps, and process-per-step costs ~2 s each here.
     # GPUPRICES_EXECUTOR=multiprocess: one process per step, one step per source's crawl, the
     # steps that open DuckDB taking turns in the duckdb_writer pool (pipelines/defs/execution.py).
-    executor_def=MULTIPROCESS_EXECUTOR if MULTIPROCESS else dg.in_process_executor,
+    # Either way the run holds the data directory's lock (pipelines/defs/run_lock_executor.py).
+    executor_def=run_locked(MULTIPROCESS_EXECUTOR if MULTIPROCESS else dg.in_process_executor),
 )
 
 report_job = dg.define_asset_job(
     "report_job", selection=dg.AssetSelection.assets(["report", "price_report"]),
     description="Write the price-history report from the current data.",
-    executor_def=dg.in_process_executor,
+    executor_def=run_locked(dg.in_process_executor),   # it opens the working database too
 )
 
 report_daily_schedule = dg.ScheduleDefinition(

@@ -47,8 +47,9 @@ feed_assets = [build_feed_asset(t) for t in FEED_TABLES]
                 *(a.key for a in feed_assets), dg.AssetKey(["advisor", "workload_advice"])],
           group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL,
           description="data/prices.db: a consistent copy of the working database, published by "
-                      "rename after every successful run, for `duckdb data/prices.db` and other "
-                      "readers. A run whose checks failed does not replace it.")
+                      "rename after every successful run, for `duckdb -readonly data/prices.db` "
+                      "and other readers (a stale prices.db.wal beside it is removed). A run whose "
+                      "checks failed does not replace it.")
 def published_prices_db(duckdb: DuckDBResource) -> dg.MaterializeResult:
     with duckdb.get_connection() as con:
         con.execute("checkpoint")   # everything in the main file, nothing left in the WAL

@@ -12,6 +12,7 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, MULTIPROCESS
+from pipelines.preflight import DiskRefused, check_ready_to_write
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
@@ -59,7 +60,21 @@ def _check_result(source: str, result: CrawlResult) -> dg.AssetCheckResult:
 
 
 SOURCES = source_names()
-RETRY_POLICY = dg.RetryPolicy(max_retries=2, delay=30, backoff=dg.Backoff.EXPONENTIAL)
+# No step retry policy on the crawl or load steps. Network faults never reach one: each request is
+# retried inside Scrapy (spiders/middlewares/retry.py, back-off, Retry-After), a source a dead
+# shared process left is crawled again alone, a failed crawl is recorded (not raised) and the next
+# run crawls it again. What does raise here is the disk (a locked, read-only or full database, a
+# malformed JSONL line), which waiting does not cure; a step retry re-crawled every source three
+# times (30 s, then 90 s apart) before failing the same way.
+
+
+def refuse_unless_ready(open_database: bool = True) -> None:
+    """The step's first act: fail it at once, without retries and before any crawling, when the
+    data directory or the working database cannot be written (pipelines/preflight.py)."""
+    try:
+        check_ready_to_write(open_database=open_database)
+    except DiskRefused as exc:
+        raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
 def _crawl_id(source: str, run_id: str) -> str:
@@ -108,14 +123,12 @@ def build_raw_offers() -> dg.AssetsDefinition:
         check_specs=[_check_spec(s) for s in SOURCES],
         can_subset=True,
         name="raw_offers",
-        # A failed crawl is recorded, not raised; this retries what breaks the step itself (a
-        # locked database, a full disk), twice, after 30 s and 90 s.
-        retry_policy=RETRY_POLICY,
     )
     def raw_offers(context: dg.AssetExecutionContext, crawler: CrawlerResource,
                    duckdb: DuckDBResource):
         """Crawls every selected source: the plain-HTTP ones in one Scrapy process, the Chromium
         ones in another; one source failing is recorded as failed and the others still land."""
+        refuse_unless_ready()
         sources = [key.path[1] for key in context.selected_asset_keys]
         jobs = {s: _crawl_id(s, context.run_id) for s in sources}
         context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes")
@@ -146,12 +159,15 @@ def build_source_asset(source: str) -> dg.AssetsDefinition:
 
     @dg.op(name=f"crawl_{source}", tags={"source": source})
     def crawl_source(context: dg.OpExecutionContext, crawler: CrawlerResource) -> CrawlResult:
+        # the database is checked by the load step: here other sources' loads may hold it
+        refuse_unless_ready(open_database=False)
         return _crawl_safely(crawler, source, _crawl_id(source, context.run_id), context.log)
 
-    @dg.op(name=f"load_{source}", pool=DUCKDB_POOL, retry_policy=RETRY_POLICY,
+    @dg.op(name=f"load_{source}", pool=DUCKDB_POOL,
            out={"result": dg.Out(dg.Nothing), "check": dg.Out(dg.Nothing)})
     def load_source(context: dg.OpExecutionContext, duckdb: DuckDBResource,
                     crawler: CrawlerResource, result: CrawlResult):
+        refuse_unless_ready()
         with duckdb.get_connection() as con:
             ensure_schema(con)
             with transaction(con):

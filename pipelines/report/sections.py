@@ -3,6 +3,7 @@ the header's facts, the price-history charts, the cheapest offers, the saved wor
 market-claims scorecard. The signals have their own module, signals.py."""
 
 from datetime import datetime
+from typing import Any
 
 import duckdb
 
@@ -14,6 +15,7 @@ from pipelines.report.formatting import (
     instance,
     kind,
     listed,
+    number,
     plain,
     price,
     time_range,
@@ -79,15 +81,44 @@ OFFER_COLUMNS = (
 )
 
 
+OUTLIER_STATUS = {"held": "held back", "confirmed": "confirmed, shown"}
+
+
+def times_median(value: Any) -> str:
+    """A price against its card's median: "×0.02" (a fiftieth), "×17.4"."""
+    v = number(value)
+    return MISSING if v is None else (f"×{v:.2g}" if v < 0.1 else f"×{v:.1f}")
+
+
+OUTLIER_COLUMNS = (
+    col("status", "outlier_status", lambda v: OUTLIER_STATUS.get(v, clean_text(v)), "nw"),
+    col("card", "gpu_model", css="nw"), col("kind", "offer_kind", kind, "nw"),
+    col("billing", "billing_period"),
+    col("CNY / GPU-h", "price_per_gpu_hour_cny", price, "num"),
+    col("card median", "card_median_cny_per_gpu_hour", price, "num"),
+    Column("of the median", lambda r: Cell(
+        times_median(r.get("times_card_median")),
+        note=f"limit ×{plain(r.get('outlier_factor_limit'))}, "
+             f"{count(r.get('vendors_compared'))} vendors"), "num"),
+    col("vendor", "vendor"), col("sku", "sku"), col("region", "region_code"),
+    col("seen", "last_seen_at", utc, "nw"), Column("page", lambda r: link_cell(r.get("url"))),
+)
+
+
 def cheapest(con: duckdb.DuckDBPyConnection) -> dict:
-    """The cheapest offer per card, kind and billing period anywhere, then per region."""
+    """The cheapest offer per card, kind and billing period anywhere, then per region; and the
+    prices held back from them as possible outliers (or confirmed as real since)."""
     rows = named_query(con, "cheapest_offers")
     best: dict[tuple, dict] = {}
     for row in rows:   # ordered by price: the first row per card, kind and period is the cheapest
         best.setdefault((row["gpu_model"], row["offer_kind"], row["billing_period"]), row)
+    outliers = named_query(con, "price_outliers")
     return {"overall": table(OFFER_COLUMNS, best.values(), "No offers yet."),
             "by_region": table(OFFER_COLUMNS, rows, "No offers yet."),
-            "rows": count(len(rows))}
+            "rows": count(len(rows)),
+            "outliers": table(OUTLIER_COLUMNS, outliers,
+                              "None: every judged price is within its card's limit."),
+            "held": count(sum(r["outlier_status"] == "held" for r in outliers))}
 
 
 # ── saved workloads ─────────────────────────────────────────────────────────────────────────────

@@ -116,7 +116,7 @@ def test_asset_detects_delivers_and_reports(tmp_path, receiver, monkeypatch):
     assert price_alerts.key == dg.AssetKey(["alerts", "price_alerts"])
     assert {k.to_user_string() for k in price_alerts.dependency_keys} == {
         "marts/latest_prices", "marts/month_end_dip", "intermediate/int_price_changes",
-        "intermediate/int_offer_daily", "advisor/workload_advice"}
+        "intermediate/int_offer_daily", "advisor/workload_advice", "marts/price_outliers"}
 
 
 def test_asset_without_urls_keeps_alerts_pending(tmp_path, monkeypatch):

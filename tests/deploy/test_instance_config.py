@@ -101,6 +101,35 @@ def test_instance_files_pass_dagsters_schema(path):
     validate_classes(config)
     pools = config.get("concurrency", {}).get("pools", {})
     assert pools.get("default_limit") == 1      # the duckdb_writer pool: one step at a time
+    # one launched run of the location at a time (the CLI's runs: the data directory's lock)
+    limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
+    assert {"key": "dagster/code_location", "value": LOCATION, "limit": 1} in limits
+
+
+@pytest.mark.parametrize("path", INSTANCE_FILES[:1], ids=["dagster.yaml"])
+def test_the_project_instance_queues_one_run_of_the_location_at_a_time(path, tmp_path):
+    """The instance `make ui` and `gpuprices run` load (DAGSTER_HOME gets a copy of the file):
+    its run queue holds a second run of the location back while one is in progress."""
+    import dagster as dg
+    from dagster._core.run_coordinator.queued_run_coordinator import QueuedRunCoordinator
+    from dagster._utils.tags import TagConcurrencyLimitsCounter
+
+    (tmp_path / "dagster.yaml").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
+        assert isinstance(instance.run_coordinator, QueuedRunCoordinator)
+        queue = instance.get_concurrency_config().run_queue_config
+        launched = dg.DagsterRun(job_name="gpuprices_job", run_id="a",
+                                 tags={"dagster/code_location": LOCATION})
+        counter = TagConcurrencyLimitsCounter(queue.tag_concurrency_limits, [launched])
+        assert counter.is_blocked(dg.DagsterRun(job_name="report_job", run_id="b",
+                                                tags={"dagster/code_location": LOCATION}))
+        assert not TagConcurrencyLimitsCounter(queue.tag_concurrency_limits, []).is_blocked(
+            launched)
+        # a `gpuprices run` killed mid-run stays "started" in the run storage: no limit counts it
+        stale_cli_run = dg.DagsterRun(job_name="gpuprices_job", run_id="c", tags={})
+        assert not TagConcurrencyLimitsCounter(queue.tag_concurrency_limits,
+                                               [stale_cli_run]).is_blocked(launched)
+        assert queue.max_concurrent_runs == -1
 
 
 def test_deploy_instance_uses_postgres_and_one_run_of_the_location_at_a_time():

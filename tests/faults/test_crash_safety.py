@@ -238,12 +238,6 @@ def test_killed_mid_write_the_next_run_recovers_to_the_same_tables(point, uninte
            {t: r for t, r in reference.items() if t != "main.quarantine"}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="misleading quarantine: after a crash the killed run's loaded crawls are "
-                          "still pending, the next run crawls the same hour again, and "
-                          "pipelines/defs/normalize.py normalize_pending quarantines every offer "
-                          "of the second crawl as 'dedupe' (the same offer appears twice in one "
-                          "crawl hour) although nothing is wrong with it")
 def test_recovery_quarantines_no_duplicates(uninterrupted, tmp_path_factory):
     state = killed_then_rerun("history-insert-commit", tmp_path_factory)
     assert state["killed"] and state["rerun"].returncode == 0

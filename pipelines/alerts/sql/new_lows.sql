@@ -2,13 +2,21 @@
 -- lower than every earlier observation in that group by at least $min_improvement_pct %, at an
 -- observation time among the new observations, set by an offer whose listed price is its lowest
 -- yet (or a new offer): a low in CNY that only an exchange-rate move made is not a new low.
+-- Possible outliers (alert_held_observations, made by held_observations.sql) are left out, as
+-- candidates and as earlier lows: an outlying price counts from the crawl that confirms it on.
 -- Parameters: $min_improvement_pct and the offer filter $gpu_models, $offer_kinds,
 -- $billing_periods (an empty list: every value).
-with instants as (   -- the group's lowest price at each observation time
+with counted as (
+    select o.*
+    from staging.stg_observations as o
+    anti join alert_held_observations as h
+        on h.offer_id = o.offer_id and h.observed_at = o.observed_at
+),
+instants as (   -- the group's lowest price at each observation time
     select o.gpu_model, o.offer_kind, o.region_group, o.observed_at,
            min(o.price_per_gpu_hour_cny) as low_cny_per_gpu_hour,
            arg_min(o.offer_id, o.price_per_gpu_hour_cny) as offer_id
-    from staging.stg_observations as o
+    from counted as o
     where (len($gpu_models::varchar[]) = 0 or list_contains($gpu_models::varchar[], o.gpu_model))
       and (len($offer_kinds::varchar[]) = 0
            or list_contains($offer_kinds::varchar[], o.offer_kind))
@@ -44,7 +52,7 @@ join staging.stg_observations as o using (offer_id, observed_at)
 where r.improvement_pct >= $min_improvement_pct
   and exists (select 1 from alert_new_observations as n
               where n.offer_id = r.offer_id and n.observed_at = r.observed_at)
-  and not exists (select 1 from staging.stg_observations as e
+  and not exists (select 1 from counted as e
                   where e.offer_id = r.offer_id and e.observed_at < r.observed_at
                     and e.price_amount <= o.price_amount)
 order by r.observed_at, r.gpu_model

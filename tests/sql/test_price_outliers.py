@@ -1,0 +1,172 @@
+"""Possible price outliers (dbt_like_sql/marts/price_outliers.sql): a latest price far from its
+card's cross-vendor market is held back from marts.cheapest_offers until a later crawl lists it
+again; the bundled snapshots' real spreads hold nothing back. The observations skip
+normalization: an RTX 4090 at 0.05 or 39.99 CNY/h (the probe's prices) would be quarantined by its
+bounds (0.3 to 15), and stands here for any price far from its market."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from decimal import Decimal
+
+import pytest
+
+from spiders.layout import SQL_DIR
+from tests.helpers.observations import DAY, approx, build, build_only, insert, obs, records
+
+CARD = {"gpu_model": "RTX4090-24GB", "gpu_variant": "PCIe", "vram_gb": Decimal("24")}
+# A market for the RTX 4090 (CNY per GPU-hour): six vendors, 1.8 to 2.6. With a seventh vendor
+# on either side its median (the 4th of 7) is 2.2, its MAD under the floor of ln 2.
+MARKET = {"Alpha": 1.8, "Bravo": 2.0, "Charlie": 2.2, "Delta": 2.2, "Echo": 2.4, "Foxtrot": 2.6}
+NEXT_HOUR = DAY + timedelta(hours=1)
+
+
+def offer(price, vendor: str, **overrides) -> dict:
+    return obs(price, vendor=vendor, source=f"src_{vendor.lower()}", **{**CARD, **overrides})
+
+
+def market(**overrides) -> list[dict]:
+    return [offer(price, vendor, **overrides) for vendor, price in MARKET.items()]
+
+
+def verdicts(con) -> dict[str, dict]:
+    return {r["vendor"] + ("" if r["sku"].startswith("RTX") else f" {r['sku']}"): r
+            for r in records(con, "select * from marts.price_outliers")}
+
+
+def cheapest_vendors(con) -> list[str]:
+    return [r["vendor"] for r in records(con, "select vendor from marts.cheapest_offers "
+                                              "order by rank")]
+
+
+def crawl_again(con, rows: list[dict]) -> None:
+    """A later crawl's observations, then every model rebuilt."""
+    insert(con, rows, crawl_id="crawl-2")
+    build_only(con, "marts.cheapest_offers", full=True)
+
+
+def test_an_absurdly_low_price_is_held_out_of_the_cheapest_offers(con):
+    build(con, [*market(), offer("0.05", "Odd")])
+    rows = verdicts(con)
+    odd = rows["Odd"]
+    assert odd["outlier_status"] == "held"
+    assert odd["card_median_cny_per_gpu_hour"] == approx(2.2)     # the vendors' median
+    assert odd["times_card_median"] == approx(0.05 / 2.2)
+    assert odd["outlier_factor_limit"] == approx(8)               # k 3 x a MAD floor of ln 2
+    assert odd["vendors_compared"] == 7
+    assert odd["previous_price_amount"] is None                   # first seen now
+    assert {v: r["outlier_status"] for v, r in rows.items() if v != "Odd"} == dict.fromkeys(
+        MARKET, "ok")
+    assert cheapest_vendors(con) == ["Alpha", "Bravo", "Charlie"]
+
+
+def test_a_later_crawl_at_the_same_price_confirms_it(con):
+    build(con, [*market(), offer("0.05", "Odd")])
+    crawl_again(con, [*market(observed_at=NEXT_HOUR),
+                      offer("0.0505", "Odd", observed_at=NEXT_HOUR)])   # within 2 %
+    odd = verdicts(con)["Odd"]
+    assert odd["outlier_status"] == "confirmed"
+    assert odd["previous_price_amount"] == Decimal("0.05") and odd["previous_observed_at"] == DAY
+    assert cheapest_vendors(con) == ["Odd", "Alpha", "Bravo"]
+
+
+def test_another_absurd_price_next_crawl_is_held_again(con):
+    build(con, [*market(), offer("0.05", "Odd")])
+    crawl_again(con, [*market(observed_at=NEXT_HOUR), offer("0.08", "Odd", observed_at=NEXT_HOUR)])
+    assert verdicts(con)["Odd"]["outlier_status"] == "held"
+    assert "Odd" not in cheapest_vendors(con)
+
+
+def test_an_absurdly_high_price_is_held_too(con):
+    build(con, [*market(), offer("39.99", "Dear")])                  # 17x the market
+    dear = verdicts(con)["Dear"]
+    assert dear["outlier_status"] == "held" and dear["times_card_median"] == approx(39.99 / 2.2)
+
+
+@pytest.mark.parametrize(("price", "status"), [
+    ("0.28", "ok"), ("0.27", "held"),        # the limit: 8x below the median of 2.2 (0.275)
+    ("17.5", "ok"), ("17.7", "held"),        # and 8x above it (17.6)
+    ("0.45", "ok"), ("11", "ok"),            # 5x either way: spreads real vendors show
+])
+def test_the_limit_is_a_factor_of_eight_either_way(con, price, status):
+    build(con, [*market(), offer(price, "Edge")])
+    assert verdicts(con)["Edge"]["outlier_status"] == status
+
+
+def test_a_wide_market_widens_the_limit(con):
+    # vendors' medians 0.3 (Low), 1, 4, 16, 16, 64, 256 CNY/h: median 16, MAD ln 4, so the
+    # limit is 4^3 = 64x
+    wide = {"Alpha": 1, "Bravo": 4, "Charlie": 16, "Delta": 16, "Echo": 64, "Foxtrot": 256}
+    build(con, [*(offer(p, v) for v, p in wide.items()), offer("0.3", "Low")])
+    low = verdicts(con)["Low"]
+    assert low["outlier_factor_limit"] == approx(64)
+    assert low["card_median_cny_per_gpu_hour"] == approx(16)
+    assert low["outlier_status"] == "ok"                           # 53x below: within 64x
+
+
+def test_one_vendor_listing_many_absurd_offers_votes_once(con):
+    flood = [offer("0.05", "Flood", sku=f"flood-{i}") for i in range(20)]
+    build(con, [*market(), *flood])
+    rows = verdicts(con)
+    assert {rows[f"Flood flood-{i}"]["outlier_status"] for i in range(20)} == {"held"}
+    assert {rows[v]["outlier_status"] for v in MARKET} == {"ok"}
+    assert rows["Alpha"]["card_median_cny_per_gpu_hour"] == approx(2.2)   # Flood: one vote
+
+
+def test_too_few_vendors_are_not_judged(con):
+    build(con, [offer("2.2", "Alpha"), offer("0.05", "Odd")])
+    odd = verdicts(con)["Odd"]
+    assert odd["outlier_status"] == "ok" and odd["outlier_factor_limit"] is None
+    assert odd["vendors_compared"] == 2
+
+
+def test_groups_are_card_kind_and_billing_period(con):
+    # a spot price 30x below the on-demand market, and a monthly one: each judged with its own
+    build(con, [*market(), *market(offer_kind="spot", sku="spot"),
+                offer("0.07", "Spotty", offer_kind="spot", sku="spot-odd"),
+                offer(f"{2.2 * 730:.2f}", "Monthly", billing_period="month", sku="m")])
+    rows = verdicts(con)
+    assert rows["Spotty spot-odd"]["outlier_status"] == "held"
+    assert rows["Monthly m"]["outlier_factor_limit"] is None          # one vendor: not judged
+    assert {rows[v]["outlier_status"] for v in MARKET} == {"ok"}
+
+
+def test_a_price_rounded_to_zero_is_held_not_an_error(con):
+    build(con, [*market(), offer("0.0000001", "Zero", price_per_gpu_hour_cny=Decimal("0"))])
+    assert verdicts(con)["Zero"]["outlier_status"] == "held"
+
+
+def test_offers_gone_for_a_month_are_not_the_market(con):
+    # nine vendors at 20 CNY/h, last seen 40 days ago, would make a market of 20, and the six
+    # at about 2.2 and Cheap (0.5, 40x below 20) its outliers; today's market is those seven
+    gone = [offer(20, f"Gone{i}", observed_at=DAY - timedelta(days=40)) for i in range(9)]
+    build(con, [*gone, *market(), offer("0.5", "Cheap")])
+    rows = verdicts(con)
+    assert rows["Cheap"]["card_median_cny_per_gpu_hour"] == approx(2.2)
+    assert {rows[v]["outlier_status"] for v in [*MARKET, "Cheap"]} == {"ok"}
+    assert {rows[f"Gone{i}"]["outlier_status"] for i in range(9)} == {"held"}   # 9x today's
+
+
+def test_the_alert_rules_use_the_marts_tolerance():
+    from pipelines.alerts.detect import SAME_PRICE_TOLERANCE
+    sql = (SQL_DIR / "marts" / "price_outliers.sql").read_text(encoding="utf-8")
+    [tolerance] = re.findall(r"([\d.]+) as same_price_tolerance", sql)
+    assert float(tolerance) == SAME_PRICE_TOLERANCE
+
+
+@pytest.mark.e2e
+def test_real_spreads_in_the_bundled_snapshots_hold_nothing_back(snapshot_run):
+    from tests.helpers.runs import query
+    assert snapshot_run.returncode == 0, snapshot_run.stdout[-2000:] + snapshot_run.stderr[-2000:]
+    [(offers, judged, held, confirmed, widest)] = query(snapshot_run.data_dir, """
+        select count(*), count(outlier_factor_limit),
+               count(*) filter (where outlier_status = 'held'),
+               count(*) filter (where outlier_status = 'confirmed'),
+               max(greatest(times_card_median, 1 / times_card_median))
+                   filter (where outlier_factor_limit is not null)
+        from marts.price_outliers""")
+    [(latest,)] = query(snapshot_run.data_dir, "select count(*) from marts.latest_prices")
+    assert offers == latest and judged > offers // 2       # the mission cards have 3+ vendors
+    assert (held, confirmed) == (0, 0)
+    assert widest < 5                # the widest real spread, well inside the limit of 8
