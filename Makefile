@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test lint ui sql audit bench truth setup chromium clean
+.PHONY: run test lint ui sql audit bench truth setup chromium clean demo
 
 setup: $(STAMP) chromium
 
@@ -20,15 +20,23 @@ $(STAMP): requirements.lock pyproject.toml
 	@$(BIN)/uv pip install --quiet --compile-bytecode -p $(BIN)/python --no-deps -e .
 	@touch $@
 
-# Playwright cannot download its own browser here: the project uses Debian's chromium.
+# Playwright cannot download its own browser here: the project uses Debian's chromium, and
+# Debian's fonts-noto-cjk so that Chinese text (阿里云, 北京) renders in it instead of boxes. Each
+# is installed only when missing, with one apt-get update; without root, the command to run.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="chromium"; \
+	fc-list :lang=zh 2>/dev/null | grep -q . || missing="$$missing fonts-noto-cjk"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    echo "installing Debian's chromium (apt-get) ..."; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    echo "installing Debian's $$missing (apt-get) ..."; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  elif [ "$$missing" = " fonts-noto-cjk" ]; then \
+	    echo "no Chinese font: Chinese text renders as boxes in the browser tests; run 'sudo apt-get install fonts-noto-cjk'." >&2; \
 	  else \
-	    echo "chromium is missing: run 'sudo apt-get install chromium' (Debian's package), then retry." >&2; exit 1; \
-	  fi; }
+	    echo "missing:$$missing: run 'sudo apt-get install$$missing' (Debian's packages), then retry." >&2; exit 1; \
+	  fi; \
+	fi
 
 run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
@@ -40,6 +48,11 @@ ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
 	@$(BIN)/dagster dev -h 127.0.0.1 -p $(UI_PORT)
+
+# A simulated 3-month history and its report in data/demo (never data/prices.db), to see the
+# charts and signals at work: gpuprices report --data-dir data/demo, prices, signals ...
+demo: setup
+	@$(BIN)/gpuprices demo --data-dir data/demo $(DEMO_ARGS)
 
 # Figures, not a test: crawl throughput, a year of simulated hourly history (full rebuild,
 # incremental hour, floor, growth, memory, publishing), CLI start-up and the whole run on the

@@ -7,6 +7,7 @@ nothing cheaper keeps `duckdb data/prices.db` whole and unlocked): a reflink whe
 shares blocks (btrfs, XFS, bcachefs: constant time), else a byte copy (ext4: O(file size))."""
 
 import fcntl
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -48,7 +49,8 @@ def write_text_atomically(target: Path, text: str) -> Path:
 def publish_feed(con, table: str, out_dir: Path, bom: bool = False) -> dict:
     """Write `table` as CSV (UTF-8, header, ISO 8601 UTC timestamps; a BOM for spreadsheet users
     on request; text cells made safe for spreadsheets, pipelines/feed_cells.py) and Parquet (the
-    text as stored), each renamed into place. Returns {"rows", "csv", "parquet"}."""
+    text as stored), each renamed into place, and the CSV's typed companion <mart>.schema.json
+    (csv_schema). Returns {"rows", "csv", "parquet", "schema"}."""
     name = table.split(".")[-1]
     csv_path, parquet_path = out_dir / f"{name}.csv", out_dir / f"{name}.parquet"
     con.execute("set TimeZone = 'UTC'")  # timestamps as ISO 8601 UTC: 2026-11-30T09:00:00Z
@@ -59,7 +61,58 @@ def publish_feed(con, table: str, out_dir: Path, bom: bool = False) -> dict:
     with atomic_path(parquet_path) as tmp:
         con.execute(f"copy (select * from {table}) to '{tmp}' (format parquet)")
     rows = con.execute(f"select count(*) from {table}").fetchone()[0]
-    return {"rows": rows, "csv": csv_path, "parquet": parquet_path}
+    schema_path = write_text_atomically(
+        out_dir / f"{name}.schema.json",
+        json.dumps(csv_schema(con, table, csv_path.name), ensure_ascii=False, indent=1) + "\n")
+    return {"rows": rows, "csv": csv_path, "parquet": parquet_path, "schema": schema_path}
+
+
+# DuckDB type -> (Frictionless Table Schema type, pandas dtype) for the CSV companion. A pandas
+# dtype is the one pd.read_parquet(..., dtype_backend="numpy_nullable") gives the same column,
+# except where CSV text cannot carry it: DECIMAL reads as Float64 (Parquet: exact Decimal
+# objects), DATE as datetime64 (Parquet: date objects), a list as its text.
+INTEGER_DTYPES = {"TINYINT": "Int8", "SMALLINT": "Int16", "INTEGER": "Int32", "BIGINT": "Int64",
+                  "UTINYINT": "UInt8", "USMALLINT": "UInt16", "UINTEGER": "UInt32",
+                  "UBIGINT": "UInt64"}
+DATE_TYPES = {"DATE": "date", "TIMESTAMP WITH TIME ZONE": "datetime", "TIMESTAMP": "datetime"}
+
+
+def csv_field(name: str, duckdb_type: str) -> dict:
+    """One column of the CSV companion: its Frictionless `type`, DuckDB type and pandas dtype."""
+    field = {"name": name, "duckdb_type": duckdb_type}
+    if duckdb_type in INTEGER_DTYPES:
+        field |= {"type": "integer", "pandas_dtype": INTEGER_DTYPES[duckdb_type]}
+    elif duckdb_type in ("DOUBLE", "FLOAT", "HUGEINT", "UHUGEINT") or \
+            duckdb_type.startswith("DECIMAL"):
+        field |= {"type": "number", "pandas_dtype": "Float64"}
+    elif duckdb_type == "BOOLEAN":
+        field |= {"type": "boolean", "pandas_dtype": "boolean",
+                  "trueValues": ["true"], "falseValues": ["false"]}
+    elif duckdb_type in DATE_TYPES:
+        utc = duckdb_type == "TIMESTAMP WITH TIME ZONE"
+        field |= {"type": DATE_TYPES[duckdb_type],
+                  "pandas_dtype": "datetime64[ns, UTC]" if utc else "datetime64[ns]"}
+        if utc:
+            field["format"] = "%Y-%m-%dT%H:%M:%SZ"
+    else:   # text, and anything else DuckDB writes as text (lists, structs)
+        field |= {"type": "string", "pandas_dtype": "string"}
+    return field
+
+
+def csv_schema(con, table: str, csv_name: str) -> dict:
+    """The typed companion of a CSV feed (data/feeds/<mart>.schema.json): Frictionless Table
+    Schema `fields` plus `pandas_read_csv`, the keyword arguments that read the CSV with these
+    types: pd.read_csv(csv, **schema["pandas_read_csv"]). Only an empty cell is missing (a
+    vendor's "NA" or "None" stays text)."""
+    fields = [csv_field(name, column_type)
+              for name, column_type, *_ in con.execute(f"describe {table}").fetchall()]
+    dated = [f["name"] for f in fields if f["type"] in ("date", "datetime")]
+    return {"table": table, "path": csv_name, "encoding": "utf-8", "missingValues": [""],
+            "fields": fields,
+            "pandas_read_csv": {
+                "dtype": {f["name"]: f["pandas_dtype"] for f in fields if f["name"] not in dated},
+                "parse_dates": dated, "keep_default_na": False, "na_values": [""],
+                "encoding": "utf-8-sig"}}   # utf-8-sig: with or without the spreadsheet BOM
 
 
 def clone_or_copy(source: Path, target: Path) -> str:
@@ -100,18 +153,61 @@ def publish_database(work: Path, target: Path) -> int:
     counters happen to agree, replay that session's writes into it. A reader holding the old file
     open keeps its inode and what it already read. The file stays writable: `duckdb
     data/prices.db` (without -readonly) must keep working for ad-hoc SQL; a session that writes to
-    it loses its writes at the next publish (README, "Open it read-only")."""
-    for stale in target.parent.glob(f".{target.name}.*.tmp"):   # left by a run killed mid-copy
-        stale.unlink(missing_ok=True)
+    it loses its writes at the next publish (README, "Open it read-only").
+
+    Before the copy, every table and column of the working database gets its comment
+    (pipelines/warehouse/comments.py; no write when they are up to date); the copy then loses the
+    internal bookkeeping tables (INTERNAL_TABLES), which the working database keeps."""
+    for pattern in (f".{target.name}.*.tmp", f".{target.name}.*.tmp.wal"):
+        for stale in target.parent.glob(pattern):   # left by a run killed mid-copy
+            stale.unlink(missing_ok=True)
+    describe_tables(work)
     wal = published_wal(target)
     with atomic_path(target) as tmp:
         clone_or_copy(work, tmp)
+        try:
+            drop_internal_tables(tmp)
+        finally:
+            published_wal(tmp).unlink(missing_ok=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         wal.unlink(missing_ok=True)
     # a writer of the old file may have logged between the unlink and the rename
     wal.unlink(missing_ok=True)
     return target.stat().st_size
+
+
+def describe_tables(work: Path) -> int:
+    """COMMENT ON every table and column of the (closed) working database `work` whose comment
+    is missing or stale; returns how many were written."""
+    import duckdb
+
+    from pipelines.warehouse.comments import apply_comments
+
+    with duckdb.connect(str(work)) as con:
+        written = apply_comments(con)
+        if written:
+            con.execute("checkpoint")
+    return written
+
+
+def drop_internal_tables(copy: Path) -> list[str]:
+    """Removes the internal bookkeeping tables from `copy` (the file about to be published), then
+    checkpoints so the file is whole without its WAL; returns the tables dropped. A copy without
+    any is left byte for byte as it was."""
+    import duckdb
+
+    from pipelines.warehouse.comments import INTERNAL_TABLES
+
+    with duckdb.connect(str(copy)) as con:
+        present = {f"{s}.{t}" for s, t in con.execute(
+            "select schema_name, table_name from duckdb_tables()").fetchall()}
+        dropped = [t for t in INTERNAL_TABLES if t in present]
+        for table in dropped:
+            con.execute(f"drop table {table}")
+        if dropped:
+            con.execute("checkpoint")
+    return dropped
 
 
 def published_wal(target: Path) -> Path:

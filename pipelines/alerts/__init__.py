@@ -11,10 +11,11 @@ The flow is outbox-first so that nothing is lost and nothing is sent twice:
 The modules, in that order:
     rules.py     the rules file (alerts.toml beside it) read into dataclasses, every key checked
     outbox.py    alerts.outbox and alerts.state: the tables, the alert row, reads and writes
+    templating.py  the Jinja2 templates of titles and bodies (templates/*.j2), user overrides
     messages.py  what each alert says: key, title, body
     detect.py    each rule's SQL (sql/*.sql) over the working database, into the outbox
-    channels.py  the Apprise channels from the environment, secrets kept out of every message
-    deliver.py   the outbox to the channels, with retries
+    channels.py  the Apprise channels from the environment (tags route alerts), secrets kept out
+    deliver.py   the outbox to each alert's channels, with retries, status per channel
     notices.py   run-failure notices, sent at once and recorded
 """
 
@@ -24,7 +25,9 @@ from pipelines.alerts.channels import (
     Channel,
     NotifyConfigError,
     load_channels,
+    routed_channels,
     send,
+    split_entries,
     split_urls,
 )
 from pipelines.alerts.deliver import Delivery, deliver_pending
@@ -63,6 +66,8 @@ __all__ = [
     "load_rules",
     "notify_run_failure",
     "parse_rules",
+    "routed_channels",
     "send",
+    "split_entries",
     "split_urls",
 ]

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from ipaddress import ip_address
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,16 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 NOTIFY_URLS_ENV = "GPUPRICES_NOTIFY_URLS"
 NOTIFY_CONFIG_ENV = "GPUPRICES_NOTIFY_CONFIG"
+
+
+# Apprise's own tag keywords: a route of "all" reaches every channel; a URL tagged "always"
+# receives every alert.
+ALL_TAG, ALWAYS_TAG = "all", "always"
+TAG_PATTERN = r"[A-Za-z0-9_-]+"
+# One item of GPUPRICES_NOTIFY_URLS: an optional "tag=" or "tag1,tag2=" (Apprise's config-file
+# syntax), then a URL; an item starts at the beginning of a word or after a comma.
+_ITEM_START = re.compile(rf"(?:^|,)((?:{TAG_PATTERN}(?:,{TAG_PATTERN})*=)?[A-Za-z][\w+.-]*://)")
+_TAGGED = re.compile(rf"^({TAG_PATTERN}(?:,{TAG_PATTERN})*)=(.+)$", re.S)
 
 
 class NotifyConfigError(ValueError):
@@ -47,6 +58,16 @@ class Channel:
     label: str                   # "json://127.0.0.1:8080", "dingtalk://…": safe to log
     secrets: tuple[str, ...] = field(repr=False)   # URL parts never to appear in a message
     plugin: Any = field(repr=False, compare=False)
+    tags: frozenset[str] = frozenset()           # Apprise tags: "ops", "buyers"; none: default
+
+    def routed(self, route: Iterable[str]) -> bool:
+        """Whether an alert routed to these tags goes here, as Apprise matches tags: an empty
+        route means the untagged channels; "all" every channel; a channel tagged "always" gets
+        every alert."""
+        route = {t.lower() for t in route}
+        if ALWAYS_TAG in self.tags or ALL_TAG in route:
+            return True
+        return bool(self.tags & route) if route else not self.tags
 
     def redact(self, text: str) -> str:
         for secret in sorted(self.secrets, key=len, reverse=True):
@@ -86,12 +107,14 @@ def _is_ip(host: str) -> bool:
         return False
 
 
-def _channel(url: str, plugin: Any) -> Channel:
+def _channel(url: str, plugin: Any, tags: Iterable[str] = ()) -> Channel:
     _, label, secrets = _url_parts(url)
     full = plugin.url()   # Apprise's own normalized form, for its error messages
     more = _url_parts(full)[2] if full else ()
+    # The id hashes the URL alone: tagging a URL later keeps what it already received.
     return Channel(hashlib.sha256(url.encode()).hexdigest()[:12], label,
-                   tuple(sorted(set(secrets) | set(more) - {label})), plugin)
+                   tuple(sorted(set(secrets) | set(more) - {label})), plugin,
+                   frozenset(str(t).lower() for t in tags))
 
 
 class _CaptureApprise(logging.Handler):
@@ -119,15 +142,30 @@ def _apprise_messages() -> Iterator[list[str]]:
         logger.propagate = propagate
 
 
-def split_urls(text: str) -> list[str]:
-    """URLs from GPUPRICES_NOTIFY_URLS: separated by whitespace or by commas before a new
-    scheme:// (commas inside one URL, as in mailto's ?to=a@x,b@y, stay)."""
-    from apprise.utils.parse import parse_urls
-
-    urls = []
+def split_entries(text: str) -> list[tuple[tuple[str, ...], str]]:
+    """(tags, URL) of every item of GPUPRICES_NOTIFY_URLS: items are separated by whitespace or
+    by a comma before a new `scheme://` or `tag=scheme://` (commas inside one URL, as in
+    mailto's ?to=a@x,b@y, stay); `ops=json://...` or `ops,buyers=json://...` tags an item."""
+    entries = []
     for word in text.split():
-        urls += [u.strip(",") for u in parse_urls(word) if u.strip(",")]
-    return urls
+        starts = [m.start(1) for m in _ITEM_START.finditer(word)] or [0]
+        starts[0] = 0
+        for begin, end in zip(starts, [*starts[1:], len(word)], strict=True):
+            item = word[begin:end].strip(",")
+            if not item:
+                continue
+            tagged = _TAGGED.match(item)
+            if tagged:
+                tags = tuple(dict.fromkeys(t.lower() for t in tagged.group(1).split(",")))
+                entries.append((tags, tagged.group(2)))
+            else:
+                entries.append(((), item))
+    return entries
+
+
+def split_urls(text: str) -> list[str]:
+    """The URLs of GPUPRICES_NOTIFY_URLS, tags left off (see split_entries)."""
+    return [url for _, url in split_entries(text)]
 
 
 def load_channels(env: Mapping[str, str] | None = None) -> list[Channel]:
@@ -136,7 +174,7 @@ def load_channels(env: Mapping[str, str] | None = None) -> list[Channel]:
 
     env = os.environ if env is None else env
     channels: list[Channel] = []
-    for n, url in enumerate(split_urls(env.get(NOTIFY_URLS_ENV, "")), start=1):
+    for n, (tags, url) in enumerate(split_entries(env.get(NOTIFY_URLS_ENV, "")), start=1):
         scheme = url.split("://", 1)[0] if "://" in url else None
         with _apprise_messages():   # Apprise's complaint would quote the URL
             plugin = (apprise.Apprise.instantiate(url, suppress_exceptions=True)
@@ -145,7 +183,7 @@ def load_channels(env: Mapping[str, str] | None = None) -> list[Channel]:
             what = f"scheme {scheme!r}" if scheme else "no scheme://"
             raise NotifyConfigError(f"{NOTIFY_URLS_ENV}: entry {n} ({what}) is not a valid "
                                     "Apprise URL (see docs/alerts.md)")
-        channels.append(_channel(url, plugin))
+        channels.append(_channel(url, plugin, tags))
     config_file = env.get(NOTIFY_CONFIG_ENV)
     if config_file:
         if not Path(config_file).is_file():
@@ -155,13 +193,23 @@ def load_channels(env: Mapping[str, str] | None = None) -> list[Channel]:
             config.add(str(Path(config_file).resolve()))
             bundle = apprise.Apprise()
             bundle.add(config)
-            servers = list(bundle)   # every service in the file (tags are not used)
+            servers = list(bundle)   # every service in the file, with its tags
         if not servers:
             raise NotifyConfigError(f"{NOTIFY_CONFIG_ENV}: {config_file}: no valid Apprise URL "
                                     "in it")
-        channels += [_channel(plugin.url(), plugin) for plugin in servers]
-    unique = {c.id: c for c in reversed(channels)}   # a URL listed twice is one channel
-    return [c for c in channels if unique[c.id] is c]
+        channels += [_channel(plugin.url(), plugin, plugin.tags) for plugin in servers]
+    # A URL listed twice is one channel, with the tags of both.
+    tags: dict[str, frozenset[str]] = {}
+    for c in channels:
+        tags[c.id] = tags.get(c.id, frozenset()) | c.tags
+    unique = {c.id: c for c in reversed(channels)}
+    return [replace(c, tags=tags[c.id]) for c in channels if unique[c.id] is c]
+
+
+def routed_channels(channels: list[Channel], route: Iterable[str]) -> list[Channel]:
+    """The channels an alert routed to `route` (tags; empty: the default) goes to."""
+    route = tuple(route)
+    return [c for c in channels if c.routed(route)]
 
 
 def send(channel: Channel, title: str, body: str, failure: bool = False) -> str | None:

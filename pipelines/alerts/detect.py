@@ -24,6 +24,7 @@ from pipelines.alerts.messages import (
 )
 from pipelines.alerts.outbox import Alert, ensure_outbox, insert_alerts, read_state, write_state
 from pipelines.alerts.rules import RULES, AlertRules, OfferFilter
+from pipelines.alerts.templating import alert_texts
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
 
@@ -79,6 +80,7 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
                     {"same_price_tolerance": SAME_PRICE_TOLERANCE})
     else:
         con.execute(sql_text(__file__, "no_held_observations"))
+    texts = alert_texts(rules.templates_dir)   # checked when the rules were loaded
     alerts: list[Alert] = []
     if rules.drop.enabled and new_observations:
         d = rules.drop
@@ -86,26 +88,28 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
             "median_days": d.median_days, "median_min_days": d.median_min_days,
             "min_drop_pct": d.min_drop_pct, "min_below_median_pct": d.min_below_median_pct,
             "require": d.require, **_filter_params(d.offers)})
-        alerts += [drop_alert(row, d) for row in rows]
+        alerts += [drop_alert(row, d, texts) for row in rows]
     if rules.new_low.enabled and new_observations:
         rows = _records(con, "new_lows", {
             "min_improvement_pct": rules.new_low.min_improvement_pct,
             **_filter_params(rules.new_low.offers)})
-        alerts += [new_low_alert(row, rules.new_low) for row in rows]
+        alerts += [new_low_alert(row, rules.new_low, texts) for row in rows]
     if rules.month_end_dip.enabled:
-        alerts += [month_end_dip_alert(row) for row in _records(con, "month_end_dips")]
+        alerts += [month_end_dip_alert(row, texts, rules.month_end_dip.channels)
+                   for row in _records(con, "month_end_dips")]
     for watch in rules.watch:
         rows = _records(con, "watch", {
             "gpu_model": watch.gpu_model, "region_column": watch.region_column,
             "region_value": watch.region_value, "offer_kind": watch.offer_kind,
             "billing_period": watch.billing_period,
             "ceiling": watch.max_price_cny_per_gpu_hour})
-        alerts += [watch_alert(row, watch) for row in rows]
+        alerts += [watch_alert(row, watch, texts) for row in rows]
     # The advisor writes the history; before its first run (or without it) there is none.
     if rules.workload_cheaper.enabled and _table_exists(con, WORKLOAD_HISTORY_TABLE):
         rows = _records(con, "workload_cheaper",
                         {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
-        alerts += [workload_cheaper_alert(row) for row in rows]
+        alerts += [workload_cheaper_alert(row, texts, rules.workload_cheaper.channels)
+                   for row in rows]
     con.execute("drop table if exists alert_new_observations")
     con.execute("drop table if exists alert_held_observations")
     return alerts, new_observations

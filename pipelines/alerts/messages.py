@@ -1,8 +1,10 @@
 """What each alert says: its key, title and plain-text body, from one row of a rule's query.
 
 The key names what the alert is about (rule + offer or group + the observation), so the same
-finding always makes the same key and the outbox sends it once. Scraped text (sku, vendor) is
-cleaned and cut by `Alert` itself.
+finding always makes the same key and the outbox sends it once. The title and body come from the
+rule's templates (templating.py; `templates/<rule>.title.j2`, `.body.j2`), given the row and the
+text prepared here. A title names what tells two alerts apart: vendor, region, sku, kind and
+billing period of the offer. Scraped text (sku, vendor) is cleaned and cut by `Alert` itself.
 """
 
 from __future__ import annotations
@@ -14,6 +16,16 @@ from typing import Any
 
 from pipelines.alerts.outbox import Alert
 from pipelines.alerts.rules import DropRule, NewLowRule, WatchRule
+from pipelines.alerts.templating import AlertTexts, alert_texts
+
+_DEFAULT_TEXTS: list[AlertTexts] = []
+
+
+def default_texts() -> AlertTexts:
+    """The default templates, built once."""
+    if not _DEFAULT_TEXTS:
+        _DEFAULT_TEXTS.append(alert_texts())
+    return _DEFAULT_TEXTS[0]
 
 
 def _f(value: Any) -> float | None:
@@ -59,60 +71,63 @@ def _price_line(row: Mapping[str, Any]) -> str:
             f"{row['billing_period']})")
 
 
-def _offer_lines(row: Mapping[str, Any]) -> list[str]:
-    return [f"{row['vendor']} ({row['source']}): {_card_text(row)}, {row['offer_kind']}, "
-            f"billed per {row['billing_period']}, sku {row['sku']}",
-            f"Region: {_region_text(row)}",
-            _price_line(row)]
+def _offer_context(row: Mapping[str, Any]) -> dict[str, Any]:
+    """What every offer alert's templates get: the row and its facts as text."""
+    return {"row": row, "card": _card_text(row), "region": _region_text(row),
+            "offer": (f"{row['vendor']} ({row['source']}): {_card_text(row)}, "
+                      f"{row['offer_kind']}, billed per {row['billing_period']}, sku {row['sku']}"),
+            "price": _price_line(row), "price_cny": f"{float(row['price_per_gpu_hour_cny']):.2f}",
+            "seen": _ts(row.get("observed_at")), "link": row.get("url")}
 
 
 def _payload(row: Mapping[str, Any], **extra: Any) -> dict:
     return {**row, **extra}
 
 
-def drop_alert(row: dict, rule: DropRule) -> Alert:
-    price = float(row["price_per_gpu_hour_cny"])
+def _alert(key: str, rule: str, context: dict, payload: dict, texts: AlertTexts | None,
+           route: tuple[str, ...] = ()) -> Alert:
+    title, body = (texts or default_texts()).render(rule, context)
+    return Alert(key, rule, title, body, payload, route)
+
+
+def drop_alert(row: dict, rule: DropRule, texts: AlertTexts | None = None) -> Alert:
     previous = float(row["previous_price_cny_per_gpu_hour"])
     tests = [name for name, hit in (("previous", row["drop_hit"]),
                                     ("median", row["median_hit"])) if hit]
-    title = (f"Price drop {row['price_change_pct']:+.1f} %: {row['gpu_model']} at {row['vendor']}"
-             f" ({_region_text(row)}) now {price:.2f} CNY/GPU-h")
     listed = f"{row['currency']} per {row['billing_period']} as listed"
-    lines = _offer_lines(row)
-    lines.append(f"Was: {float(row['previous_price_amount']):,.2f} {listed} "
-                 f"({previous:.2f} CNY per GPU-hour) at {_ts(row['previous_observed_at'])} "
-                 f"({row['price_change_pct']:+.1f} % as listed, "
-                 f"{row['price_change_pct_cny']:+.1f} % in CNY)")
+    median = None
     if row["median_price_amount"] is not None:
-        lines.append(f"Trailing {rule.median_days}-day median of daily closes: "
-                     f"{row['median_price_amount']:,.2f} {listed} "
-                     f"({row['median_price_cny_per_gpu_hour']:.2f} CNY per GPU-hour; "
-                     f"{row['below_median_pct']:.1f} % below it as listed, "
-                     f"{row['median_days']} days)")
-    lines += [f"Seen: {_ts(row['observed_at'])}", f"Link: {row['url']}"]
-    return Alert(f"drop:{row['offer_id']}:{_key_ts(row['observed_at'])}", "drop", title,
-                 "\n".join(lines), _payload(row, tests_met=tests))
+        median = (f"Trailing {rule.median_days}-day median of daily closes: "
+                  f"{row['median_price_amount']:,.2f} {listed} "
+                  f"({row['median_price_cny_per_gpu_hour']:.2f} CNY per GPU-hour; "
+                  f"{row['below_median_pct']:.1f} % below it as listed, "
+                  f"{row['median_days']} days)")
+    context = {**_offer_context(row), "change_pct": f"{row['price_change_pct']:+.1f}",
+               "was": (f"Was: {float(row['previous_price_amount']):,.2f} {listed} "
+                       f"({previous:.2f} CNY per GPU-hour) at {_ts(row['previous_observed_at'])} "
+                       f"({row['price_change_pct']:+.1f} % as listed, "
+                       f"{row['price_change_pct_cny']:+.1f} % in CNY)"),
+               "median": median}
+    return _alert(f"drop:{row['offer_id']}:{_key_ts(row['observed_at'])}", "drop", context,
+                  _payload(row, tests_met=tests), texts, rule.channels)
 
 
-def new_low_alert(row: dict, rule: NewLowRule) -> Alert:
-    price = float(row["price_per_gpu_hour_cny"])
-    group = f"{row['gpu_model']} {row['offer_kind']} in {row['region_group']}"
-    title = f"New low for {group}: {price:.2f} CNY/GPU-h at {row['vendor']}"
+def new_low_alert(row: dict, rule: NewLowRule, texts: AlertTexts | None = None) -> Alert:
     periods = ("billed per " + " or ".join(rule.offers.billing_periods)
                if rule.offers.billing_periods else "every billing period")
-    lines = [f"Lowest price ever seen for {group} (every vendor, {periods}), and the offer's "
-             "lowest listed price yet (an exchange-rate move alone makes no new low).",
-             *_offer_lines(row),
-             f"Earlier low: {float(row['earlier_low_cny_per_gpu_hour']):.2f} CNY per GPU-hour "
-             f"({row['improvement_pct']:.1f} % lower now, over {row['earlier_observations']} "
-             "earlier observation times)",
-             f"Seen: {_ts(row['observed_at'])}", f"Link: {row['url']}"]
+    context = {**_offer_context(row),
+               "group": f"{row['gpu_model']} {row['offer_kind']} in {row['region_group']}",
+               "periods": periods,
+               "earlier": (f"Earlier low: {float(row['earlier_low_cny_per_gpu_hour']):.2f} CNY "
+                           f"per GPU-hour ({row['improvement_pct']:.1f} % lower now, over "
+                           f"{row['earlier_observations']} earlier observation times)")}
     key = (f"new_low:{row['gpu_model']}:{row['offer_kind']}:{row['region_group']}:"
            f"{Decimal(row['price_per_gpu_hour_cny']):.6f}")
-    return Alert(key, "new_low", title, "\n".join(lines), _payload(row))
+    return _alert(key, "new_low", context, _payload(row), texts, rule.channels)
 
 
-def month_end_dip_alert(row: dict) -> Alert:
+def month_end_dip_alert(row: dict, texts: AlertTexts | None = None,
+                        route: tuple[str, ...] = ()) -> Alert:
     month = row["month"].strftime("%Y-%m")
     baseline, month_end = _f(row["baseline_price_cny_per_gpu_hour"]), _f(
         row["month_end_price_cny_per_gpu_hour"])
@@ -125,58 +140,57 @@ def month_end_dip_alert(row: dict) -> Alert:
 
     next_start = _f(row["next_start_price_cny_per_gpu_hour"])
     card = f"{row['gpu_model']}{' ' + row['gpu_variant'] if row.get('gpu_variant') else ''}"
-    title = (f"Month-end dip {month}: {card} {row['offer_kind']} at {row['vendor']} "
-             f"({row['region_code']})")
-    lines = [f"{row['vendor']} ({row['source']}): {card}, {row['offer_kind']}, hourly billing, "
-             f"listed in {row['currency']}; months on {row['local_time_zone']} days",
-             f"Region: {_region_text(row)}",
-             f"The same {row['offers_compared']} offers, median of each offer's daily closes: "
-             f"{money(baseline)} per GPU-hour on days 8-22, {money(month_end)} in the last 5 "
-             f"days, {money(next_start)} on days 1-7 of the next month",
-             f"Dip: {row['dip_pct']:.1f} % below the line from mid-month to the next month's "
-             f"start (as listed; {row['drop_pct']:.1f} % below mid-month, "
-             f"{row['recovery_pct']:.1f} % back up after)",
-             f"Signal: {row['positive_offer_months']} of {row['offer_months']} offer-months "
-             f"below the line ({row['offers_followed']} offers, {row['months_observed']} months; "
-             f"sign test p = {row['p_value']:.3g}), median depth {row['strength_pct']:.1f} % "
-             f"({100 * row['ci_coverage']:.0f} % interval {row['depth_ci_low_pct']:.1f} to "
-             f"{row['depth_ci_high_pct']:.1f} %)",
-             f"Link: {row['url'] or 'no current offer'}"]
+    context = {
+        "row": row, "card": card, "region": _region_text(row), "month": month,
+        "offer": (f"{row['vendor']} ({row['source']}): {card}, {row['offer_kind']}, hourly "
+                  f"billing, listed in {row['currency']}; months on {row['local_time_zone']} "
+                  "days"),
+        "compared": (f"The same {row['offers_compared']} offers, median of each offer's daily "
+                     f"closes: {money(baseline)} per GPU-hour on days 8-22, {money(month_end)} "
+                     f"in the last 5 days, {money(next_start)} on days 1-7 of the next month"),
+        "dip": (f"Dip: {row['dip_pct']:.1f} % below the line from mid-month to the next month's "
+                f"start (as listed; {row['drop_pct']:.1f} % below mid-month, "
+                f"{row['recovery_pct']:.1f} % back up after)"),
+        "signal": (f"Signal: {row['positive_offer_months']} of {row['offer_months']} "
+                   f"offer-months below the line ({row['offers_followed']} offers, "
+                   f"{row['months_observed']} months; sign test p = {row['p_value']:.3g}), median "
+                   f"depth {row['strength_pct']:.1f} % ({100 * row['ci_coverage']:.0f} % interval "
+                   f"{row['depth_ci_low_pct']:.1f} to {row['depth_ci_high_pct']:.1f} %)"),
+        "link": row["url"] or "no current offer"}
     key = (f"month_end_dip:{row['source']}:{row['gpu_model']}:{row['gpu_variant'] or '-'}:"
            f"{row['region_code']}:{row['offer_kind']}:{month}")
-    return Alert(key, "month_end_dip", title, "\n".join(lines), _payload(row, month=month))
+    return _alert(key, "month_end_dip", context, _payload(row, month=month), texts, route)
 
 
-def watch_alert(row: dict, watch: WatchRule) -> Alert:
-    price = float(row["price_per_gpu_hour_cny"])
-    title = (f"Watch '{watch.label}': {row['gpu_model']} at {price:.2f} CNY/GPU-h "
-             f"(ceiling {watch.max_price_cny_per_gpu_hour:g}) at {row['vendor']}, "
-             f"{_region_text(row)}")
-    lines = [f"Watch: {watch.label} ({watch.gpu_model}, region {watch.region}, "
-             f"{watch.offer_kind or 'any kind'}, {watch.billing_period or 'any billing period'}, "
-             f"at most {watch.max_price_cny_per_gpu_hour:g} CNY per GPU-hour)",
-             *_offer_lines(row),
-             f"At or below the ceiling since {_ts(row['since'])}; last seen "
-             f"{_ts(row['observed_at'])}",
-             f"Link: {row['url']}"]
+def watch_alert(row: dict, watch: WatchRule, texts: AlertTexts | None = None) -> Alert:
+    context = {**_offer_context(row), "watch": watch.label,
+               "ceiling": f"{watch.max_price_cny_per_gpu_hour:g}",
+               "watch_line": (f"Watch: {watch.label} ({watch.gpu_model}, region {watch.region}, "
+                              f"{watch.offer_kind or 'any kind'}, "
+                              f"{watch.billing_period or 'any billing period'}, at most "
+                              f"{watch.max_price_cny_per_gpu_hour:g} CNY per GPU-hour)"),
+               "since": _ts(row["since"])}
     key = f"watch:{watch.watch_id}:{row['offer_id']}:{_key_ts(row['since'])}"
-    return Alert(key, "watch", title, "\n".join(lines),
-                 _payload(row, watch=watch.label, watch_id=watch.watch_id,
-                          max_price_cny_per_gpu_hour=watch.max_price_cny_per_gpu_hour))
+    return _alert(key, "watch", context,
+                  _payload(row, watch=watch.label, watch_id=watch.watch_id,
+                           max_price_cny_per_gpu_hour=watch.max_price_cny_per_gpu_hour),
+                  texts, watch.channels)
 
 
-def workload_cheaper_alert(row: dict) -> Alert:
+def workload_cheaper_alert(row: dict, texts: AlertTexts | None = None,
+                           route: tuple[str, ...] = ()) -> Alert:
     cost, previous = float(row["total_cost_cny"]), float(row["previous_cost_cny"])
     usd = f" / {float(row['total_cost_usd']):,.2f} USD" if row.get("total_cost_usd") else ""
-    title = (f"Saved workload '{row['workload']}' is {row['drop_pct']:.1f} % cheaper: "
-             f"{cost:,.2f} CNY (was {previous:,.2f} CNY)")
-    lines = [f"Best option now: {row['configuration']} ({row['kind']}), {row['vendor']} "
-             f"({row['source']}), {row['gpu_model']} {row['offer_kind']} billed per "
-             f"{row['billing_period']}, sku {row['sku']}, offer {row['offer_id']}",
-             f"Region: {row['region_code']} ({row['region_group']})",
-             f"Total cost: {cost:,.2f} CNY{usd}",
-             f"Previous best: {previous:,.2f} CNY, {row['previous_configuration']} at "
-             f"{row['previous_vendor']} (advised {_ts(row['previous_computed_at'])})",
-             f"Advised: {_ts(row['computed_at'])}", f"Link: {row['url']}"]
+    context = {
+        "row": row, "cost": f"{cost:,.2f}", "previous": f"{previous:,.2f}",
+        "best": (f"Best option now: {row['configuration']} ({row['kind']}), {row['vendor']} "
+                 f"({row['source']}), {row['gpu_model']} {row['offer_kind']} billed per "
+                 f"{row['billing_period']}, sku {row['sku']}, offer {row['offer_id']}"),
+        "region": f"{row['region_code']} ({row['region_group']})",
+        "total": f"Total cost: {cost:,.2f} CNY{usd}",
+        "previous_best": (f"Previous best: {previous:,.2f} CNY, {row['previous_configuration']} "
+                          f"at {row['previous_vendor']} (advised "
+                          f"{_ts(row['previous_computed_at'])})"),
+        "advised": _ts(row["computed_at"]), "link": row["url"]}
     key = f"workload_cheaper:{row['workload']}:{_key_ts(row['computed_at'])}"
-    return Alert(key, "workload_cheaper", title, "\n".join(lines), _payload(row))
+    return _alert(key, "workload_cheaper", context, _payload(row), texts, route)

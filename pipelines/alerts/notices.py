@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import duckdb
 
-from pipelines.alerts.channels import Channel, load_channels, send
+from pipelines.alerts.channels import Channel, load_channels, routed_channels, send
 from pipelines.alerts.deliver import deliver_one
 from pipelines.alerts.outbox import Alert, delivery_state, ensure_outbox, insert_alerts
-from pipelines.alerts.rules import DeliverySettings
+from pipelines.alerts.rules import AlertConfigError, AlertRules, DeliverySettings, load_rules
 from pipelines.warehouse.db import DUCKDB_CONFIG
 from spiders.layout import work_db_path
 
@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class FailureNotice:
     alert_key: str
-    status: str               # sent | failed | pending (no channel) | duplicate
+    status: str               # sent | partial | failed | pending (no channel) | duplicate
     recorded: bool            # written to alerts.outbox
     error: str | None = None
 
@@ -33,15 +33,24 @@ class FailureNotice:
 def notify_run_failure(title: str, body: str, *, con: duckdb.DuckDBPyConnection | None = None,
                        channels: list[Channel] | None = None,
                        settings: DeliverySettings | None = None,
-                       sleep: Callable[[float], None] = time.sleep) -> FailureNotice:
+                       sleep: Callable[[float], None] = time.sleep,
+                       route: tuple[str, ...] | None = None) -> FailureNotice:
     """Tell people a run failed, now, through the alert channels, and record it in the outbox.
 
     For a run-failure sensor: `con` defaults to the working database; when that is locked (a
     new run already holds it) the notice is still sent, just not recorded. The same title and
-    body are sent once: a sensor that reports the same failure again is a no-op.
+    body are sent once: a sensor that reports the same failure again is a no-op. It goes to
+    `[run_failure] channels` of the rules file (`route`), else to the default channels.
     """
     channels = load_channels() if channels is None else channels
-    settings = settings or DeliverySettings(attempts=3, backoff_seconds=2.0)
+    if settings is None or route is None:
+        try:
+            rules = load_rules()
+        except AlertConfigError as exc:   # a broken rules file must not silence the notice
+            log.warning(f"run failure routed to the default channels: {exc}")
+            rules = AlertRules()
+        settings = settings or rules.delivery
+        route = rules.run_failure.channels if route is None else route
     key = "run_failure:" + hashlib.sha256(f"{title}\n{body}".encode()).hexdigest()[:16]
     own = None
     if con is None:
@@ -52,17 +61,21 @@ def notify_run_failure(title: str, body: str, *, con: duckdb.DuckDBPyConnection 
             log.warning(f"run failure not recorded in alerts.outbox ({exc}); sending it anyway")
     try:
         if con is None:
-            return _send_unrecorded(key, title, body, channels, settings, sleep)
+            return _send_unrecorded(key, title, body,
+                                    routed_channels(channels, route or settings.default_channels),
+                                    settings, sleep)
         ensure_outbox(con)
         new = insert_alerts(con, [Alert(key, "run_failure", title, body,
-                                        {"title": title, "body": body})])
-        status, delivered_to = delivery_state(con, key)
-        if not new and status == "sent":
+                                        {"title": title, "body": body}, route)])
+        state = delivery_state(con, key)
+        if not new and state.status == "sent":
             return FailureNotice(key, "duplicate", True)
         if not channels:
             return FailureNotice(key, "pending", True, "no notification URLs configured")
-        status, error = deliver_one(con, key, title, body, delivered_to, channels, {},
+        status, error = deliver_one(con, key, title, body, state, channels, {},
                                     settings, sleep, failure=True)
+        if status == "unrouted":
+            status = "pending"
         return FailureNotice(key, status, True, error)
     finally:
         if own is not None:

@@ -8,7 +8,7 @@ channel loses nothing. `alerts.state` holds the detection watermark.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
@@ -33,6 +33,7 @@ class Alert:
     title: str
     body: str
     payload: dict
+    route: tuple[str, ...] = ()      # the rule's channel tags; empty: the default channels
 
     def __post_init__(self) -> None:
         # Scraped text reaches people's phones: cut each line, make invisible characters visible.
@@ -59,41 +60,65 @@ def insert_alerts(con: duckdb.DuckDBPyConnection, alerts: list[Alert]) -> list[s
             "alert_key": alert.alert_key, "rule": alert.rule, "title": alert.title,
             "body": alert.body,
             "payload": json.dumps(alert.payload, default=_json_default, ensure_ascii=False),
+            "route": list(alert.route),
         }).fetchall()
         new.extend(row[0] for row in inserted)
     return new
 
 
-def unsent_alerts(con: duckdb.DuckDBPyConnection) -> list[tuple]:
-    """(alert_key, title, body, delivered_to, rule) of every pending or failed alert, oldest
+@dataclass(frozen=True)
+class DeliveryState:
+    """Where one alert stands: the channels that have it, its route, per-channel outcomes."""
+    status: str = "pending"
+    delivered_to: tuple[str, ...] = ()
+    route: tuple[str, ...] = ()
+    channel_status: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_row(cls, status: str, delivered_to: list | None, route: list | None,
+                 channel_status: str | dict | None) -> DeliveryState:
+        if isinstance(channel_status, str):
+            channel_status = json.loads(channel_status)
+        return cls(status, tuple(delivered_to or ()), tuple(route or ()),
+                   dict(channel_status or {}))
+
+
+def unsent_alerts(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, str,
+                                                                   DeliveryState]]:
+    """(alert_key, title, body, rule, state) of every pending, partial or failed alert, oldest
     first."""
-    return con.execute(sql_text(__file__, "unsent_alerts")).fetchall()
+    return [(key, title, body, rule, DeliveryState.from_row("", delivered, route, channel_status))
+            for key, title, body, delivered, rule, route, channel_status
+            in con.execute(sql_text(__file__, "unsent_alerts")).fetchall()]
 
 
 def count_unsent(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute(sql_text(__file__, "count_unsent")).fetchone()[0]
 
 
-def delivery_state(con: duckdb.DuckDBPyConnection, key: str) -> tuple[str, list[str]] | None:
-    """(status, delivered_to) of one alert, None when the key is not in the outbox."""
-    row = con.execute("select status, delivered_to from alerts.outbox where alert_key = ?",
-                      [key]).fetchone()
-    return (row[0], row[1] or []) if row else None
+def delivery_state(con: duckdb.DuckDBPyConnection, key: str) -> DeliveryState | None:
+    """Where one alert stands, None when the key is not in the outbox."""
+    row = con.execute(sql_text(__file__, "delivery_state"), {"alert_key": key}).fetchone()
+    return DeliveryState.from_row(*row) if row else None
 
 
 def record_sent(con: duckdb.DuckDBPyConnection, key: str, tries: int,
-                delivered_to: list[str]) -> None:
-    """Every channel has the alert now."""
+                delivered_to: list[str], channel_status: dict) -> None:
+    """Every channel the alert is routed to has it now."""
     con.execute(sql_text(__file__, "mark_sent"),
-                {"alert_key": key, "tries": tries, "delivered_to": delivered_to})
+                {"alert_key": key, "tries": tries, "delivered_to": delivered_to,
+                 "channel_status": json.dumps(channel_status, ensure_ascii=False)})
 
 
 def record_unsent(con: duckdb.DuckDBPyConnection, key: str, tries: int, delivered_to: list[str],
-                  error: str | None) -> None:
-    """Some channel still lacks the alert: 'failed' when tried (tries > 0), with why."""
+                  error: str | None, status: str = "failed",
+                  channel_status: dict | None = None) -> None:
+    """Some channel still lacks the alert: `status` ('partial' or 'failed') when tried
+    (tries > 0), with why."""
     con.execute(sql_text(__file__, "mark_unsent"),
                 {"alert_key": key, "tries": tries, "delivered_to": delivered_to,
-                 "last_error": error})
+                 "last_error": error, "status": status,
+                 "channel_status": json.dumps(channel_status or {}, ensure_ascii=False)})
 
 
 def read_state(con: duckdb.DuckDBPyConnection, name: str) -> datetime | None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pipelines.alerts.channels import TAG_PATTERN
 from pipelines.lookup import match_place
 from pipelines.normalize import OFFER_KINDS
 from spiders.parsing.gpu_models import CANONICAL_MODELS
@@ -48,6 +50,7 @@ class DropRule:
     median_min_days: int = 3                   # fewer trailing days: no median test
     require: str = "any"                       # "any" | "all" of the configured tests
     offers: OfferFilter = OfferFilter()
+    channels: tuple[str, ...] = ()             # Apprise tags; empty: the default channels
 
 
 @dataclass(frozen=True)
@@ -57,11 +60,18 @@ class NewLowRule:
     # earlier low by this much so that currency noise does not alert.
     min_improvement_pct: float = 1.0
     offers: OfferFilter = OfferFilter()
+    channels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class MonthEndDipRule:
     enabled: bool = True
+    channels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RunFailureRule:
+    channels: tuple[str, ...] = ()   # where run-failure notices go
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,7 @@ class WorkloadCheaperRule:
     # The latest best option of a saved workload (advisor.workload_advice_history) at least this
     # much cheaper than its previous best.
     min_drop_pct: float = 10.0
+    channels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,7 @@ class WatchRule:
     offer_kind: str | None = None
     billing_period: str | None = None
     name: str | None = None
+    channels: tuple[str, ...] = ()
 
     @property
     def watch_id(self) -> str:
@@ -102,6 +114,8 @@ class WatchRule:
 class DeliverySettings:
     attempts: int = 3
     backoff_seconds: float = 2.0      # waits backoff, 2 x backoff, ... between attempts
+    # Where a rule without `channels` goes; empty: the URLs without a tag.
+    default_channels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,6 +130,8 @@ class AlertRules:
     delivery: DeliverySettings = DeliverySettings()
     source: str = "<defaults>"
     workload_cheaper: WorkloadCheaperRule = WorkloadCheaperRule()
+    run_failure: RunFailureRule = RunFailureRule()
+    templates_dir: Path | None = None   # overrides of pipelines/alerts/templates/*.j2
 
 
 class _RulesTable:
@@ -177,6 +193,15 @@ class _RulesTable:
                 self.fail(f"{self.key(name)}[{i}]", f"{value!r} is not one of {', '.join(allowed)}")
         return tuple(values)
 
+    def channels(self, name: str = "channels") -> tuple[str, ...]:
+        """Apprise tags: ["ops", "buyers"]."""
+        values = self.pop(name, list, [])
+        for i, value in enumerate(values):
+            if not isinstance(value, str) or not re.fullmatch(TAG_PATTERN, value):
+                self.fail(f"{self.key(name)}[{i}]", f"{value!r} is not a tag (letters, digits, "
+                                                     "_ and -)")
+        return tuple(dict.fromkeys(v.lower() for v in values))
+
     def offer_filter(self) -> OfferFilter:
         return OfferFilter(self.choices("gpu_models", CANONICAL_MODELS),
                            self.choices("offer_kinds", OFFER_KINDS),
@@ -214,7 +239,7 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
         median_min_days=drop_s.number("median_min_days", 3, 1, 366, low_inclusive=True,
                                       integer=True),
         require=drop_s.choice("require", ("any", "all"), "any"),
-        offers=drop_s.offer_filter())
+        offers=drop_s.offer_filter(), channels=drop_s.channels())
     if not has_drop:
         drop = DropRule()   # no [drop] table at all: the default rule (a 10 % drop)
     drop_s.done()
@@ -225,18 +250,28 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
     new_low = NewLowRule(enabled=low_s.pop("enabled", bool, True),
                          min_improvement_pct=low_s.number("min_improvement_pct", 1.0, 0, 100,
                                                           low_inclusive=True),
-                         offers=low_s.offer_filter())
+                         offers=low_s.offer_filter(), channels=low_s.channels())
     low_s.done()
 
     dip_s = _RulesTable(top.pop("month_end_dip", dict, {}), "month_end_dip", source)
-    month_end_dip = MonthEndDipRule(enabled=dip_s.pop("enabled", bool, True))
+    month_end_dip = MonthEndDipRule(enabled=dip_s.pop("enabled", bool, True),
+                                    channels=dip_s.channels())
     dip_s.done()
 
     cheaper_s = _RulesTable(top.pop("workload_cheaper", dict, {}), "workload_cheaper", source)
     workload_cheaper = WorkloadCheaperRule(
         enabled=cheaper_s.pop("enabled", bool, True),
-        min_drop_pct=cheaper_s.number("min_drop_pct", 10.0, 0, 100))
+        min_drop_pct=cheaper_s.number("min_drop_pct", 10.0, 0, 100),
+        channels=cheaper_s.channels())
     cheaper_s.done()
+
+    failure_s = _RulesTable(top.pop("run_failure", dict, {}), "run_failure", source)
+    run_failure = RunFailureRule(channels=failure_s.channels())
+    failure_s.done()
+
+    templates_s = _RulesTable(top.pop("templates", dict, {}), "templates", source)
+    templates_dir = templates_s.pop("dir", str)
+    templates_s.done()
 
     detection_s = _RulesTable(top.pop("detection", dict, {}), "detection", source)
     lookback = detection_s.number("initial_lookback_hours", 24.0, 0)
@@ -245,7 +280,8 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
     delivery_s = _RulesTable(top.pop("delivery", dict, {}), "delivery", source)
     delivery = DeliverySettings(
         attempts=delivery_s.number("attempts", 3, 1, 11, low_inclusive=True, integer=True),
-        backoff_seconds=delivery_s.number("backoff_seconds", 2.0, 0, 600, low_inclusive=True))
+        backoff_seconds=delivery_s.number("backoff_seconds", 2.0, 0, 600, low_inclusive=True),
+        default_channels=delivery_s.channels("default_channels"))
     delivery_s.done()
 
     watches = []
@@ -267,11 +303,30 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
                                                 required=True),
             offer_kind=w.choice("offer_kind", OFFER_KINDS),
             billing_period=w.choice("billing_period", tuple(HOURS_PER_PERIOD)),
-            name=w.pop("name", str)))
+            name=w.pop("name", str), channels=w.channels()))
         w.done()
     top.done()
     return AlertRules(drop, new_low, month_end_dip, tuple(watches), lookback, delivery, source,
-                      workload_cheaper)
+                      workload_cheaper, run_failure, _templates_dir(templates_dir, source))
+
+
+def _templates_dir(text: str | None, source: str) -> Path | None:
+    """[templates] dir, relative to the rules file; every template in it (and every default)
+    must compile and name only known variables: a bad one fails here, not at delivery."""
+    from pipelines.alerts.templating import TemplateProblem, alert_texts
+
+    folder = None
+    if text is not None:
+        folder = Path(text)
+        if not folder.is_absolute() and Path(source).is_file():
+            folder = Path(source).resolve().parent / folder
+        if not folder.is_dir():
+            raise AlertConfigError(f"{source}: templates.dir: {folder}: no such folder")
+    try:
+        alert_texts(folder)
+    except TemplateProblem as exc:
+        raise AlertConfigError(f"{source}: templates.dir: {exc}") from exc
+    return folder
 
 
 def config_path(env: Mapping[str, str] | None = None) -> Path:

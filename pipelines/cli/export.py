@@ -1,5 +1,5 @@
-"""`gpuprices export`: every mart of the published database to files, CSV and/or Parquet, each
-moved into place by an atomic rename."""
+"""`gpuprices export`: every mart of the published database to files, CSV and/or Parquet, or the
+hourly offers as SkyPilot catalogs; each file moved into place by an atomic rename."""
 
 from __future__ import annotations
 
@@ -24,17 +24,23 @@ from pipelines.warehouse.sql_files import sql_text
 @click.option("--bom", is_flag=True,
               help="Start each CSV with a UTF-8 BOM, so Excel reads Chinese text right.")
 @click.option("--format", "fmt", type=EXPORT_FORMATS, default="both", show_default=True,
-              help="CSV, Parquet, or both.")
+              help="CSV, Parquet, or both; skypilot: <out>/skypilot/<source>/vms.csv.")
 def export_command(out: Path | None, bom: bool, fmt: str) -> None:
     """Every mart of the published database to files: <mart>.csv and/or <mart>.parquet.
 
-    CSV: UTF-8, a header row, ISO 8601 UTC timestamps (the same as data/feeds/). Each file is
-    written to a temporary name and renamed into place, so a reader never sees half a file.
+    CSV: UTF-8, a header row, ISO 8601 UTC timestamps (the same as data/feeds/), and beside it
+    <mart>.schema.json, the column types. Each file is written to a temporary name and renamed
+    into place, so a reader never sees half a file.
+
+    --format skypilot writes SkyPilot's catalog columns instead, one vms.csv per source: one row
+    per instance type and region, Price and SpotPrice in USD per instance-hour (hourly on-demand
+    and spot offers only).
 
     \b
     Examples:
       gpuprices export --bom --format csv --out ~/gpu-prices
       gpuprices export --format parquet
+      gpuprices export --format skypilot --out ~/.sky/gpuprices
 
     Exit codes: 0 written; 3 no database yet.
     """
@@ -44,6 +50,9 @@ def export_command(out: Path | None, bom: bool, fmt: str) -> None:
     from spiders.layout import data_dir
 
     out = (out or data_dir() / "export").expanduser().resolve()
+    if fmt == "skypilot":
+        export_skypilot(out)
+        return
     kinds = ("csv", "parquet") if fmt == "both" else (fmt,)
     written: list[tuple[Path, int]] = []
     with published_db() as con:
@@ -65,6 +74,8 @@ def export_command(out: Path | None, bom: bool, fmt: str) -> None:
                         target = out / result[kind].name
                         os.replace(result[kind], target)
                         written.append((target, result["rows"]))
+                    if "csv" in kinds:   # the CSV's column types travel with it
+                        os.replace(result["schema"], out / result["schema"].name)
                 progress.advance(task)
     listing = Table(title=f"exported {len(marts)} marts to {out}", title_justify="left")
     listing.add_column("file")
@@ -75,3 +86,34 @@ def export_command(out: Path | None, bom: bool, fmt: str) -> None:
     console.print(listing)
     if bom and "csv" in kinds:
         console.print("[dim]CSV files start with a UTF-8 BOM (for Excel)[/]")
+
+
+# SkyPilot's vms.csv columns (skypilot-catalog README, schema v7/v8), in the order its generated
+# catalogs write them; GpuInfo is left out (SkyPilot reads the columns by name).
+SKYPILOT_COLUMNS = {"instance_type": "InstanceType", "accelerator_name": "AcceleratorName",
+                    "accelerator_count": "AcceleratorCount", "vcpus": "vCPUs",
+                    "memory_gib": "MemoryGiB", "price": "Price", "spot_price": "SpotPrice",
+                    "region": "Region", "availability_zone": "AvailabilityZone"}
+
+
+def export_skypilot(out: Path) -> None:
+    """<out>/skypilot/<source>/vms.csv for every source with hourly on-demand or spot offers:
+    SkyPilot keeps one catalog per cloud, and one instance type in one region is one row, so
+    each source gets its own file (a source is this project's cloud)."""
+    from pipelines.publish import write_text_atomically
+
+    with published_db("marts.latest_prices") as con:
+        catalog = con.execute(sql_text(__file__, "skypilot_catalog")).df()
+    if catalog.empty:
+        raise NoData("the published database has no hourly on-demand or spot offers yet")
+    listing = Table(title=f"SkyPilot catalogs in {out / 'skypilot'}", title_justify="left")
+    listing.add_column("file")
+    listing.add_column("rows", justify="right")
+    for source, rows in catalog.groupby("source", sort=True):
+        target = out / "skypilot" / str(source) / "vms.csv"
+        body = rows[list(SKYPILOT_COLUMNS)].rename(columns=SKYPILOT_COLUMNS)
+        write_text_atomically(target, body.to_csv(index=False, lineterminator="\n"))
+        listing.add_row(escape(str(target.relative_to(out))), f"{len(rows):,}")
+    console.print(listing)
+    console.print("[dim]Price and SpotPrice: USD per instance-hour; vCPUs and MemoryGiB empty "
+                  "(not listed yet); day/month billing and reserved offers left out[/]")

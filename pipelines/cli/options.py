@@ -44,7 +44,8 @@ PERIODS = AliasChoice({"hour": ("h", "hr", "hourly", "时", "小时", "按时", 
                        "year": ("y", "yr", "yearly", "annual", "年", "包年", "按年")})
 SORTS = AliasChoice({"price": ("价格", "cheapest"), "vendor": ("厂商", "供应商", "vendors")})
 FORMATS = AliasChoice({"table": ("表格",), "csv": (), "json": ()})
-EXPORT_FORMATS = AliasChoice({"csv": (), "parquet": (), "both": ("all", "全部")})
+EXPORT_FORMATS = AliasChoice({"csv": (), "parquet": (), "both": ("all", "全部"),
+                               "skypilot": ("sky",)})
 
 CARD_HELP = "Card: A100-80GB, a100-80g, A100 (the family: 40 and 80 GB), 4090, 4090D, H100 NVL ..."
 REGION_HELP = ("Province/state, city, country or vendor region code: 北京 or Beijing, 内蒙古 or "

@@ -17,26 +17,36 @@ from pipelines.cli.exit_codes import NoData
 def published_db(*tables: str) -> Iterator:
     """A read-only connection to the published `data/prices.db` (never the working database, so
     a reader never blocks a run). No database, or one without `tables` yet: exit 3."""
-    import duckdb
-
     from spiders.layout import db_path
 
-    path = db_path()
+    with open_published(db_path(), tables, NoData, click.ClickException) as con:
+        yield con
+
+
+@contextmanager
+def open_published(path: Path, tables: Sequence[str], no_data: type[Exception],
+                   unreadable: type[Exception]) -> Iterator:
+    """A read-only connection to the published database at `path`, in UTC. No file, or one
+    without `tables` ("schema.table") yet: `no_data`; a file DuckDB refuses: `unreadable` with
+    the cause and what to do (cannot_open). The CLI raises its exit-code errors, the Python API
+    its own exceptions."""
+    import duckdb
+
     if not path.exists():
-        raise NoData(f"no published database at {path} yet: run `make run` first "
-                     "(or `gpuprices run`)")
+        raise no_data(f"no published database at {path} yet: run `make run` first "
+                      "(or `gpuprices run`)")
     try:
         con = duckdb.connect(str(path), read_only=True)
     except duckdb.Error as exc:
-        raise click.ClickException(cannot_open(path, str(exc))) from None
+        raise unreadable(cannot_open(path, str(exc))) from None
     try:
         con.execute("set TimeZone = 'UTC'")
         present = {f"{s}.{t}" for s, t in con.execute(
             "select table_schema, table_name from information_schema.tables").fetchall()}
         missing = [t for t in tables if t not in present]
         if missing:
-            raise NoData(f"{path} has no {', '.join(missing)} yet: run `make run` first "
-                         "(or `gpuprices run`)")
+            raise no_data(f"{path} has no {', '.join(missing)} yet: run `make run` first "
+                          "(or `gpuprices run`)")
         yield con
     finally:
         con.close()

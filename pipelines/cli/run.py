@@ -233,6 +233,8 @@ def print_summary(result) -> int:
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
     console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
     console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
+    for line in outputs_summary(result):
+        console.print(line)
     if not result.success:
         for event in result.all_events:
             if event.is_step_failure:
@@ -250,6 +252,37 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def materialized(result, *key: str) -> dict | None:
+    """The metadata the run recorded when it materialized the asset `key`, or None."""
+    import dagster as dg
+
+    for event in result.all_events:
+        if event.is_step_materialization and event.asset_key == dg.AssetKey(list(key)):
+            metadata = event.step_materialization_data.materialization.metadata
+            return {name: value.value for name, value in metadata.items()}
+    return None
+
+
+def outputs_summary(result) -> list[str]:
+    """Where the report is and what became of the alerts (rich markup, escaped)."""
+    report = materialized(result, "report", "price_report")
+    lines = [f"report: {terminal_text(str(report['path']))}" if report
+             else "[yellow]report: not written this run (its step failed or did not run)[/]"]
+    alerts = materialized(result, "alerts", "price_alerts")
+    if alerts is None:
+        lines.append("[yellow]alerts: not checked this run (their step failed or did not run); "
+                     "unsent alerts wait in alerts.outbox[/]")
+    elif not alerts.get("channels"):
+        lines.append(f"alerts: {alerts.get('detected', 0)} new, none sent: no notification URLs "
+                     f"configured; {alerts.get('pending', 0)} wait in alerts.outbox "
+                     "(docs/alerts.md; `gpuprices alerts` lists them)")
+    else:
+        lines.append(f"alerts: {alerts.get('detected', 0)} new; {alerts.get('delivered', 0)} "
+                     f"sent, {alerts.get('failed', 0)} failed, {alerts.get('pending', 0)} "
+                     "unsent in alerts.outbox (`gpuprices alerts` lists them)")
+    return lines
 
 
 def run_rows(run_id: str) -> tuple[list, list, tuple[int, int], list]:

@@ -36,11 +36,18 @@ def sources_command() -> None:
             meta = json.loads(manifest.read_text(encoding="utf-8"))
             snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
         seen = facts.get(name, {})
-        table.add_row(name, spider.vendor, spider.vendor_kind, spider.describe_fetch(),
+        table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
                       seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("last_run", "never run")))
     console.print(table)
+
+
+def fetch_text(spider) -> str:
+    """How a source is fetched, as the README's Sources table starts its "fetched as" cell
+    (tests/cli/test_readme_agrees.py keeps the two in step)."""
+    keyed = f"; API with {spider.api_key_env}" if spider.api_key_env else ""
+    return spider.describe_fetch() + keyed
 
 
 def _source_facts() -> dict[str, dict]:

@@ -27,8 +27,10 @@ def build_feed_asset(table: str) -> dg.AssetsDefinition:
 
     @dg.asset(key=["feeds", name], deps=[dg.AssetKey(table.split("."))],
               group_name="feeds", kinds={"csv", "parquet"}, pool=DUCKDB_POOL,
-              description=f"data/feeds/{name}.csv and .parquet: {table} (UTF-8, header row, "
-                          "ISO 8601 UTC timestamps; GPUPRICES_FEED_BOM=1 adds a BOM).")
+              description=f"data/feeds/{name}.csv, .parquet and .schema.json (the CSV's "
+                          f"column types): {table} (UTF-8, header row, ISO 8601 UTC "
+                          "timestamps, text cells safe for spreadsheets; GPUPRICES_FEED_BOM=1 "
+                          "adds a BOM).")
     def feed_asset(duckdb: DuckDBResource) -> dg.MaterializeResult:
         with duckdb.get_connection() as con:
             written = publish_feed(con, table, data_dir() / "feeds", feed_bom())

@@ -25,10 +25,10 @@ def _asset_key(table: str) -> dg.AssetKey:
 @dg.asset(key=["report", "price_report"],
           deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE)],
           group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL,
-          description="data/report/index.html: price history per card family, the cheapest "
-                      "offers, the saved workloads' best options, the signals and the "
-                      "market-claims scorecard, as one offline HTML page. Written to a "
-                      "temporary file, then renamed.")
+          description="data/report/index.html: the cheapest offers now, the price history "
+                      "per card, the market by card family, the saved workloads' best options, "
+                      "the signals, and the market-claims scorecard last, as one offline HTML "
+                      "page. Written to a temporary file, then renamed.")
 def price_report(duckdb: DuckDBResource) -> dg.MaterializeResult:
     with duckdb.get_connection() as con:
         result = build_report(con, report_path())

@@ -4,10 +4,12 @@ The page shows what the marts say; it computes nothing of its own except the dai
 charts plot. The package reads top to bottom as the page is made:
 
 * queries.py + sql/   what the page reads (every table it needs, each query in a .sql file)
-* charts.py           the price-history charts as plotly figures
+* charts.py           the family charts as plotly figures; the font stack
+* card_history.py     the price history per card (a line per vendor)
 * formatting.py       how a value is written (prices, percentages, counts, times)
 * tables.py           tables as data: columns turning rows into cells; safe links
-* sections.py         each section's content (header, history, cheapest, workloads, claims)
+* sections.py         each section's content (banner, header, history, cheapest, workloads,
+                      claims)
 * signals.py          the signals section's content
 * page.py             the templates (templates/*.html.j2) rendered and published by rename
 

@@ -18,6 +18,10 @@ FAMILIES = ("A100", "H100", "H800", "RTX4090")
 
 MARKERS_UP_TO_DAYS = 45    # longer series are drawn as lines only (markers would merge)
 CHART_HEIGHT_PX = 360
+# The page's and the charts' fonts: Latin first, then a Chinese font of each desktop (Windows,
+# macOS, Linux with Debian's fonts-noto-cjk), so 阿里云 or 北京 never shows as boxes.
+FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Microsoft YaHei", "PingFang SC", '
+              '"Noto Sans CJK SC", "Noto Sans SC", "Noto Sans", sans-serif')
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ def figure(family: str, spec: ChartSpec, points: list[dict]) -> go.Figure:
                           "%{customdata[1]} vendors<extra>%{fullData.name}</extra>"))
     fig.update_layout(
         template="plotly_white", height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
+        font={"family": FONT_STACK},
         title={"text": f"{family}: {spec.title}", "font": {"size": 15}, "x": 0.02},
         yaxis={"title": {"text": "CNY per GPU-hour"}, "rangemode": "tozero"},
         xaxis=date_axis([p["day"] for p in points]), hovermode="closest",
@@ -91,9 +96,13 @@ def chart_id(family: str, spec: ChartSpec) -> str:
 
 
 def chart_html(family: str, spec: ChartSpec, points: list[dict], with_plotly_js: bool) -> Markup:
-    """The chart's div and script, from plotly itself (trusted markup: the data inside is JSON).
+    return plot_html(figure(family, spec, points), chart_id(family, spec), with_plotly_js)
+
+
+def plot_html(fig: go.Figure, div_id: str, with_plotly_js: bool) -> Markup:
+    """A chart's div and script, from plotly itself (trusted markup: the data inside is JSON).
     plotly.js is inlined with the first chart only, so the page works offline."""
     return Markup(pio.to_html(
-        figure(family, spec, points), full_html=False, include_plotlyjs=with_plotly_js,
-        div_id=chart_id(family, spec), default_height=f"{CHART_HEIGHT_PX}px",
+        fig, full_html=False, include_plotlyjs=with_plotly_js, div_id=div_id,
+        default_height=f"{fig.layout.height or CHART_HEIGHT_PX}px",
         config={"displaylogo": False, "responsive": True}))

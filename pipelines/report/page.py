@@ -14,6 +14,8 @@ from markupsafe import Markup
 
 from pipelines.publish import atomic_path
 from pipelines.report import sections
+from pipelines.report.card_history import card_history
+from pipelines.report.charts import FONT_STACK
 from pipelines.report.formatting import utc
 from pipelines.report.queries import check_tables
 from pipelines.report.signals import signals
@@ -52,16 +54,20 @@ def claims_section(con: duckdb.DuckDBPyConnection) -> str:
 
 
 def render_page(con: duckdb.DuckDBPyConnection, generated_at: datetime) -> tuple[str, int, int]:
-    """The whole page as a string; returns (HTML, charts, tables)."""
+    """The whole page as a string, in a buyer's order: the cheapest offers and the price history
+    per card first, then the market lines, saved workloads and signals, the claims scorecard
+    last. Returns (HTML, charts, tables)."""
     row_counts = check_tables(con)
-    history = sections.history(con)
+    cards = card_history(con)                  # the first chart on the page brings plotly.js
+    history = sections.history(con, with_plotly_js=not cards["charts"])
     page = render(
-        "page.html.j2", generated=utc(generated_at),
+        "page.html.j2", generated=utc(generated_at), font_stack=FONT_STACK,
+        simulated=sections.simulated(con),
         header=sections.header(con, row_counts, generated_at), claims=sections.claims(con),
-        history=history, cheapest=sections.cheapest(con), workloads=sections.workloads(con),
-        signals=signals(con))
+        cards=cards, history=history, cheapest=sections.cheapest(con),
+        workloads=sections.workloads(con), signals=signals(con))
     tables = page.count("<table>")  # scraped text is escaped, so only our own tables count
-    return page, history["charts"], tables
+    return page, cards["charts"] + history["charts"], tables
 
 
 def build_report(con: duckdb.DuckDBPyConnection, out_path: Path | str,

@@ -2,6 +2,7 @@
 the header's facts, the price-history charts, the cheapest offers, the saved workloads and the
 market-claims scorecard. The signals have their own module, signals.py."""
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -22,7 +23,7 @@ from pipelines.report.formatting import (
     utc,
     value_range,
 )
-from pipelines.report.queries import advice_computed_at, has_advice, named_query
+from pipelines.report.queries import advice_computed_at, has_advice, named_query, table_names
 from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
 
 # ── header ──────────────────────────────────────────────────────────────────────────────────────
@@ -48,12 +49,51 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
             "counts_table": counts}
 
 
+# ── the simulated-data banner ───────────────────────────────────────────────────────────────────
+
+
+def effect_text(record: dict) -> str:
+    """An injected effect (truth.scenario.effects) in words."""
+    name = clean_text(record.get("effect"))
+    sources = record.get("sources")
+    who = ", ".join(clean_text(x) for x in sources) if sources else "every source"
+    if name == "dip":
+        return (f"month-end dip: −{plain(record.get('size_pct'))} % over the last "
+                f"{plain(record.get('days'))} local days of each month ({who})")
+    if name == "drop":
+        return (f"price drop: {clean_text(record.get('source'))} −{plain(record.get('pct'))} % "
+                f"from {clean_text(record.get('at'))[:16].replace('T', ' ')} UTC")
+    details = ", ".join(f"{clean_text(k)} {clean_text(v)}" for k, v in record.items()
+                        if k != "effect" and v is not None)
+    return f"{name}: {details}" if details else name
+
+
+def simulated(con: duckdb.DuckDBPyConnection) -> dict | None:
+    """What the banner says when the database was simulated (`gpuprices demo` or `simulate`,
+    which record their scenario in truth.scenario); None for real data."""
+    if "truth.scenario" not in table_names(con):
+        return None
+    rows = named_query(con, "demo_scenario")
+    if not rows:
+        return {"facts": "", "effects": []}
+    row = rows[0]
+    try:
+        records = json.loads(row["effects"] or "[]")
+    except ValueError:
+        records = []
+    every = f", a crawl every {row['every_hours']} h" if row.get("every_hours") else ""
+    days = f" for {count(row['days'])} days" if row.get("days") else ""
+    return {"facts": f"{count(row['offers'])} offers from {utc(row['start_at'])}{days}{every}",
+            "effects": [effect_text(r) for r in records if isinstance(r, dict)]}
+
+
 # ── price history ───────────────────────────────────────────────────────────────────────────────
 
 
-def history(con: duckdb.DuckDBPyConnection) -> dict:
+def history(con: duckdb.DuckDBPyConnection, with_plotly_js: bool = True) -> dict:
     """One entry per card family with one chart per ChartSpec (None where the family has no
-    offers for it), and the number of charts drawn."""
+    offers for it), and the number of charts drawn. plotly.js comes inlined with the first chart
+    when `with_plotly_js` (no chart above has brought it)."""
     points = chart_points(con)
     families, charts = [], 0
     for family in FAMILIES:
@@ -62,7 +102,7 @@ def history(con: duckdb.DuckDBPyConnection) -> dict:
             line = points.get((spec.key, family))
             html = None
             if line:
-                html = chart_html(family, spec, line, with_plotly_js=charts == 0)
+                html = chart_html(family, spec, line, with_plotly_js=with_plotly_js and not charts)
                 charts += 1
             cells.append({"spec": spec, "html": html})
         families.append({"name": family, "charts": cells})

@@ -23,6 +23,7 @@ from pipelines.report.queries import latest_day, named_query
 from pipelines.report.tables import Cell, Column, col, table
 
 DIP_ROWS_SHOWN = 40
+PLACES_SHOWN = 3      # a non-Chinese grid row names this many places, the rest on hover
 
 
 def on_latest_day(con: duckdb.DuckDBPyConnection, mart: str, query: str,
@@ -50,16 +51,31 @@ def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
     mart = "marts.regional_discount"
     day = latest_day(con, mart)
     rows = named_query(con, "regional_discount", [day])
+    places = {(r["country"], r["region_group"]): r["places"]
+              for r in named_query(con, "region_places", [day])}
     cards = sorted({r["gpu_model"] for r in rows})
     regions: dict[tuple, dict] = {}
     for r in rows:
         regions.setdefault((r["country"], r["region_group"]), {})[r["gpu_model"]] = r
     grid = table(
-        [col("country", "country"), col("region", "region_group"),
+        [col("country", "country"), Column("region", region_name, "region"),
          *[Column(card, discount_cell(card), "num") for card in cards]],
-        [{"country": c, "region_group": g, "cards": v} for (c, g), v in regions.items()],
+        [{"country": c, "region_group": g, "places": places.get((c, g)) if c != "CN" else None,
+          "cards": v} for (c, g), v in regions.items()],
         "No hourly on-demand whole-card prices.")
     return {"mart": mart, "day": day, "table": grid}
+
+
+def region_name(region: dict) -> str | Cell:
+    """A grid row's region: the province in China; elsewhere the mart groups by country, so the
+    row names the places behind it (states, cities or vendor regions), all of them on hover."""
+    places = [clean_text(p, 40) for p in region.get("places") or ()]
+    if not places:
+        return clean_text(region.get("region_group"))
+    shown = ", ".join(places[:PLACES_SHOWN])
+    if len(places) > PLACES_SHOWN:
+        shown += f" +{len(places) - PLACES_SHOWN} more"
+    return Cell(shown, title=clean_text(", ".join(places), 400), css="places")
 
 
 def discount_cell(card: str) -> Callable[[dict], str | Cell]:

@@ -55,6 +55,30 @@ _ZONE_RES = tuple(re.compile(p) for p in (
     r"^(ap-[a-z]+)-\d+$", r"^(\D+?)[a-z]?区$"))
 # RunPod-style data-centre ids not in the table: "EU-PL-1" -> PL, "US-XX-1" -> US.
 _DC_ID_RE = re.compile(r"^(?P<p>us|ca|eu|eur|ap|oc|sa|af|me)-(?P<c>[a-z]{2,3})-\d+$")
+# Postal codes of US states (and DC) and Canadian provinces and territories: "TX, US" -> Texas.
+# Read only with the country after the comma, so "CA, US" is California and "ON, CA" Ontario.
+_STATE_CODES = {
+    "US": {
+        "AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas", "CA": "California",
+        "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware", "DC": "District of Columbia",
+        "FL": "Florida", "GA": "Georgia", "HI": "Hawaii", "ID": "Idaho", "IL": "Illinois",
+        "IN": "Indiana", "IA": "Iowa", "KS": "Kansas", "KY": "Kentucky", "LA": "Louisiana",
+        "ME": "Maine", "MD": "Maryland", "MA": "Massachusetts", "MI": "Michigan",
+        "MN": "Minnesota", "MS": "Mississippi", "MO": "Missouri", "MT": "Montana",
+        "NE": "Nebraska", "NV": "Nevada", "NH": "New Hampshire", "NJ": "New Jersey",
+        "NM": "New Mexico", "NY": "New York", "NC": "North Carolina", "ND": "North Dakota",
+        "OH": "Ohio", "OK": "Oklahoma", "OR": "Oregon", "PA": "Pennsylvania", "RI": "Rhode Island",
+        "SC": "South Carolina", "SD": "South Dakota", "TN": "Tennessee", "TX": "Texas",
+        "UT": "Utah", "VT": "Vermont", "VA": "Virginia", "WA": "Washington", "WV": "West Virginia",
+        "WI": "Wisconsin", "WY": "Wyoming",
+    },
+    "CA": {
+        "AB": "Alberta", "BC": "British Columbia", "MB": "Manitoba", "NB": "New Brunswick",
+        "NL": "Newfoundland and Labrador", "NS": "Nova Scotia", "NT": "Northwest Territories",
+        "NU": "Nunavut", "ON": "Ontario", "PE": "Prince Edward Island", "QC": "Quebec",
+        "SK": "Saskatchewan", "YT": "Yukon",
+    },
+}
 _NOT_A_COUNTRY = {"NA"}   # "NA" as a region is "not available" far more often than Namibia
 # What a spider writes as region text when the vendor gives no location at all (a vast.ai host
 # hiding it): the offer is kept, and normalization quarantines it with this as the reason.
@@ -151,7 +175,18 @@ def _country_only(key: str, vendor: str | None) -> Region | None:
         known = _lookup(_norm(place), vendor)
         if known is not None and known.country == cc:
             return Region(_code(key), cc, known.province_or_state, known.city, known.is_tier1_city)
+        if state := _state(place, cc):
+            return Region(_code(key), cc, state, None, False)
     return Region(_code(key), cc, None, None, False)
+
+
+def _state(place: str, cc: str) -> str | None:
+    """A US state or Canadian province by name or postal code, whatever the vendor: "texas" and
+    "TX" -> Texas when the country after the comma is US."""
+    states = _STATE_CODES.get(cc, {})
+    place = " ".join(place.split())
+    by_name = {name.lower(): name for name in states.values()}
+    return states.get(place.upper()) or by_name.get(place.lower())
 
 
 def resolve_region(text: str, vendor: str | None = None) -> Region:

@@ -58,22 +58,28 @@ def test_a_channel_down_is_not_waited_for_again_in_the_same_run(con):
     assert "not tried" in second["last_error"]
 
 
-def test_one_channel_failing_does_not_resend_to_the_other(con, receiver):
+def test_one_channel_down_is_partial_and_the_retry_goes_only_to_it(con, receiver):
     load(con, [obs(100, day=0)])
     al.detect_alerts(con, rules())
     load(con, [obs(88, day=1)])
     al.detect_alerts(con, rules())
     port = free_port()
     chs = channels(receiver.url, f"json://127.0.0.1:{port}/")
-    al.deliver_pending(con, chs, rules().delivery, sleep=lambda s: None)
-    assert outbox(con)[0]["status"] == "failed" and len(receiver.posts) == 1
+    result = al.deliver_pending(con, chs, rules().delivery, sleep=lambda s: None)
+    [alert] = outbox(con)
+    assert (alert["status"], result.partial, len(receiver.posts)) == ("partial", 1, 1)
+    per_channel = {v["channel"]: v["status"] for v in json.loads(alert["channel_status"]).values()}
+    assert per_channel == {f"json://127.0.0.1:{receiver.port}": "sent",
+                           f"json://127.0.0.1:{port}": "failed"}
     up = Receiver(port)
     try:
         al.deliver_pending(con, chs, rules().delivery, sleep=lambda s: None)
     finally:
         up.stop()
-    assert outbox(con)[0]["status"] == "sent"
-    assert len(receiver.posts) == 1 and len(up.posts) == 1
+    [alert] = outbox(con)
+    assert alert["status"] == "sent"
+    assert len(receiver.posts) == 1 and len(up.posts) == 1      # the retry reached only the other
+    assert {v["status"] for v in json.loads(alert["channel_status"]).values()} == {"sent"}
 
 
 def test_email_arrives_with_the_title_as_subject(con, smtp_server):

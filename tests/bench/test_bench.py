@@ -145,7 +145,8 @@ def test_targets_carry_figure_and_gap(report):
 def test_publishing_is_measured_at_each_size(report):
     for size in report[0]["history"]:
         publish = size["publish"]
-        assert publish["bytes"] == size["file_bytes"] > 0     # the whole, checkpointed file
+        # the checkpointed file, less the bookkeeping tables dropped from the published copy
+        assert 0.5 * size["file_bytes"] < publish["bytes"] <= size["file_bytes"]
         assert 0 < publish["copy_seconds"] <= publish["seconds"]
         assert publish["method"] in ("reflink", "copy")
         assert len(publish["all_seconds"]) == 1               # repeats=1

@@ -69,7 +69,7 @@ def test_export_writes_every_mart_with_a_bom(data_dir, tmp_path, observations):
                                                "where table_schema = 'marts'")]
     assert "market_claims" in marts and "latest_prices" in marts
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        f"{m}.{ext}" for m in marts for ext in ("csv", "parquet"))
+        f"{m}.{ext}" for m in marts for ext in ("csv", "parquet", "schema.json"))
     for mart in marts:
         body = (out / f"{mart}.csv").read_bytes()
         assert body.startswith(b"\xef\xbb\xbf")
@@ -85,7 +85,9 @@ def test_export_csv_only_without_bom(data_dir, tmp_path):
     result = gpuprices(data_dir, "export", "--out", str(out), "--format", "csv")
     assert result.exit_code == 0, result.output
     files = list(out.iterdir())
-    assert files and all(p.suffix == ".csv" for p in files)    # no scratch files left either
+    # the CSVs and their column types; no scratch files left either
+    assert files and all(p.suffix == ".csv" or p.name.endswith(".schema.json") for p in files)
+    assert (out / "latest_prices.schema.json").exists()
     assert (out / "latest_prices.csv").read_bytes().startswith(b"offer_id,")
 
 

@@ -192,7 +192,7 @@ CASES = [
                                         False)),
     ("United States, US", "vastai", R("united states, us", "US", None, None, False)),
     ("Taiwan, TW", "vastai", R("taiwan, tw", "TW", None, None, False)),
-    ("Texas, US", "azure", R("texas, us", "US", None, None, False)),   # vast.ai's rows only
+    ("Texas, US", "azure", R("texas, us", "US", "Texas", None, False)),   # any vendor: a state
     ("Hong Kong, HK", "vast.ai", R("hong kong, hk", "HK", "Hong Kong", "Hong Kong", False)),
     (", US", "vastai", R("us", "US", None, None, False)),
     ("Quebec, CA", "vastai", R("quebec, ca", "CA", "Quebec", None, False)),

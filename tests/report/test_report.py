@@ -128,7 +128,9 @@ def test_result_describes_the_written_page(report):
     result, html = report
     assert result.path.name == "index.html"
     assert result.bytes == result.path.stat().st_size == len(html.encode("utf-8"))
-    assert result.charts == 9           # 4 families x 3 charts; H800 has no hourly offers
+    # 3 cards with hourly on-demand whole cards (A100-80GB, H100-80GB, RTX4090-24GB), then
+    # 4 families x 3 charts; H800 has no hourly offers
+    assert result.charts == 3 + 9
     assert result.tables == html.count("<table>") >= 9
     assert not [p for p in result.path.parent.iterdir() if p.name != "index.html"]  # no temp file
 
@@ -186,9 +188,9 @@ def test_page_works_offline(rendered):
 def test_every_chart_container_rendered_a_plot(rendered, report):
     result, _ = report
     charts = chart_stats(rendered.page)
-    assert len(charts) == result.charts == 9
+    assert len(charts) == result.charts == 3 + 9
     assert [c["id"] for c in charts if c["svg"] == 0 or c["points"] == 0] == []
-    assert "chart-a100-whole-vs-slice" in {c["id"] for c in charts}
+    assert {"card-history-1", "chart-a100-whole-vs-slice"} <= {c["id"] for c in charts}
 
 
 def test_hostile_values_show_as_text_and_run_nothing(rendered):
@@ -198,14 +200,19 @@ def test_hostile_values_show_as_text_and_run_nothing(rendered):
         assert value in overall
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     body = page.inner_text("body")      # rendered text only, the folded tables opened
-    # cheapest anywhere and per region; the vendor also in the list of sources
-    assert [body.count(HOSTILE[k]) for k in ("script", "img", "sql")] == [3, 2, 2]
+    # cheapest anywhere and per region; the vendor also in the list of sources and, as the
+    # cheapest A100-80GB vendor, in that card's chart legend (plotly text, still no markup)
+    assert [body.count(HOSTILE[k]) for k in ("script", "img", "sql")] == [4, 2, 2]
+    legend = page.text_content("#card-history-1 .legend")      # SVG: text_content
+    assert HOSTILE["script"] in legend
     assert clean_text(HOSTILE["controls"]) in body       # control characters shown as \x07
     assert r"RTX\x07\x1b[31m4090\x08 bell\u202eevil" in body
     assert "A" * MAX_TEXT_CHARS + f"… (+{1_000_000 - MAX_TEXT_CHARS:,} characters)" in body
     assert page.locator("img").count() == 0
     assert page.locator("a[href^='javascript']").count() == 0
-    assert page.evaluate("[...document.scripts].every(s => !s.textContent.includes('alert(1)'))")
+    # the hostile vendor is a trace name in chart data: JSON, entity-escaped, never markup
+    assert page.evaluate("""[...document.scripts].every(s => !s.textContent.includes(
+        '<script>alert(1)') && !s.textContent.includes('onerror=alert'))""")
     assert rendered.dialogs == []
 
 
@@ -222,7 +229,7 @@ def test_one_day_of_data_shows_points_with_day_ticks(tmp_path, browser):
     seen = visit(browser, result.path)
     try:
         charts = chart_stats(seen.page)
-        assert len(charts) == result.charts == 9
+        assert len(charts) == result.charts == 3 + 9
         assert all(c["points"] >= 1 for c in charts)
         # ticks are days ("Nov 30"), not the milliseconds plotly zooms a single day into
         ticks = {t for c in charts for t in c["xticks"]}
@@ -243,11 +250,13 @@ def test_report_on_a_real_replayed_run(tmp_path, browser, snapshot_run):
     proc = snapshot_run
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     result = build_page(snapshot_run.data_dir / "prices.db", tmp_path / "report" / "index.html")
-    assert result.charts == 12          # every family has hourly whole, slice or spot offers
     seen = visit(browser, result.path)
     try:
         charts = chart_stats(seen.page)
-        assert len(charts) == 12 and all(c["svg"] and c["points"] for c in charts)
+        # every family has hourly whole, slice or spot offers; the cards come first (up to 8)
+        assert seen.page.locator("figure[data-family]").count() == 12
+        assert 12 < len(charts) == result.charts <= 12 + 8
+        assert all(c["svg"] and c["points"] for c in charts)
         assert seen.page_errors == [] and seen.console_errors == []
         assert seen.dialogs == [] and seen.remote_requests == []
         claims = seen.page.locator("#claims tbody tr")

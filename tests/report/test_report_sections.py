@@ -126,7 +126,7 @@ def test_asset_writes_data_report_index_html(tmp_path, data_dir):
     [event] = result.get_asset_materialization_events()
     metadata = event.materialization.metadata
     assert metadata["bytes"].value == page.stat().st_size
-    assert metadata["charts"].value == 9
+    assert metadata["charts"].value == 3 + 9       # per card, then per family
     assert os.listdir(page.parent) == ["index.html"]
     assert "Market claims scorecard" in page.read_text(encoding="utf-8")
 

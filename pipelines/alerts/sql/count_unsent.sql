@@ -1,4 +1,4 @@
 -- How many alerts wait in the outbox after a delivery run.
 select count(*) as unsent
 from alerts.outbox
-where status in ('pending', 'failed')
+where status in ('pending', 'failed', 'partial')

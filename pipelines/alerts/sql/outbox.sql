@@ -10,12 +10,18 @@ create table if not exists alerts.outbox (
     body varchar not null,             -- plain text: card, vendor, region, CNY and USD, link
     payload json not null,             -- the same facts as data
     created_at timestamptz not null,
-    status varchar not null,           -- pending | sent | failed
+    status varchar not null,           -- pending | sent | partial | failed
     attempts integer not null default 0,   -- delivery attempts over all runs
     last_error varchar,                -- why the last attempt failed (no URL credentials)
     sent_at timestamptz,
     delivered_to varchar[] not null default []  -- ids (URL hashes) of channels that have it
 );
+
+-- Added by issue 15 (routing, per-channel status); an older outbox gains them here, its rows
+-- keep working: a null route is the default channels, a null channel_status shows nothing.
+alter table alerts.outbox add column if not exists route varchar[];  -- the rule's channel tags
+-- {channel id: {"channel": safe label, "status": "sent" | "failed", "error": why}}
+alter table alerts.outbox add column if not exists channel_status json;
 
 create table if not exists alerts.state (
     name varchar primary key,

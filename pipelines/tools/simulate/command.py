@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import click
@@ -64,6 +64,23 @@ def _parse_effects(specs: Mapping[str, Sequence[str]], dip_availability: bool) -
     if dip_availability and not specs.get("dips"):
         raise click.BadParameter("--dip-availability needs a --dip")
     return effects
+
+
+# The dated effects, by the option that sets them: one dated before the history, or at or after
+# its end, would change nothing the history shows (or every row alike), so it is refused.
+DATED_EFFECT_FLAGS = {PriceDrop: "--drop", FxMove: "--fx-move"}
+
+
+def _refuse_effects_outside(effects: Sequence[Effect], start: datetime, days: int) -> None:
+    """A usage error naming the window when a dated effect falls outside [start, start + days)."""
+    end = start + timedelta(days=days)
+    for effect in effects:
+        flag = DATED_EFFECT_FLAGS.get(type(effect))
+        if flag and not start < effect.at < end:
+            raise click.UsageError(
+                f"{flag} at {effect.at:%Y-%m-%dT%H:%M}Z is outside the simulated history "
+                f"{start:%Y-%m-%dT%H:%M}Z to {end:%Y-%m-%dT%H:%M}Z ({days} days): move it inside, "
+                "or change --start, --days or --months")
 
 
 def _who(sources: Sequence[str] | None) -> str:
@@ -218,6 +235,7 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
     start_dt = start.replace(tzinfo=UTC) if start else datetime(start_day.year, start_day.month,
                                                                 start_day.day, tzinfo=UTC)
     n_days = days or months_to_days(start_day, months)
+    _refuse_effects_outside(effects, start_dt, n_days)
     wanted = list(split_names(sources)) if sources else None
     clock = time.perf_counter()
     try:

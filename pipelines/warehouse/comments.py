@@ -1,0 +1,205 @@
+"""What every published table and column means, written into the database with COMMENT ON, so
+`select column_name, comment from duckdb_columns()` (and duckdb_tables()) explains the data.
+
+The text comes from the SQL itself: a model's header block comment describes its table, and the
+trailing `-- ...` comment of a select line its column (read with sqlglot, outermost select only).
+A column without its own comment borrows the comment of the same column in the model it reads
+(then any model), then the comments of the DDL the Python assets run (pipelines/warehouse/sql/
+schema.sql, pipelines/alerts/sql/outbox.sql), then GLOSSARY below. TABLES describes the tables
+Python writes.
+
+Also the list of internal bookkeeping tables (INTERNAL_TABLES), which the published copy drops.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_models import SqlModel, load_models
+
+# The runner's and the pipeline's bookkeeping: kept in the working database, dropped from the
+# published copy (pipelines/publish.py), since they describe runs, not prices.
+INTERNAL_TABLES = ("main.observation_batch", "raw.model_state", "raw.batch_crawls",
+                   "raw.crawl_first_days", "alerts.state")
+
+TABLES = {
+    "main.observations": "Every validated offer observation: one row per offer and hour it was "
+                         "seen (the history everything else is built from); never deleted.",
+    "main.quarantine": "Offers normalization refused, with the stage and the reason, one row per "
+                       "problem (the first crawl that showed it).",
+    "raw.crawls": "One row per crawl of one source: the monitor's verdict and what became of "
+                  "its offers.",
+    "raw.offers": "Every offer a passing crawl yielded, exactly as the spider emitted it (JSON).",
+    "alerts.outbox": "Every alert detected, with its delivery status: one row per alert.",
+    "advisor.workload_advice": "The cheapest configurations that fit each saved workload "
+                               "(pipelines/workloads.yaml), from the latest prices.",
+    "advisor.workload_advice_history": "The best configuration of each workload at each run.",
+}
+
+# Columns many tables share, and those of the Python-written tables without a DDL comment.
+GLOSSARY = {
+    "offer_id": "one offer: hash of source, SKU, region, card, count, fraction, kind, period",
+    "observed_at": "when the price was seen (UTC; in replay, the snapshot's capture time)",
+    "observed_hour": "observed_at truncated to the hour (UTC)",
+    "observed_date": "the UTC day", "observed_month": "first day of the UTC month",
+    "source": "the spider that read it (a vendor, or one IDC's table)",
+    "vendor": "the vendor's name as shown", "vendor_kind": "cloud, marketplace or idc",
+    "region_code": "the vendor's own region code", "country": "ISO 3166 country code",
+    "province_or_state": "province (China) or state, when the region names one",
+    "city": "city, when the region names one", "is_tier1_city": "Beijing, Shanghai, "
+    "Guangzhou or Shenzhen (the reference of the regional discount)",
+    "region_group": "province in China, country elsewhere",
+    "sku": "the vendor's instance or package name",
+    "gpu_model": "canonical card, e.g. A100-80GB", "gpu_family": "A100, H100, H800, RTX4090, "
+    "RTX4090D", "gpu_variant": "SXM, PCIe, NVL ... (null: the listing did not say)",
+    "gpu_count": "GPUs in the instance", "gpu_fraction": "share of each GPU: 1, or a slice",
+    "vram_gb": "GPU memory per GPU (or per slice), GB",
+    "offer_kind": "on_demand, spot, reserved, ...",
+    "billing_period": "what the listed price buys: hour, day, week, month, year",
+    "price_amount": "the price as listed, per billing_period, whole instance",
+    "currency": "the listed currency (ISO 4217)",
+    "price_per_gpu_hour_cny": "one whole-GPU equivalent for one hour, CNY",
+    "price_per_gpu_hour_usd": "one whole-GPU equivalent for one hour, USD",
+    "fx_rate_date": "the day of the exchange rates used",
+    "available": "in stock (null: the listing does not say)", "url": "where the price is listed",
+    "raw_ref": "the raw offer it came from: crawl and item number",
+    "crawl_id": "the crawl that read it", "item_no": "its position in the crawl's output",
+    "run_id": "the run that crawled", "started_at": "when the crawl started",
+    "finished_at": "when the crawl finished", "passed": "whether the crawl passed its monitors",
+    "offers": "offers the crawl yielded", "requests": "requests the crawl made",
+    "failures": "why the crawl failed its monitors", "status": "what became of it",
+    "item": "the offer as the spider emitted it (JSON)",
+    "stage": "the step that refused it: card, price, region, currency, bounds, ...",
+    "reason": "why", "raw_item": "the offer as the spider emitted it (JSON)",
+    "quarantined_at": "when it was refused", "raw_item_sha256": "sha256 of raw_item's text",
+    "title": "the notification's title", "sent_at": "when every channel had it",
+    "computed_at": "when the advice was computed", "workload": "the saved workload's name",
+    # columns of the marts whose select line carries no comment
+    "day": "the UTC day the signal is computed for",
+    "first_seen_at": "the offer's first observation (UTC)",
+    "last_seen_at": "the offer's last observation (UTC)",
+    "ci_high": "upper end of the interval of the median (order statistics)",
+    "depth_ci_high_pct": "upper end of the order-statistic interval of the depth, %",
+    "median_recovery_pct": "median recovery of the price after the month end, %",
+    "baseline_available_offers": "offers in stock in the mid-month baseline window",
+    "month_end_available_offers": "offers in stock in the month-end window",
+    "next_start_available_offers": "offers in stock at the next month's start",
+    "median_price_cny_per_gpu_hour": "median across vendors, CNY per GPU-hour",
+    "day_price_cny_per_hour": "the daytime price, CNY per hour",
+    "slice_offer_id": "the slice's offer", "slice_sku": "the slice's SKU",
+    "slice_vram_gb": "the slice's GPU memory, GB", "spot_offer_id": "the spot offer",
+    "spot_sku": "the spot offer's SKU", "on_demand_sku": "the on-demand offer's SKU",
+    "monthly_offer_id": "the monthly package's offer", "monthly_sku": "the package's SKU",
+    "hourly_sku": "the hourly offer's SKU", "server_offer_id": "the multi-GPU server's offer",
+    "server_sku": "the multi-GPU server's SKU",
+    "instance_price_cny_per_hour": "the whole instance for one hour, CNY",
+    "previous_observed_at": "when the previous price was seen (UTC)",
+    "previous_price_cny_per_gpu_hour": "the previous price, CNY per GPU-hour",
+    "previous_available": "stock at the previous look",
+    "price_change_cny_per_gpu_hour": "the change from the previous price, CNY per GPU-hour",
+    "price_change_pct_cny": "the change from the previous price, % (CNY)",
+    "close_fx_rate_date": "the day of the exchange rates of the close",
+    "close_instance_price_cny_per_hour": "the instance's closing price, CNY per hour",
+    "whole_sku": "the whole card's SKU", "whole_offer_line": "the whole card's offer line",
+    "reference_offer_ids": "the offers of the reference region",
+    "median_ci_upper_rank": "rank of the upper end of the median's interval",
+    "normalized_at": "when the crawl's offers were published (null: pending)",
+    "normalized_rows": "how many of its offers became observations",
+    "quarantined_rows": "how many of its offers normalization refused",
+    "created_at": "when the alert was detected",
+    "delivered_to": "ids (URL hashes) of the channels that have it",
+}
+
+
+def _escaped(text: str) -> str:
+    return "'" + " ".join(text.split()).replace("'", "''") + "'"
+
+
+def select_comments(sql: str) -> dict[str, str]:
+    """Column name -> trailing comment, for the outermost select of a model's SQL."""
+    tree = sqlglot.parse_one(sql, dialect="duckdb")
+    found = {}
+    for projection in getattr(tree, "selects", []):
+        text = " ".join(c.strip() for c in projection.comments or [] if c.strip())
+        if text and not text.lower().startswith("noqa"):
+            found[projection.alias_or_name] = text
+    return found
+
+
+def ddl_comments(path: Path) -> dict[str, str]:
+    """Column name -> comment, from the `create table` statements of a DDL file."""
+    found: dict[str, str] = {}
+    for statement in sqlglot.parse(path.read_text(encoding="utf-8"), dialect="duckdb"):
+        schema = statement.this if isinstance(statement, exp.Create) else None
+        for column in getattr(schema, "expressions", []) if isinstance(schema, exp.Schema) else []:
+            text = " ".join(c.strip() for c in getattr(column, "comments", None) or [])
+            if isinstance(column, exp.ColumnDef) and text:
+                found.setdefault(column.name, text)
+    return found
+
+
+@cache
+def _models() -> tuple[SqlModel, ...]:
+    from spiders.layout import SQL_DIR
+
+    return tuple(load_models(SQL_DIR, {"observations", "quarantine"}))
+
+
+@cache
+def _ddl_glossary() -> dict[str, str]:
+    here = Path(__file__).resolve().parent
+    found = dict(GLOSSARY)
+    for path in (here / "sql" / "schema.sql", here.parent / "alerts" / "sql" / "outbox.sql"):
+        found.update(ddl_comments(path))
+    return found
+
+
+def wanted_comments(models: tuple[SqlModel, ...] | None = None
+                    ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """(table -> comment, table -> {column -> comment}) for every model and Python table."""
+    models = _models() if models is None else models
+    own = {m.table: select_comments(m.sql) for m in models}
+    anywhere: dict[str, str] = {}
+    for columns in own.values():
+        for name, text in columns.items():
+            anywhere.setdefault(name, text)
+    tables = {m.table: m.description for m in models} | dict(TABLES)
+    columns: dict[str, dict[str, str]] = {}
+    for model in models:
+        upstream = {}
+        for read in model.reads:
+            upstream.update({k: v for k, v in own.get(read, {}).items() if k not in upstream})
+        columns[model.table] = upstream | anywhere | own[model.table]
+        if model.alias:      # the view main.<alias> is the same table
+            tables[f"main.{model.alias}"] = model.description
+            columns[f"main.{model.alias}"] = columns[model.table]
+    return tables, columns
+
+
+def apply_comments(con) -> int:
+    """COMMENT ON every table, view and column whose comment differs from the wanted one (none:
+    no write at all). Returns how many comments were written."""
+    tables, columns = wanted_comments()
+    fallback = _ddl_glossary()
+    present = con.execute(sql_text(__file__, "comment_targets")).fetchall()
+    kinds = {name: kind for name, kind, _ in present}
+    statements = [f"comment on {kinds[name]} {name} is {_escaped(tables[name])}"
+                  for name, _, comment in present
+                  if name in tables and (comment or "") != " ".join(tables[name].split())]
+    for schema, table, column, comment in con.execute(
+            sql_text(__file__, "column_comments")).fetchall():
+        name = f"{schema}.{table}"
+        text = columns.get(name, {}).get(column) or fallback.get(column)
+        if name in kinds and text and (comment or "") != " ".join(text.split()):
+            statements.append(f"comment on column {name}.{column} is {_escaped(text)}")
+    if statements:
+        con.execute("begin")
+        for statement in statements:
+            con.execute(statement)
+        con.execute("commit")
+    return len(statements)

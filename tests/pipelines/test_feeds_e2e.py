@@ -1,0 +1,44 @@
+"""End to end, on the session's `gpuprices run` over the snapshots (tests/conftest.py): the
+published feeds open typed in pandas, the summary names the report and the alerts, and vast.ai's
+"<state>, US" hosts are placed in their state."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.helpers.runs import query
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def run(snapshot_run):
+    assert snapshot_run.returncode == 0, snapshot_run.stdout + snapshot_run.stderr
+    return snapshot_run
+
+
+def test_every_feed_opens_typed_in_pandas(run):
+    feeds = run.data_dir / "feeds"
+    for parquet in sorted(feeds.glob("*.parquet")):
+        from_parquet = pd.read_parquet(parquet, dtype_backend="numpy_nullable")
+        schema = json.loads(parquet.with_suffix(".schema.json").read_text(encoding="utf-8"))
+        from_csv = pd.read_csv(parquet.with_suffix(".csv"), **schema["pandas_read_csv"])
+        assert list(from_csv.columns) == list(from_parquet.columns), parquet.name
+        assert len(from_csv) == len(from_parquet), parquet.name
+
+
+def test_summary_names_the_report_and_the_alerts(run):
+    assert f"report: {run.data_dir / 'report' / 'index.html'}" in run.stdout.replace("\n", "")
+    assert "alerts: " in run.stdout
+
+
+def test_vastai_us_hosts_have_their_state(run):
+    rows = query(run.data_dir, "select region_code, province_or_state from marts.latest_prices "
+                               "where source = 'vastai' and country = 'US' "
+                               "and region_code like '%, us'")
+    assert ("texas, us", "Texas") in rows
+    # a state for every host but the one that names only its country
+    assert all(state for code, state in rows if code != "united states, us"), rows

@@ -1,0 +1,86 @@
+"""The published database explains itself and holds only the user's tables: every table and
+column of the models gets a COMMENT from the SQL's own comments; the internal bookkeeping tables
+stay in the working database only; marts.price_history is a feed like every mart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipelines.publish import publish_database
+from pipelines.warehouse.comments import INTERNAL_TABLES, select_comments
+from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+from tests.helpers.observations import build
+from tests.helpers.published import market
+
+TABLES = "select schema_name || '.' || table_name, comment from duckdb_tables()"
+COLUMNS = ("select schema_name || '.' || table_name, column_name, comment from duckdb_columns() "
+           "where not internal")
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("catalog")
+    work = root / ".work" / "prices.db"
+    work.parent.mkdir()
+    with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
+        ensure_schema(con)
+        con.execute("create schema if not exists alerts")
+        con.execute("create table alerts.state (name varchar, value timestamptz)")
+        build(con, market())
+        con.execute("checkpoint")
+    publish_database(work, root / "prices.db")
+    return work, root / "prices.db"
+
+
+def _rows(path: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def test_internal_tables_are_not_published_but_kept_in_the_working_database(published):
+    work, target = published
+    published_tables = {name for name, _ in _rows(target, TABLES)}
+    working_tables = {name for name, _ in _rows(work, TABLES)}
+    assert set(INTERNAL_TABLES) <= working_tables
+    assert not set(INTERNAL_TABLES) & published_tables
+    assert {"main.observations", "marts.latest_prices", "marts.price_history",
+            "raw.crawls"} <= published_tables
+    assert not list(target.parent.glob(".prices.db.*"))       # no temporary, no WAL left
+
+
+def test_every_published_table_and_every_mart_column_has_a_comment(published):
+    _, target = published
+    tables = dict(_rows(target, TABLES))
+    assert not [name for name, comment in tables.items() if not comment]
+    assert "open, close, low and high" in tables["marts.price_history"]
+    columns = _rows(target, COLUMNS)
+    missing = [(t, c) for t, c, comment in columns
+               if t.startswith("marts.") and not comment]
+    assert not missing
+    comments = {(t, c): comment for t, c, comment in columns}
+    assert comments[("marts.latest_prices", "price_amount")] == "as listed, per billing_period"
+    # a column without its own comment borrows the glossary's
+    assert comments[("marts.latest_prices", "gpu_model")] == "canonical card, e.g. A100-80GB"
+    assert comments[("main.latest_prices", "price_amount")] == "as listed, per billing_period"
+
+
+def test_a_second_publish_writes_no_comment_and_keeps_them(published):
+    from pipelines.publish import describe_tables
+
+    work, _ = published
+    assert describe_tables(work) == 0
+
+
+def test_select_comments_reads_the_outermost_select_only():
+    sql = ("with x as (select 1 as a -- inner\n)\n"
+           "select\n    a,  -- the outer a\n    2 as b\nfrom x")
+    assert select_comments(sql) == {"a": "the outer a"}
+
+
+def test_price_history_is_a_feed():
+    from pipelines.defs.feeds import FEED_TABLES
+
+    assert "marts.price_history" in FEED_TABLES
