@@ -75,3 +75,17 @@ def test_daily_report_schedule_and_sensors():
     assert {"run_failure_alert_sensor", "failed_source_alert_sensor"} <= sensor_names
     keys = {k.to_user_string() for k in _graph().get_all_asset_keys()}
     assert {"alerts/price_alerts", "report/price_report"} <= keys
+
+
+def test_marts_carry_owners_and_a_column_schema_with_the_models_comments():
+    from pipelines.defs.models import OWNERS, SQL_MODELS, column_schema, model_assets
+
+    by_key = {a.key.to_user_string(): a for a in model_assets}
+    cheapest = next(m for m in SQL_MODELS if m.table == "marts.cheapest_offers")
+    assert by_key["marts/cheapest_offers"].owners_by_key[
+        by_key["marts/cheapest_offers"].key] == OWNERS
+    schema = column_schema(cheapest, [("rank", "BIGINT"), ("vendor", "VARCHAR")])
+    described = {c.name: (c.type, c.description) for c in schema.columns}
+    assert described["rank"][0] == "BIGINT"
+    assert "cheapest" in described["rank"][1]      # the trailing comment on its select line
+    assert described["vendor"] == ("VARCHAR", None)
