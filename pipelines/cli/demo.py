@@ -84,6 +84,8 @@ def demo_command(directory: Path | None, months: int) -> None:
     """
     import duckdb
 
+    from pipelines.alerts.detect import detect_alerts
+    from pipelines.alerts.rules import load_rules
     from pipelines.publish import publish_database
     from pipelines.report import build_report
     from pipelines.tools.simulate import (
@@ -125,10 +127,14 @@ def demo_command(directory: Path | None, months: int) -> None:
         con = connect(work)
         try:
             builds = run_models(con, full=True)
+            # The alert rules over the whole history, nothing delivered: they wait in
+            # alerts.outbox, where `gpuprices alerts --data-dir` lists them.
+            detection = detect_alerts(con, load_rules())
             con.execute("checkpoint")
         finally:
             con.close()
-        console.print(f"      {len(builds)} models in {time.perf_counter() - t0:.1f} s")
+        console.print(f"      {len(builds)} models in {time.perf_counter() - t0:.1f} s; alerts "
+                      f"(not sent, in alerts.outbox): {alert_counts(detection)}")
         console.print("[4/4] publishing prices.db and writing the report ...")
         published = target / "prices.db"
         publish_database(work, published)
@@ -142,5 +148,12 @@ def demo_command(directory: Path | None, months: int) -> None:
     console.print(f"database: {published} (simulated; the real one is untouched)")
     console.print(f"report:   {report.path} ({report.charts} charts)")
     console.print(f"try:      gpuprices report --data-dir {target}\n"
-                  f"          gpuprices --data-dir {target} prices --card A100-80GB")
+                  f"          gpuprices --data-dir {target} prices --card A100-80GB\n"
+                  f"          gpuprices --data-dir {target} alerts")
     console.print(f"done in {time.perf_counter() - clock:.0f} s")
+
+
+def alert_counts(detection) -> str:
+    """"12 drop, 3 new_low, ..." for the rules that found any; "none" when none did."""
+    found = [f"{count} {rule}" for rule, count in sorted(detection.found.items()) if count]
+    return ", ".join(found) or "none"

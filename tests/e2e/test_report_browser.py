@@ -86,6 +86,18 @@ def test_demo_publishes_a_simulated_database_beside_nothing_real(demo):
     print(f"demo --months 1: {demo['seconds']:.0f} s")
 
 
+def test_demo_shows_alerts_waiting_in_the_outbox(demo):
+    import duckdb
+
+    assert "alerts (not sent, in alerts.outbox):" in demo["made"].stdout
+    with duckdb.connect(str(demo["dir"] / "prices.db"), read_only=True) as con:
+        pending = con.execute("select count(*) from alerts.outbox where status = 'pending'"
+                              ).fetchone()[0]
+    assert pending > 0          # detected over the simulated history, sent nowhere
+    listed = gpuprices(demo["dir"].parent / "data", "--data-dir", str(demo["dir"]), "alerts")
+    assert listed.returncode == 0 and "pending" in listed.stdout
+
+
 def test_page_says_the_data_is_simulated(desktop):
     banner = desktop.locator("#simulated")
     assert banner.is_visible()
