@@ -14,11 +14,13 @@ from pipelines.warehouse.sql_files import sql_text
 @click.option("--reason", required=True, help="Why the crawl is set aside (kept with it).")
 def reject_command(crawl_ids: tuple[str, ...], reason: str) -> None:
     """Set aside pending crawls that a blocking check refused; their raw offers stay in
-    raw.offers."""
+    raw.offers. Waits for a running run like `run` does (GPUPRICES_LOCK_WAIT; exit 5)."""
     # The pipeline's own connection settings (Dagster's DuckDB resource): imported when run.
+    from pipelines.cli.run import hold_run_lock
     from pipelines.resources import duckdb_from_env
     from pipelines.warehouse.db import ensure_schema, transaction
 
+    hold_run_lock("gpuprices reject")   # not between two steps of a running run
     with duckdb_from_env().get_connection() as con:
         ensure_schema(con)
         with transaction(con):

@@ -46,7 +46,7 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     mode = "live" if live else "raw" if from_raw else "replay"
     os.environ["GPUPRICES_MODE"] = mode
     dagster_home()
-    hold_run_lock(mode)
+    hold_run_lock(f"gpuprices run ({mode})")
     refuse_unless_ready_to_write()
     # Dagster and Scrapy load here, when a run starts, not with `gpuprices --help`.
     import dagster as dg
@@ -99,9 +99,10 @@ def refuse_unless_ready_to_write() -> None:
 RUN_CONFIG = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
-def hold_run_lock(mode: str) -> None:
-    """One run per data directory (pipelines/run_lock.py): wait up to GPUPRICES_LOCK_WAIT seconds
-    for another run, or exit 5 having done nothing. Released when the command ends; the kernel
+def hold_run_lock(by: str) -> None:
+    """One writer per data directory (pipelines/run_lock.py), `by` naming it ("gpuprices run
+    (replay)", "gpuprices reject"): wait up to GPUPRICES_LOCK_WAIT seconds for another run, or
+    exit 5 having done nothing. Released when the command ends; the kernel
     releases it if the process dies."""
     import time
 
@@ -120,7 +121,7 @@ def hold_run_lock(mode: str) -> None:
         console.print(f"[yellow]another run is using {directory} ({terminal_text(holder)}); "
                       f"waiting up to {wait:g} s for it to finish[/]")
     try:
-        acquire(directory, f"gpuprices run ({mode})", wait, say_waiting if wait else None)
+        acquire(directory, by, wait, say_waiting if wait else None)
     except RunLockBusy as busy:
         raise RunLocked(f"another run is using {directory} ({terminal_text(busy.holder)}); "
                         f"waited {wait:g} s for it. Nothing was done: run again when it has "

@@ -183,3 +183,17 @@ def test_the_project_jobs_hold_the_lock():
     for name in ("gpuprices_job", "report_job"):
         creation = defs.resolve_job_def(name).executor_def.executor_creation_fn
         assert creation.__qualname__.startswith("run_locked."), name
+
+
+def test_reject_waits_for_a_running_run_like_run_does(tmp_path, holder):
+    import os
+
+    data_dir = tmp_path / "data"
+    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir), "GPUPRICES_LOCK_WAIT": "0",
+           "DAGSTER_HOME": str(tmp_path / "dagster_home")}
+    proc = subprocess.run([sys.executable, "-m", "pipelines.cli", "reject", "some-crawl",
+                           "--reason", "test"], cwd=REPO_ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 5, proc.stdout + proc.stderr          # EXIT_LOCKED: nothing done
+    assert "the test's holder" in proc.stdout + proc.stderr
+    assert not (data_dir / ".work" / "prices.db").exists()          # it never opened the DB
