@@ -10,7 +10,6 @@ import json
 
 import dagster as dg
 import duckdb
-import pytest
 from dagster_duckdb import DuckDBResource
 
 from pipelines.cli import run as run_module
@@ -24,14 +23,6 @@ ITEM = {"source": "idc_x", "vendor": "X IDC", "vendor_kind": "idc", "region_text
 GOOD = {**ITEM, "sku": "a100 | 1", "gpu_text": "NVIDIA A100 80G", "price_text": "¥62.00/时"}
 NEGOTIABLE = {**ITEM, "sku": "h800 | 1", "gpu_text": "H800 80G", "price_text": "面议"}
 HOUR_9, HOUR_10 = "2026-11-30T09:00:00Z", "2026-11-30T10:00:00Z"
-
-
-@pytest.fixture
-def db(tmp_path) -> DuckDBResource:
-    resource = DuckDBResource(database=str(tmp_path / "prices.db"))
-    with resource.get_connection() as con:
-        ensure_schema(con)
-    return resource
 
 
 def load_crawl(db: DuckDBResource, crawl_id: str, items: list[dict], observed_at: str = HOUR_9,

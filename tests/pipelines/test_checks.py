@@ -17,7 +17,6 @@ from pipelines.defs.quality import (
     observation_batch_sources_consistent,
     sources_are_fresh,
 )
-from pipelines.warehouse.db import ensure_schema
 
 OBSERVED = datetime(2026, 11, 30, 9, tzinfo=UTC)
 CLEAN_ROW = {
@@ -30,14 +29,6 @@ CLEAN_ROW = {
     "price_per_gpu_hour_usd": Decimal("8.7"), "fx_rate_date": OBSERVED.date(), "available": True,
     "url": "https://idc.test/price", "raw_ref": "0" * 64, "offer_id": "a", "crawl_id": "c1",
 }
-
-
-@pytest.fixture
-def db(tmp_path):
-    resource = DuckDBResource(database=str(tmp_path / "prices.db"))
-    with resource.get_connection() as con:
-        ensure_schema(con)
-    return resource
 
 
 def _load_batch(db: DuckDBResource, rows: list[dict]) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import duckdb
-import pytest
-from dagster_duckdb import DuckDBResource
 
 import pipelines.defs.normalize as normalize_defs
 from pipelines.defs.quality import observations_unique_per_offer_hour
@@ -63,14 +61,6 @@ def test_an_older_database_loses_its_keys_once_and_keeps_every_row(tmp_path):
         assert not_null > 10                  # the definition from schema.sql, not a bare copy
         ensure_schema(con)                    # a second time: nothing left to do
         assert keyed_history_tables(con) == []
-
-
-@pytest.fixture
-def db(tmp_path) -> DuckDBResource:
-    resource = DuckDBResource(database=str(tmp_path / "prices.db"))
-    with resource.get_connection() as con:
-        ensure_schema(con)
-    return resource
 
 
 def test_publishing_the_same_batch_twice_adds_nothing(db):
