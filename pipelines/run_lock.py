@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -24,6 +25,8 @@ LOCK_FILE_NAME = ".run.lock"
 WAIT_ENV = "GPUPRICES_LOCK_WAIT"
 DEFAULT_WAIT_SECONDS = 60.0
 POLL_SECONDS = 0.2
+# how long a waiting run gives a holder that has just taken the lock to write who it is
+ANNOUNCE_SECONDS = 2.0
 
 # The locks this process holds, by lock file: flock conflicts between two descriptors of one
 # process too, so a step that runs inside the CLI's own process must not ask again.
@@ -57,22 +60,33 @@ def wait_seconds_from_env() -> float:
     return seconds
 
 
-def holder(data_dir: Path) -> str:
-    """Who holds (or last held) the lock, as the holder wrote it: 'pid 123, gpuprices run, started
-    2026-11-30 09:00:05 UTC'."""
+def _announced(data_dir: Path) -> str | None:
     try:
         info = json.loads(lock_path(data_dir).read_text(encoding="utf-8"))
         return f"pid {int(info['pid'])}, {info['by']}, started {info['started_at']}"
     except (OSError, ValueError, KeyError, TypeError):
-        return "a process that has not said who it is yet"
+        return None
+
+
+def holder(data_dir: Path, settle_seconds: float = ANNOUNCE_SECONDS) -> str:
+    """Who holds (or last held) the lock, as the holder wrote it: 'pid 123, gpuprices run, started
+    2026-11-30 09:00:05 UTC'. A holder that took the lock a moment ago may not have written yet
+    (the file is created, then locked, then written), so this looks again for up to
+    `settle_seconds` before saying it does not know."""
+    end = time.monotonic() + settle_seconds
+    while (said := _announced(data_dir)) is None and time.monotonic() < end:
+        time.sleep(0.05)   # the holder writes within milliseconds of taking the lock
+    return said or "a process that has not said who it is yet"
 
 
 def _announcer(by: str) -> Callable[[int], None]:
     def write_holder(fd: int) -> None:
         started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
-        text = json.dumps({"pid": os.getpid(), "by": by, "started_at": started})
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text.encode(), 0)
+        text = json.dumps({"pid": os.getpid(), "by": by, "started_at": started}).encode()
+        # write over the old text first, then cut what is left of it: a reader never finds the
+        # file empty between two holders, only (briefly) unparseable, which holder() waits out
+        os.pwrite(fd, text, 0)
+        os.ftruncate(fd, len(text))
     return write_holder
 
 

@@ -4,6 +4,8 @@ processes included."""
 
 from __future__ import annotations
 
+import json
+import os
 import signal
 import subprocess
 import sys
@@ -81,6 +83,45 @@ def test_a_second_run_waits_and_goes_on_when_the_first_ends(tmp_path, holder):
     assert "second" in run_lock.holder(tmp_path / "data")
     run_lock.release(tmp_path / "data")
     assert not run_lock.held_by_this_process(tmp_path / "data")
+
+
+def test_a_waiter_that_looks_before_the_holder_has_written_waits_for_its_name(tmp_path):
+    """The CI race of stop 19: the waiter read the lock file in the moment between the holder
+    taking the lock and writing who it is, and said 'has not said who it is yet'."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    run_lock.lock_path(data_dir).write_text("")
+    announce = run_lock._announcer("the late holder")
+
+    def write_late():
+        time.sleep(0.3)
+        fd = os.open(run_lock.lock_path(data_dir), os.O_RDWR)
+        try:
+            announce(fd)
+        finally:
+            os.close(fd)
+
+    thread = threading.Thread(target=write_late, daemon=True)
+    thread.start()
+    assert f"pid {os.getpid()}, the late holder, started " in run_lock.holder(data_dir)
+    thread.join(30)
+
+
+def test_a_holder_that_never_says_who_it_is_is_reported_as_unknown_after_a_bounded_look(tmp_path):
+    run_lock.lock_path(tmp_path).write_text("{\"pid\": 1")      # cut short
+    assert run_lock.holder(tmp_path, settle_seconds=0.2) == (
+        "a process that has not said who it is yet")
+
+
+def test_a_new_holder_overwrites_a_longer_announcement_with_valid_text(tmp_path):
+    path = run_lock.lock_path(tmp_path)
+    path.write_text('{"pid": 1, "by": "' + "x" * 500 + '", "started_at": "then"}')
+    fd = os.open(path, os.O_RDWR)
+    try:
+        run_lock._announcer("short")(fd)
+    finally:
+        os.close(fd)
+    assert json.loads(path.read_text())["by"] == "short"
 
 
 def test_the_wait_is_bounded(tmp_path, holder):
