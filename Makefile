@@ -44,10 +44,11 @@ run: setup
 test: setup lint
 	@$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
+# `gpuprices ui` runs `dg dev` from DAGSTER_HOME (pipelines/cli/ui.py says why); the instance
+# configuration is refreshed from the repository's dagster.yaml first.
 ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
-	@echo "Dagster UI on http://127.0.0.1:$(UI_PORT) (DAGSTER_HOME=$(DAGSTER_HOME))"
-	@$(BIN)/dagster dev -h 127.0.0.1 -p $(UI_PORT)
+	@$(BIN)/gpuprices ui --port $(UI_PORT)
 
 # A simulated 3-month history and its report in data/demo (never data/prices.db), to see the
 # charts and signals at work: gpuprices report --data-dir data/demo, prices, signals ...

@@ -2,7 +2,7 @@
 
   0  ok
   1  failed: the run failed (a step errored, a blocking check failed, or every source failed:
-     nothing new was published past it); `ui`: dagster dev failed; the reading commands: the
+     nothing new was published past it); `ui`: dg dev failed; the reading commands: the
      database could not be opened (another process holds it open for writing)
   2  usage error: an unknown option or value (an unknown card, region, vendor, kind ...); the
      message lists the known values

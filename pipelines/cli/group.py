@@ -69,7 +69,7 @@ def main(data_dir: Path | None) -> None:
     Exit codes:
       0  ok
       1  failed: the run failed (a step errored, a blocking check failed, or every source
-         failed), dagster dev failed, or the database is held open for writing
+         failed), dg dev (the UI) failed, or the database is held open for writing
       2  usage error: unknown option or value (the message lists the known values)
       3  no data: no published database yet (run `make run` first), or no rows matched
       4  partial: some sources failed, the others landed

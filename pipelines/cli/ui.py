@@ -1,9 +1,15 @@
-"""`gpuprices ui`: the Dagster UI (`dagster dev`) on 127.0.0.1, in a process group of its own that
-stops whole on Ctrl-C or SIGTERM."""
+"""`gpuprices ui`: the Dagster UI (`dg dev`, Dagster's successor to `dagster dev`) on 127.0.0.1, in
+a process group of its own that stops whole on Ctrl-C or SIGTERM.
+
+It runs from DAGSTER_HOME through a one-project dg workspace (DAGSTER_HOME/dg.toml) naming this
+checkout: run from the repository, Dagster warns that the dagster.yaml there "will not be used",
+which is misleading (the instance reads the copy in DAGSTER_HOME); `dagster dev` itself warns
+that it is superseded by `dg dev`."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import socket
@@ -29,8 +35,18 @@ def _port_in_use(port: int) -> bool:
     return False
 
 
+def write_dg_workspace(home: Path) -> Path:
+    """DAGSTER_HOME/dg.toml: a dg workspace whose one project is this checkout (its pyproject's
+    [tool.dg] names the code location `gpuprices`)."""
+    workspace = home / "dg.toml"
+    workspace.write_text('directory_type = "workspace"\n\n[workspace]\n\n'
+                         f'[[workspace.projects]]\npath = {json.dumps(str(REPO_ROOT))}\n',
+                         encoding="utf-8")
+    return workspace
+
+
 def _reap_group(pgid: int, grace_seconds: float) -> None:
-    """dagster dev's code server outlives it by up to its 45 s heartbeat: give the process group
+    """The code server outlives it by up to its 45 s heartbeat: give the process group
     a few seconds to finish, then kill what is left, so that nothing holds the port or the files."""
     deadline = time.monotonic() + grace_seconds
     while True:
@@ -49,23 +65,23 @@ def _reap_group(pgid: int, grace_seconds: float) -> None:
 @click.option("--port", type=click.IntRange(1, 65535), default=3000, show_default=True,
               help="Port on 127.0.0.1.")
 def ui_command(port: int) -> None:
-    """The Dagster UI: `dagster dev` on http://127.0.0.1:PORT; Ctrl-C stops it.
+    """The Dagster UI: `dg dev` on http://127.0.0.1:PORT; Ctrl-C stops it.
 
     DAGSTER_HOME is the project-local .dagster_home (created, with dagster.yaml, when missing),
     so run history and schedules persist. Runs started from the UI replay the snapshots unless
     GPUPRICES_MODE=live is set.
 
-    Exit codes: 0 stopped by Ctrl-C / SIGTERM; 1 dagster dev failed; 2 the port is taken.
+    Exit codes: 0 stopped by Ctrl-C / SIGTERM; 1 dg dev failed; 2 the port is taken.
     """
     if _port_in_use(port):
         raise click.BadParameter(f"port {port} on 127.0.0.1 is in use; try --port {port + 1}",
                                  param_hint="--port")
     home = dagster_home()
-    dagster = Path(sys.executable).with_name("dagster")
-    # No -m: from the repository root, `dagster dev` reads pyproject's [tool.dagster] and names
-    # the code location `gpuprices` (with -m it would be named after the module).
-    cmd = [str(dagster) if dagster.exists() else "dagster", "dev",
-           "-h", "127.0.0.1", "-p", str(port)]
+    write_dg_workspace(home)
+    dg = Path(sys.executable).with_name("dg")
+    cmd = [str(dg) if dg.exists() else "dg", "dev", "-h", "127.0.0.1", "-p", str(port)]
+    # dg compares the active virtual environment with the project's and warns when they differ
+    env = {**os.environ, "VIRTUAL_ENV": str(Path(sys.prefix))}
     console.print(f"Dagster UI on [bold]http://127.0.0.1:{port}[/] (DAGSTER_HOME={home}); "
                   "Ctrl-C stops it")
     stopping: list[int] = []
@@ -80,12 +96,12 @@ def ui_command(port: int) -> None:
 
     # Installed before the child starts, so it begins with default handlers (a handler set here
     # reverts to the default across exec; an *ignored* SIGINT, as in a background job, would be
-    # inherited and dagster dev could then not be stopped).
+    # inherited and dg dev could then not be stopped).
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         # Its own process group: a terminal's Ctrl-C reaches only us, and we pass it on once to
-        # dagster dev and the webserver, daemon and code server it starts, so they stop together.
-        children.append(subprocess.Popen(cmd, cwd=REPO_ROOT, env=os.environ.copy(),
+        # dg dev and the webserver, daemon and code server it starts, so they stop together.
+        children.append(subprocess.Popen(cmd, cwd=home, env=env,
                                          process_group=0))
         if stopping:  # a signal came while it was starting
             os.killpg(children[0].pid, signal.SIGTERM)
@@ -102,5 +118,5 @@ def ui_command(port: int) -> None:
         console.print("Dagster UI stopped")
         sys.exit(EXIT_OK)
     if code != 0:
-        console.print(f"[red]dagster dev exited with code {code}[/]")
+        console.print(f"[red]dg dev exited with code {code}[/]")
         sys.exit(EXIT_RUN_FAILED)

@@ -1,6 +1,7 @@
-"""`make ui` serves the code location: `dagster dev` on 127.0.0.1 (run in the repository, so it
-reads [tool.dagster] in pyproject.toml) names it `gpuprices`, lists the asset graph, the job and
-the hourly schedule, and stops on SIGTERM."""
+"""`make ui` serves the code location: `gpuprices ui` runs `dg dev` on 127.0.0.1 from DAGSTER_HOME
+(through a dg workspace naming this checkout, whose pyproject names it `gpuprices`), lists the
+asset graph, the job and the hourly schedule, says nothing misleading on its way up, and stops on
+SIGTERM."""
 
 import json
 import os
@@ -10,7 +11,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 
@@ -36,10 +36,11 @@ def test_dagster_dev_shows_graph_job_and_schedule(tmp_path):
     (home / "dagster.yaml").write_text((REPO_ROOT / "dagster.yaml").read_text())
     port = _free_port()
     env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_DATA_DIR": str(tmp_path / "data")}
-    dagster = Path(sys.executable).parent / "dagster"
-    proc = subprocess.Popen([str(dagster), "dev", "-h", "127.0.0.1", "-p", str(port)],
-                            cwd=REPO_ROOT, env=env, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = tmp_path / "ui.log"
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "ui", "--port", str(port)],
+                                cwd=REPO_ROOT, env=env, start_new_session=True,
+                                stdout=out, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
         data = None
@@ -61,6 +62,11 @@ def test_dagster_dev_shows_graph_job_and_schedule(tmp_path):
         [repo] = data["repositoriesOrError"]["nodes"]
         assert "gpuprices_job" in {j["name"] for j in repo["jobs"]}
         assert {"name": "scrape_hourly_schedule", "cronSchedule": "0 * * * *"} in repo["schedules"]
+        printed = log.read_text()
+        for misleading in ("SupersessionWarning", "will not be used to configure Dagster",
+                           "virtual environment does not match"):
+            assert misleading not in printed, printed
+        assert "Serving dagster-webserver" in printed, printed
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
