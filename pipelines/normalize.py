@@ -20,6 +20,7 @@ from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
 from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
+from spiders.parsing.machine import machine_specs
 from spiders.parsing.prices import (
     HOURS_PER_PERIOD,
     RANGE_ENDS,
@@ -241,4 +242,6 @@ def normalize_offer(item: dict) -> dict:
         "raw_ref": item["raw_ref"],
         "offer_id": offer_id(item["source"], item["sku"], region.region_code, offer_kind,
                              listed.period, gpu.gpu_model, gpu.gpu_fraction),
+        # vcpus, memory_gib, disk_gb: the machine, where the source states it (else None)
+        **machine_specs(item),
     }

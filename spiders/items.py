@@ -38,6 +38,13 @@ class RawOffer(scrapy.Item):
     list_price_amount = scrapy.Field()  # original / struck-through price (原价) as a decimal string
     tax_included = scrapy.Field()  # True (含税) / False (不含税, "excl. VAT") / None (not said)
     min_term_hours = scrapy.Field()  # minimum rental term in hours ("3个月起" -> 2190)
+    # The machine that comes with the offer, as the vendor states it, with its unit: "30",
+    # "16核"; "200 GiB", "65536 MB"; "512 GiB SSD", "2 x 3.84 TB NVMe". Normalization reads them
+    # (spiders/parsing/machine.py) into vcpus, memory_gib, disk_gb; unset when not stated. A
+    # config_text that lists them ("64核 / 内存 512GB / 2×3.84T NVMe") is read the same way.
+    vcpus_text = scrapy.Field()
+    memory_text = scrapy.Field()
+    disk_text = scrapy.Field()
 
 
 REQUIRED_FIELDS = ("source", "vendor", "sku", "gpu_text", "region_text", "offer_kind", "url",

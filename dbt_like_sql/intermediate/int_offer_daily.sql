@@ -1,6 +1,6 @@
 /* One row per offer per UTC day: its closing and lowest price per GPU-hour, the instance's closing
-   hourly price, whether it was available, and how often it was seen. The daily series signals use;
-   `offer_line` is what like-for-like comparisons pair on. */
+   hourly price, whether it was available, the machine it comes with, and how often it was
+   seen. The daily series signals use; `offer_line` is what like-for-like comparisons pair on. */
 -- incremental: observed_date
 select
     offer_id,
@@ -39,6 +39,9 @@ select
     min(observed_at) as first_observed_at,
     max(observed_at) as last_observed_at,
     arg_max(url, observed_at) as url,
+    arg_max(vcpus, observed_at) as vcpus,  -- vCPUs of the instance (null: not stated)
+    arg_max(memory_gib, observed_at) as memory_gib,  -- the instance's memory, GiB (null: none)
+    arg_max(disk_gb, observed_at) as disk_gb,  -- its local disk, decimal GB (null: not stated)
     count(*) as observations
 from staging.stg_observations
 -- An incremental build reads only the rebuilt days: observed_hour is stored, so DuckDB skips the

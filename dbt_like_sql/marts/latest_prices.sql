@@ -31,6 +31,9 @@ select
     d.gpu_count,
     d.gpu_fraction,
     d.vram_gb,
+    d.vcpus,                      -- vCPUs of the instance (null: its source does not state them)
+    d.memory_gib,                 -- the instance's memory, GiB (null: not stated)
+    d.disk_gb,                    -- the instance's local disk, decimal GB (null: not stated)
     d.offer_kind,
     d.billing_period,
     d.region_code,

@@ -21,6 +21,7 @@ from pipelines.quality.gx_checks import validate
 from pipelines.warehouse.sql_files import sql_text
 from spiders.parsing.currencies import KNOWN_CURRENCIES
 from spiders.parsing.gpu_models import CANONICAL_MODELS, gpu_family
+from spiders.parsing.machine import MAX_DISK_GB, MAX_MEMORY_GIB, MAX_VCPUS
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
 REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_kind",
@@ -53,6 +54,11 @@ def observation_suite(now: datetime) -> list:
         gxe.ExpectColumnValuesToBeBetween(column="gpu_fraction", min_value=0, max_value=1,
                                           strict_min=True),
         gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1),
+        # the machine's specs, where stated (GX skips nulls): a misread, not a machine, past these
+        *(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0, max_value=float(ceiling),
+                                            strict_min=True)
+          for column, ceiling in (("vcpus", MAX_VCPUS), ("memory_gib", MAX_MEMORY_GIB),
+                                  ("disk_gb", MAX_DISK_GB))),
         *(gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, strict_min=True)
           for c in ("price_per_gpu_hour_cny", "price_per_gpu_hour_usd")),
         gxe.ExpectColumnValuesToBeBetween(column="observed_at",

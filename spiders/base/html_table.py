@@ -17,7 +17,9 @@ A table is read by its header texts, so a vendor is configuration, not code:
   columns       RawOffer field -> header text; a list of headers is joined with spaces
                 (e.g. {"gpu_text": ["型号", "规格"], "gpu_count": "卡数", "available": "库存"}).
                 "config_text" maps a configuration cell; "price_unit" a unit cell ("元/卡/时")
-                that is read together with each price cell.
+                that is read together with each price cell. The machine's "vcpus_text",
+                "memory_text" and "disk_text" map their columns ({"memory_text": "内存"}); a
+                bare number is read with the unit in its header ("内存(GB)": "512" -> "512 GB").
   prices        billing period -> header text of the column holding that price
                 (e.g. {"hour": "按小时", "month": "包月"}); each non-empty cell is one offer.
                 A header that says the price is one card's ("单卡价格", "元/卡/时") marks it so;
@@ -217,6 +219,18 @@ class HtmlTableSpider(GpuPriceSpider):
                     price_text = f"{price_text} {unit_cell or header_unit}"
                 yield kind, period, header, price_text
 
+    def machine_cells(self, cells: dict[str, str]) -> dict[str, str | None]:
+        """vcpus_text, memory_text and disk_text of a row, a bare number with its header's unit."""
+        machine = {}
+        for field in ("vcpus_text", "memory_text", "disk_text"):
+            text = self.column(cells, field)
+            header = self.columns.get(field)
+            unit = " ".join(_HEADER_UNIT.findall(header)) if isinstance(header, str) else ""
+            if text and unit and _BARE_NUMBER.fullmatch(text):
+                text = f"{text} {unit}"
+            machine[field] = text
+        return machine
+
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
         gpu_text = self.column(cells, "gpu_text")
         region_text = self.column(cells, "region_text") or self.region
@@ -227,6 +241,7 @@ class HtmlTableSpider(GpuPriceSpider):
             "vram_gb": self.column(cells, "vram_gb"),
             "region_text": region_text,
             "available": availability(self.column(cells, "available")),
+            **self.machine_cells(cells),
             "vendor_data": {"row": cells},
         }
         unit_cell = self.column(cells, "price_unit") or ""

@@ -7,6 +7,9 @@ Spot comes from spot.js, the JSONP file behind AWS's Spot pricing page (its shap
 Neither source is a JSON body or an HTML table, so this spider builds on GpuPriceSpider, not on
 JsonApiSpider or HtmlTableSpider: a CSV whose header follows metadata lines, and a JavaScript
 callback wrapping JSON whose offers sit three levels deep (region, instance family, size).
+
+Machine specs: vcpus_text, memory_text and disk_text from the CSV's vCPU, Memory and Storage
+columns (on-demand offers only; spot.js lists prices, no specs).
 """
 
 from __future__ import annotations
@@ -40,6 +43,19 @@ INSTANCES: dict[str, tuple[str, int]] = {
 ON_DEMAND_ROW = {"TermType": "OnDemand", "Operating System": "Linux", "Tenancy": "Shared",
                  "Pre Installed S/W": "NA", "CapacityStatus": "Used", "MarketOption": "OnDemand",
                  "Unit": "Hrs"}
+# Storage is "8 x 1000 SSD": drives times a size the price list writes without its unit, GB (the
+# instance-store figures AWS's instance type pages give in GB); "EBS only" is no local disk.
+STORAGE_RE = re.compile(r"\s*(\d+\s*x\s*\d+(?:\.\d+)?)\s*(.*)")
+
+
+def storage_text(storage: str | None) -> str | None:
+    """The local disk with its unit: "8 x 1000 SSD" -> "8 x 1000 GB SSD"; "EBS only" -> None."""
+    match = STORAGE_RE.fullmatch(storage or "")
+    if match is None:
+        return None
+    if re.match(r"[GT]i?B\b", match[2]):   # a unit already written: keep the text
+        return storage.strip()
+    return f"{match[1]} GB {match[2]}".strip()
 
 
 class AwsSpider(GpuPriceSpider):
@@ -67,7 +83,11 @@ class AwsSpider(GpuPriceSpider):
                 continue
             yield self._offer(response, row["Instance Type"], row["Region Code"], "on_demand",
                               row["PricePerUnit"], row["Currency"],
-                              {k: row[k] for k in ("SKU", "Location", "GPU", "GPU Memory")})
+                              {k: row[k] for k in ("SKU", "Location", "GPU", "GPU Memory")},
+                              # vCPU is a count; Memory carries its unit ("1152 GiB")
+                              vcpus_text=row.get("vCPU") or None,
+                              memory_text=row.get("Memory") or None,
+                              disk_text=storage_text(row.get("Storage")))
 
     def parse_spot(self, response: Response) -> Iterable[RawOffer]:
         # JSONP: callback({...}); -> the JSON inside the outermost parentheses.
@@ -86,10 +106,10 @@ class AwsSpider(GpuPriceSpider):
                                           linux, "USD", {"type": group["type"]})
 
     def _offer(self, response: Response, instance: str, region: str, kind: str, price: str,
-               currency: str, extra: dict) -> RawOffer:
+               currency: str, extra: dict, **machine: str | None) -> RawOffer:
         gpu_text, gpu_count = INSTANCES[instance]
         return self.offer(response, sku=instance, gpu_text=gpu_text, gpu_count=gpu_count,
                           region_text=region, offer_kind=kind, price_amount=price,
                           currency=currency, billing_period="hour",
                           price_text=f"{price} {currency}/hour", available=None,
-                          vendor_data=extra)
+                          vendor_data=extra, **machine)

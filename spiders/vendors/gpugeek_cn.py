@@ -2,6 +2,9 @@
 
 Each product is a machine of 1, 2, 4 or 8 cards in one region, priced per machine per hour, day
 and month in 元. Field names and URL are modeled (sources.md #18, unverified).
+
+Machine specs: vCPUs from `cpu_num`, memory from `memory_gb`, disk from `system_disk_gb` (the
+machine's, like its price).
 """
 
 from __future__ import annotations
@@ -41,6 +44,18 @@ class GpugeekCNSpider(JsonApiSpider):
                 offer_kind="on_demand", price_amount=str(price), currency="CNY",
                 billing_period=period, price_text=f"¥{price}/{_UNIT[period]}",
                 available=int(offer.get("idle_num") or 0) > 0,
-                vendor_data={k: offer.get(k) for k in ("region_code", "idle_num", "cpu_num",
-                                                       "memory_gb", "status")},
+                vendor_data={k: offer.get(k) for k in ("region_code", "idle_num", "status")},
+                **machine_fields(offer),
             )
+
+
+def machine_fields(product: dict) -> dict[str, str]:
+    """vcpus_text, memory_text and disk_text of a product, with the unit its field names."""
+    said = {}
+    if product.get("cpu_num"):
+        said["vcpus_text"] = str(product["cpu_num"])
+    if product.get("memory_gb"):
+        said["memory_text"] = f"{product['memory_gb']} GB"
+    if product.get("system_disk_gb"):
+        said["disk_text"] = f"系统盘 {product['system_disk_gb']} GB"
+    return said

@@ -9,6 +9,9 @@ anywhere keeps its price as one "us" offer with available=False.
 Every GPU instance is yielded (A100, H100, A10, GH200, B200 ...): which cards are read is
 normalization's decision, from spiders/parsing/card_catalog.csv. An API instance type without GPUs
 (specs.gpus == 0) is no GPU offer: skipped, counted in the stat `lambda_cloud/cpu_only_skipped`.
+
+Machine specs: vcpus_text, memory_text and disk_text from the page's vCPUs, RAM and Storage
+columns, or the API's specs.vcpus, specs.memory_gib and specs.storage_gib (the instance's).
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ PAGE_URL = "https://lambda.ai/service/gpu-cloud"
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
 INSTANCE_RE = re.compile(r"^\s*(\d+)x\s+(.+?)\s*$")          # "8x A100 (80 GB SXM4)"
 PRICE_RE = re.compile(r"\$\s*([0-9][0-9,]*(?:\.[0-9]+)?)")
+# The page's machine columns, read when present: a layout without them still yields its prices.
+MACHINE_HEADERS = {"vcpus_text": "vCPUs", "memory_text": "RAM", "disk_text": "Storage"}
 
 
 class LambdaCloudSpider(HtmlTableSpider):
@@ -52,9 +57,11 @@ class LambdaCloudSpider(HtmlTableSpider):
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
         instance, price_text = cells.get("Instance type", ""), cells.get("Price", "")
         m, price = INSTANCE_RE.match(instance), PRICE_RE.search(price_text)
+        # the whole instance's, with units as written ("30", "200 GiB", "512 GiB SSD")
+        machine = {field: cells.get(header) or None for field, header in MACHINE_HEADERS.items()}
         common = dict(sku=instance, vram_gb=cells.get("VRAM / GPU"), region_text=self.region,
                       offer_kind="on_demand", price_text=price_text, billing_period="hour",
-                      available=None, vendor_data={"row": cells})
+                      available=None, vendor_data={"row": cells}, **machine)
         if not (m and price):
             # Not the "8x A100 (...)" / "$X" shape: the texts go to normalization as written
             # (count from the name, "/ GPU" from the price), which reads them or says why not.
@@ -75,7 +82,8 @@ class LambdaCloudSpider(HtmlTableSpider):
                              f"{response.text[:200]}")
         for name, entry in data.items():
             itype = entry["instance_type"]
-            gpus = (itype.get("specs") or {}).get("gpus")
+            specs = itype.get("specs") or {}
+            gpus = specs.get("gpus")
             if gpus == 0:
                 self.crawler.stats.inc_value("lambda_cloud/cpu_only_skipped")
                 continue
@@ -84,11 +92,22 @@ class LambdaCloudSpider(HtmlTableSpider):
             gpu_text, count = (m[2], int(m[1])) if m else (itype["description"], gpus)
             cents = itype["price_cents_per_hour"]
             regions = entry.get("regions_with_capacity_available") or []
+            machine = api_machine(specs)
             for region, available in [(r["name"], True) for r in regions] or [(self.region, False)]:
                 yield self.offer(
                     response, sku=name, gpu_text=gpu_text, gpu_count=count, region_text=region,
                     offer_kind="on_demand", price_text=f"{cents} cents/hour",
                     price_amount=str(Decimal(cents) / 100), currency="USD", billing_period="hour",
-                    available=available,
+                    available=available, **machine,
                     vendor_data={"description": itype["description"], "specs": itype.get("specs"),
                                  "regions": regions})
+
+
+def api_machine(specs: dict) -> dict[str, str | None]:
+    """The instance's vcpus_text, memory_text and disk_text from the API's specs, with the unit
+    each field is documented in (memory_gib and storage_gib are GiB)."""
+    def stated(field: str, unit: str = "") -> str | None:
+        value = specs.get(field)
+        return None if value in (None, "") else f"{value} {unit}".strip()
+    return {"vcpus_text": stated("vcpus"), "memory_text": stated("memory_gib", "GiB"),
+            "disk_text": stated("storage_gib", "GiB")}

@@ -4,10 +4,14 @@ billing term (plain HTTP, no JavaScript needed; page path unverified, sources.md
 The price cell holds amount and unit together ("¥2.39/时", "¥1,399/月"); a promotion shows the
 struck-through list price next to the current one ("原价¥2.29 现价¥1.89", no unit: the term comes
 from the 计费方式 column), and a sold-out term shows "售罄" instead of a price.
+
+Machine specs: disk_text only, from the page's note that every price includes a system disk
+("价格为单卡价格，含系统盘 50GB"); the page states no vCPUs or RAM.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from scrapy.http import Response
@@ -16,6 +20,8 @@ from spiders.base import HtmlTableSpider
 from spiders.base.html_table import availability
 from spiders.items import RawOffer
 
+# "含系统盘 50GB" in the note above the table: the disk every (one-card) price includes
+INCLUDED_DISK_RE = re.compile(r"含\s*(系统盘\s*[0-9]+(?:\.[0-9]+)?\s*[GT]i?B?)")
 PERIODS = {"按时": "hour", "按小时": "hour", "按天": "day", "按周": "week", "包月": "month"}
 
 
@@ -39,5 +45,13 @@ class MatpoolCNSpider(HtmlTableSpider):
             region_text=self.column(cells, "region_text"), offer_kind="on_demand",
             price_text=self.column(cells, "price_text"),
             billing_period=PERIODS.get(term or ""),  # unknown term: None, quarantined loudly
-            available=availability(self.column(cells, "available")), vendor_data={"row": cells},
+            available=availability(self.column(cells, "available")),
+            disk_text=included_disk(response), vendor_data={"row": cells},
         )
+
+
+def included_disk(response: Response) -> str | None:
+    """The system disk the page says every price includes ("系统盘 50GB"), or None."""
+    notes = " ".join(response.xpath("//p[not(ancestor::table)]//text()").getall())
+    match = INCLUDED_DISK_RE.search(notes)
+    return match[1] if match else None

@@ -15,6 +15,8 @@ and per country code (Community Cloud), every GPU type with
   prepaid savings plans, Secure Cloud only. That unit is inferred (runpod/docs' own examples show
   both 0.204 and 500), so a rate not below the on-demand `securePrice` is not trusted: no offer,
   counted in the stat `runpod/savings_plan_rate_not_hourly`.
+* Machine specs: vCPUs from `lowestPrice.minVcpu`, memory from `lowestPrice.minMemory` (GB), the
+  smallest one-GPU pod at that place; no disk (the pod's volume is chosen and billed apart).
 * Spot is gone (RunPod dropped spot pods on 2026-09-11; gpuhunt commit 310de51): `minimumBidPrice`
   is not read.
 """
@@ -107,7 +109,15 @@ class RunpodSpider(JsonApiSpider):
             vendor_data={"field": field, "gpuTypeId": gpu["id"],
                          "stockStatus": lowest["stockStatus"],
                          "uninterruptablePrice": lowest.get("uninterruptablePrice"),
-                         "countryCode": lowest.get("countryCode")})
+                         "countryCode": lowest.get("countryCode")},
+            # asked with gpuCount 1, minVcpu / minMemory (GB) are the one-GPU pod this price buys
+            vcpus_text=_text(lowest.get("minVcpu")),
+            memory_text=_text(lowest.get("minMemory"), " GB"))
+
+
+def _text(number: float | None, unit: str = "") -> str | None:
+    """A number the API gives, with the unit its field is in; None when not given."""
+    return None if number in (None, "") else f"{number}{unit}"
 
 
 def _data(response: Response, *fields: str) -> dict:

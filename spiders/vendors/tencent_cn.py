@@ -3,6 +3,8 @@
 No browser needed: the calculator page fetches this JSON itself. Each instance carries its
 pay-as-you-go (按量计费), monthly (包年包月) and spot (竞价实例) prices as decimal strings in CNY;
 a price the family is not sold at is null (HCC clusters are monthly only).
+
+Machine specs: vCPUs from `cpu`, memory from `memory` (GB, as the CVM API's Memory); no disk.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ PRICES: dict[str, tuple[str, str]] = {
     "prepaidMonthly": ("on_demand", "month"),
     "spotByHour": ("spot", "hour"),
 }
-EXTRAS = ("instanceFamily", "zone", "cpu", "memory")  # kept in vendor_data
+EXTRAS = ("instanceFamily", "zone")  # kept in vendor_data
 
 
 class TencentCNSpider(JsonApiSpider):
@@ -54,4 +56,11 @@ class TencentCNSpider(JsonApiSpider):
                 price_text=f"{amount} {data['currency']}/{period}",
                 available=not offer.get("soldOut", False),
                 vendor_data={"price_field": field, **{k: offer.get(k) for k in EXTRAS}},
+                # the instance's own; no local disk is listed (cloud disks are bought apart)
+                vcpus_text=_text(offer.get("cpu")), memory_text=_text(offer.get("memory"), " GB"),
             )
+
+
+def _text(number: int | None, unit: str = "") -> str | None:
+    """A number the API gives, with the unit its field is in; None when not given."""
+    return None if number in (None, "") else f"{number}{unit}"

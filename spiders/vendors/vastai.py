@@ -9,6 +9,9 @@ Each listing is a host's machine (or part of one): `dph_base` is the on-demand U
 the host hides it. An offer without a location is not dropped: it is yielded with the region text
 `NO_LOCATION`, which normalization quarantines (stage "region") with that reason, and counted in
 the stat `vastai/offers_without_location` and a warning at the end of the crawl.
+
+Machine specs: vCPUs from `cpu_cores_effective`, disk from `disk_space` (GB), memory from `cpu_ram`
+(MB) only when the listing is the whole host.
 """
 
 from __future__ import annotations
@@ -59,8 +62,8 @@ QUERY = {
     "limit": 3000,
 }
 # No "datacenter": it is a search filter, not an offer field (vast-cli vastai/data/offer.py).
-_KEPT = ("machine_id", "host_id", "dph_total", "storage_cost", "disk_space", "hosting_type",
-         "verification", "reliability2", "geolocation")
+_KEPT = ("machine_id", "host_id", "dph_total", "storage_cost", "hosting_type", "verification",
+         "reliability2", "geolocation")
 
 
 class VastaiSpider(JsonApiSpider):
@@ -84,6 +87,7 @@ class VastaiSpider(JsonApiSpider):
             region_text=offer["geolocation"] if place else NO_LOCATION,
             currency="USD", billing_period="hour", available=True,
             vendor_data={k: offer.get(k) for k in _KEPT},
+            **machine_fields(offer),
         )
         prices = (("on_demand", offer.get("dph_base")), ("spot", offer.get("min_bid")))
         for kind, price in prices:
@@ -97,3 +101,22 @@ class VastaiSpider(JsonApiSpider):
         if hidden:
             self.logger.warning("vastai: %d listings have no location; their offers go to "
                                 "quarantine (stage region)", hidden)
+
+
+def machine_fields(offer: dict) -> dict[str, str]:
+    """vcpus_text, memory_text and disk_text of a listing, in the units vast-cli documents:
+    `cpu_cores_effective` "virtual cpus you get", `disk_space` GB, `cpu_ram` MB (the host's)."""
+    said = {}
+    if offer.get("cpu_cores_effective"):
+        said["vcpus_text"] = str(offer["cpu_cores_effective"])
+    # the disk the listing may allocate; dph_base excludes it (billed at storage_cost $/GB/month)
+    if offer.get("disk_space"):
+        said["disk_text"] = f"{offer['disk_space']} GB"
+    # cpu_ram is the host's RAM; a listing of part of the host gets a share vast does not state
+    # (gpuhunt prorates it by cores), so it is the offer's only when the offer is the whole host.
+    frac = offer.get("gpu_frac")
+    whole = frac == 1 if frac is not None else (
+        bool(offer.get("cpu_cores")) and offer.get("cpu_cores_effective") == offer["cpu_cores"])
+    if whole and offer.get("cpu_ram"):
+        said["memory_text"] = f"{offer['cpu_ram']} MB"
+    return said

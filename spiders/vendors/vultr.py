@@ -7,6 +7,9 @@ Every GPU plan is yielded, whatever the card (A100, A40, L40S, H100, MI300X ...)
 read is normalization's decision (spiders/parsing/card_catalog.csv), and a card it does not know
 is quarantined there with the reason. Plans without a GPU (vc2, vhf, CPU bare metal) are skipped,
 counted in the stat `vultr/cpu_plans_skipped`.
+
+Machine specs: vCPUs from `vcpu_count` (bare metal: `cpu_threads`), memory from `ram` (MB), disk
+from `disk` (GB each) x `disk_count`.
 """
 
 from __future__ import annotations
@@ -70,7 +73,28 @@ class VultrSpider(JsonApiSpider):
                     currency="USD", billing_period=period,
                     price_text=f"${price}/{'hr' if period == 'hour' else 'mo'}", available=True,
                     vendor_data={"field": field, "gpu_type": plan.get("gpu_type"),
-                                 "type": plan.get("type")})
+                                 "type": plan.get("type")},
+                    **machine_fields(plan))
+
+
+def machine_fields(plan: dict) -> dict[str, str]:
+    """vcpus_text, memory_text and disk_text of a plan (the whole VM or server the price buys),
+    in the units of Vultr's plan fields: `ram` MB, `disk` GB per disk, `disk_count` disks."""
+    said = {}
+    # a bare-metal plan counts physical cores (cpu_count) and threads; a vCPU is a thread
+    if plan.get("cpu_threads"):
+        said["vcpus_text"] = f"{plan['cpu_threads']} threads"
+    elif plan.get("vcpu_count"):
+        said["vcpus_text"] = str(plan["vcpu_count"])
+    if plan.get("ram"):
+        said["memory_text"] = f"{plan['ram']} MB"
+    if plan.get("disk"):
+        count = plan.get("disk_count") or 1
+        # on a bare-metal plan `type` is the disk kind (SSD, NVMe); on a cloud plan the plan kind
+        kind = f" {plan['type']}" if "cpu_threads" in plan and plan.get("type") else ""
+        disks = f"{count} x {plan['disk']}" if count > 1 else str(plan["disk"])
+        said["disk_text"] = f"{disks} GB{kind}"
+    return said
 
 
 def cloud_gpu(gpu_type: str, vram_gb: int | None) -> tuple[str, int | None, int | None]:

@@ -3,6 +3,8 @@ row per instance type and region with the on-demand and spot prices side by side
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pandas as pd
 import pytest
 
@@ -20,7 +22,9 @@ def same_instance(row: dict, sku: str) -> dict:
 @pytest.fixture(scope="module")
 def catalog_dir(tmp_path_factory):
     rows = [
-        same_instance(offer(*AZURE, "A100-80GB", "3.673", currency="USD"), "Standard_NC24"),
+        # the vendor states the machine (Standard_NC24ads_A100_v4: 24 vCPUs, 220 GiB)
+        {**same_instance(offer(*AZURE, "A100-80GB", "3.673", currency="USD"), "Standard_NC24"),
+         "vcpus": Decimal("24"), "memory_gib": Decimal("220"), "disk_gb": Decimal("64")},
         same_instance(offer(*AZURE, "A100-80GB", "0.80", currency="USD", kind="spot"),
                       "Standard_NC24"),
         offer(*AZURE, "H100-80GB", "55.84", currency="USD", count=8),
@@ -54,6 +58,7 @@ def test_on_demand_and_spot_side_by_side_in_usd_per_instance_hour(catalog_dir):
     nc24 = azure.loc["Standard_NC24"]
     assert (nc24.Price, nc24.SpotPrice, nc24.Region) == (3.673, 0.80, "eastus")
     assert (nc24.AcceleratorName, nc24.AcceleratorCount) == ("A100-80GB", 1.0)
+    assert (nc24.vCPUs, nc24.MemoryGiB) == (24.0, 220.0)      # stated by the source
     h100 = azure.drop("Standard_NC24").iloc[0]
     assert (h100.Price, h100.AcceleratorCount) == (55.84, 8.0)   # the instance, not one GPU
     assert pd.isna(h100.SpotPrice) and pd.isna(h100.vCPUs) and pd.isna(h100.MemoryGiB)

@@ -44,8 +44,9 @@ def _database(path: Path, crawl: str = "c1", hours: int = 1) -> Path:
             row = list(OBSERVATION)
             row[0] = f"2026-11-28 {9 + hour:02d}:10:00+00"
             row[1] = f"2026-11-28 {9 + hour:02d}:00:00+00"
-            con.execute(f"insert into observations values ({', '.join(['?'] * 28)})",
-                        [*row, crawl_id])
+            # the 28 columns of the first release, then the machine's specs (not stated)
+            con.execute(f"insert into observations values ({', '.join(['?'] * 31)})",
+                        [*row, crawl_id, None, None, None])
             con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, "
                         "normalized_at, normalized_rows) values (?, 'azure', 'replay', true, 1, "
                         "now(), 1)", [crawl_id])

@@ -91,10 +91,10 @@ def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | Non
                     "offers, normalized_at) values (?, 'idc_test', 'replay', true, 'passed', 1, "
                     "now())", [crawl_id])
         rows = [{**row, "crawl_id": crawl_id} for row in rows]
-    columns = list(rows[0])
+    columns = list(dict.fromkeys(c for row in rows for c in row))   # a column some rows leave null
     con.executemany(f"insert into observations ({', '.join(columns)}) "
                     f"values ({', '.join('?' for _ in columns)})",
-                    [[row[c] for c in columns] for row in rows])
+                    [[row.get(c) for c in columns] for row in rows])
 
 
 def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyConnection:

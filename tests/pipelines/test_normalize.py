@@ -95,3 +95,18 @@ def test_quarantine_reasons(fields, stage, reason):
         normalize_offer(offer(**fields))
     assert exc.value.stage == stage
     assert reason in exc.value.reason
+
+
+@pytest.mark.parametrize("fields, specs", [
+    (dict(vcpus_text="30", memory_text="200 GiB", disk_text="512 GiB SSD"),
+     (Decimal(30), Decimal(200), Decimal("549.76"))),
+    (dict(config_text="2×Xeon 8358 64核 / 内存 512GB / 2×3.84T NVMe"),
+     (Decimal(64), Decimal(512), Decimal(7680))),
+    (dict(memory_text="65536 MB"), (None, Decimal(64), None)),
+    (dict(), (None, None, None)),                                  # not stated: null, not 0
+    (dict(vcpus_text="many", memory_text="lots"), (None, None, None)),  # unreadable: still priced
+])
+def test_the_machine_is_carried_where_the_source_states_it(fields, specs):
+    row = normalize_offer(offer(gpu_text="A100 80G SXM4", price_text="¥62.00/时", **fields))
+    assert (row["vcpus"], row["memory_gib"], row["disk_gb"]) == specs
+    assert row["price_per_gpu_hour_cny"] == Decimal("62")

@@ -12,7 +12,8 @@ import pytest
 from scrapy.http import TextResponse
 
 from pipelines.normalize import normalize_offer
-from spiders.vendors.aws import REGIONS, AwsSpider
+from spiders.parsing.machine import machine_specs
+from spiders.vendors.aws import REGIONS, AwsSpider, storage_text
 from tests.helpers.responses import file_response, snapshot_entries
 
 PRICE_LIST = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current"
@@ -128,6 +129,38 @@ def test_first_on_demand_offer_fields(on_demand):
 ])
 def test_on_demand_prices_are_the_reference_catalog_values(sku, region, price, on_demand):
     assert Decimal(by(on_demand, sku, region)["price_amount"]) == Decimal(price)
+
+
+@pytest.mark.parametrize("sku,region,vcpus,memory_gib,disk_gb", [
+    ("p4d.24xlarge", "us-east-1", 96, 1152, 8000),        # "8 x 1000 SSD"
+    ("p4de.24xlarge", "eu-central-1", 96, 1152, 8000),
+    ("p5.48xlarge", "ap-northeast-2", 192, 2048, 30720),  # "8 x 3840 SSD"
+    ("p5.4xlarge", "eu-west-2", 16, 256, 3840),           # "1 x 3840 SSD"
+])
+def test_on_demand_offers_carry_the_csv_machine(sku, region, vcpus, memory_gib, disk_gb,
+                                                on_demand):
+    offer = by(on_demand, sku, region)
+    assert machine_specs(offer) == {"vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": disk_gb}
+
+
+def test_on_demand_machine_texts_keep_the_csv_wording(on_demand):
+    p4d = by(on_demand, "p4d.24xlarge", "us-east-1")
+    assert (p4d["vcpus_text"], p4d["memory_text"], p4d["disk_text"]) == (
+        "96", "1152 GiB", "8 x 1000 GB SSD")
+
+
+def test_spot_offers_state_no_machine(spot):
+    # spot.js lists prices only: no spec is carried over from the CSV
+    assert all(machine_specs(o) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
+               for o in spot)
+
+
+@pytest.mark.parametrize("storage, text", [
+    ("8 x 1000 SSD", "8 x 1000 GB SSD"), ("2 x 1900 NVMe SSD", "2 x 1900 GB NVMe SSD"),
+    ("1 x 3.8 TB NVMe SSD", "1 x 3.8 TB NVMe SSD"), ("EBS only", None), ("", None), (None, None),
+])
+def test_storage_text_adds_the_gb_the_price_list_leaves_out(storage, text):
+    assert storage_text(storage) == text
 
 
 def test_cards_and_counts_per_instance_type(offers):

@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from pipelines.normalize import normalize_offer
+from spiders.parsing.machine import machine_specs
 from spiders.vendors.gpugeek_cn import GpugeekCNSpider
 from tests.helpers.responses import file_response
 
@@ -106,6 +107,25 @@ def test_eight_card_machines_are_priced_per_machine(offers):
     assert row["gpu_model"] == "H800-80GB" and row["gpu_count"] == 8
     assert row["price_amount"] == Decimal("114.08")
     assert row["price_per_gpu_hour_cny"] == Decimal("14.260000")
+
+
+@pytest.mark.parametrize("sku, vcpus, memory_gib", [
+    ("20411", 16, 64),      # 1x RTX 4090
+    ("20419", 128, 960),    # 8x H800: the machine's, like its price
+])
+def test_machines_state_vcpus_memory_and_system_disk(sku, vcpus, memory_gib, offers):
+    for o in by(offers, sku).values():
+        assert (o["vcpus_text"], o["memory_text"], o["disk_text"]) == (
+            str(vcpus), f"{memory_gib} GB", "系统盘 50 GB")
+        assert machine_specs(o) == {"vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": 50}
+
+
+def test_product_without_machine_fields_states_none(items, pages):
+    bare = {k: v for k, v in items[0].items()
+            if k not in ("cpu_num", "memory_gb", "system_disk_gb")}
+    for offer in spider.parse_offer(bare, pages[0]):
+        assert not {"vcpus_text", "memory_text", "disk_text"} & set(offer)
+        assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
 def test_monthly_price_null_is_skipped(offers):

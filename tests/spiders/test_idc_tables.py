@@ -1,9 +1,12 @@
 """Configured IDC price tables: the spider built from idc_tables.toml parses its recorded page."""
 
 import pytest
+from scrapy.http import HtmlResponse, Request
 
 from spiders.base.html_table import availability
+from spiders.parsing.machine import machine_specs
 from spiders.registry import spider_class
+from spiders.vendors.idc_tables import load_table_spiders
 from tests.helpers.responses import file_response
 
 spider = spider_class("idc_sinnet_bj")(crawl_id="test")
@@ -56,3 +59,38 @@ def test_changed_layout_fails_loudly():
 ])
 def test_availability(text, expected):
     assert availability(text) is expected
+
+
+MACHINE_URL = "https://www.machine-idc.example/gpu.html"
+MACHINE_CONFIG = """
+[html_table.idc_machine]
+vendor = "某IDC"
+vendor_kind = "idc"
+start_urls = ["https://www.machine-idc.example/gpu.html"]
+rows = "table#price tbody tr"
+region = "北京"
+columns = { gpu_text = "型号", vcpus_text = "CPU", memory_text = "内存(GB)", disk_text = "硬盘" }
+prices = { month = "包月" }
+"""
+MACHINE_PAGE = """<table id="price"><thead><tr><th>型号</th><th>CPU</th><th>内存(GB)</th>
+<th>硬盘</th><th>包月</th></tr></thead><tbody>
+<tr><td>A100 80G ×8</td><td>128核</td><td>1024</td><td>2×3.84T NVMe</td><td>¥98,000/月</td></tr>
+<tr><td>RTX 4090 ×1</td><td>16</td><td>64G</td><td></td><td>¥1,500/月</td></tr>
+</tbody></table>"""
+
+
+def test_configured_machine_columns_read_back_through_machine_specs(tmp_path):
+    # a bare memory cell takes its header's unit ("1024" under "内存(GB)" -> "1024 GB"); a cell
+    # with its own unit is kept; an empty disk cell states no disk
+    path = tmp_path / "idc_tables.toml"
+    path.write_text(MACHINE_CONFIG, encoding="utf-8")
+    spider_cls = load_table_spiders(path)["idc_machine"]
+    response = HtmlResponse(url=MACHINE_URL, body=MACHINE_PAGE.encode(), encoding="utf-8",
+                            request=Request(MACHINE_URL))
+    offers = {o["gpu_text"]: o for o in spider_cls(crawl_id="t").parse(response)}
+    server, card = offers["A100 80G ×8"], offers["RTX 4090 ×1"]
+    assert (server["vcpus_text"], server["memory_text"], server["disk_text"]) == (
+        "128核", "1024 GB", "2×3.84T NVMe")
+    assert machine_specs(server) == {"vcpus": 128, "memory_gib": 1024, "disk_gb": 7680}
+    assert card["memory_text"] == "64G"
+    assert machine_specs(card) == {"vcpus": 16, "memory_gib": 64, "disk_gb": None}

@@ -9,6 +9,7 @@ import pytest
 from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import normalize_offer
+from spiders.parsing.machine import machine_specs
 from spiders.vendors.lambda_cloud import API_URL, PAGE_URL, LambdaCloudSpider
 from tests.helpers.responses import file_response
 
@@ -142,6 +143,24 @@ def test_page_offers_carry_the_country_only_region(page_by_sku):
     assert page_by_sku["1x H100 (80 GB PCIe)"]["available"] is None  # the page does not say
 
 
+@pytest.mark.parametrize("sku, vcpus, memory_gib, disk_gb", [
+    ("1x A100 (40 GB PCIe)", 30, 200, "549.76"),      # "512 GiB SSD"
+    ("8x H100 (80 GB SXM5)", 208, 1800, "24189.26"),  # "22 TiB SSD"
+    ("1x A10 (24 GB PCIe)", 30, 200, "1539.32"),      # "1.4 TiB SSD"
+])
+def test_page_offers_carry_the_instance_machine(sku, vcpus, memory_gib, disk_gb, page_by_sku):
+    assert machine_specs(page_by_sku[sku]) == {
+        "vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": Decimal(disk_gb)}
+    assert page_by_sku["1x A100 (40 GB PCIe)"]["disk_text"] == "512 GiB SSD"
+
+
+def test_a_page_without_machine_columns_still_yields_its_prices(page_response):
+    cells = {"Instance type": "1x H100 (80 GB PCIe)", "VRAM / GPU": "80 GB", "Price": "$3.29 / hr"}
+    [offer] = spider.parse_row(cells, page_response)
+    assert offer["price_amount"] == "3.29"
+    assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
+
+
 def test_changed_page_layout_fails_loudly(page_response):
     changed = page_response.replace(
         body=page_response.body.replace(b"<th>Price</th>", b"<th>Cost</th>"))
@@ -184,6 +203,28 @@ def test_api_offer_fields(api_by_key):
     assert (o["price_text"], o["currency"]) == ("429 cents/hour", "USD")
     assert o["billing_period"] == "hour"
     assert o["available"] is True and o["url"] == API_URL
+
+
+def test_api_offers_carry_the_instance_specs(api_by_key):
+    o = api_by_key["gpu_8x_h100_sxm5", "europe-central-1"]
+    assert (o["vcpus_text"], o["memory_text"], o["disk_text"]) == ("208", "1800 GiB", "22528 GiB")
+    assert machine_specs(o) == {"vcpus": 208, "memory_gib": 1800, "disk_gb": Decimal("24189.26")}
+
+
+def test_api_type_without_specs_states_no_machine(api_response):
+    crawler = get_crawler(LambdaCloudSpider)
+    fresh = LambdaCloudSpider.from_crawler(crawler, crawl_id="test")
+    body = {"data": {"gpu_2x_gh200": _api_type("gpu_2x_gh200", "2x GH200 (96 GB)", 2)}}
+    [offer] = fresh.parse_api(api_response.replace(body=json.dumps(body).encode()))
+    assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
+
+
+def test_page_and_api_agree_on_the_machine(page_by_sku, api_by_key):
+    # vCPUs and RAM match exactly; the page rounds some disks ("1.4 TiB" for 1400 GiB)
+    for (sku, region), api in api_by_key.items():
+        page = machine_specs(page_by_sku[api["vendor_data"]["description"]])
+        assert {k: page[k] for k in ("vcpus", "memory_gib")} == {
+            k: machine_specs(api)[k] for k in ("vcpus", "memory_gib")}, (sku, region)
 
 
 def test_api_type_without_capacity_keeps_its_price_unavailable(api_by_key):

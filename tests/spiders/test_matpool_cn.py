@@ -10,6 +10,7 @@ import pytest
 from scrapy.http import HtmlResponse
 
 from pipelines.normalize import Quarantined, normalize_offer
+from spiders.parsing.machine import machine_specs
 from spiders.vendors.matpool_cn import MatpoolCNSpider
 from tests.helpers.responses import file_response
 
@@ -117,6 +118,19 @@ def test_unknown_term_leaves_the_period_unset(page):
     changed = HtmlResponse(url=page.url, body=html.encode(), encoding="utf-8")
     weird = [o for o in spider.parse(changed) if o["vendor_data"]["row"]["计费方式"] == "按季"]
     assert len(weird) == 1 and weird[0]["billing_period"] is None
+
+
+def test_every_offer_carries_the_system_disk_the_page_says_prices_include(offers):
+    # "价格为单卡价格，含系统盘 50GB": a disk, and no vCPUs or RAM, for every row
+    assert {o["disk_text"] for o in offers} == {"系统盘 50GB"}
+    assert all(machine_specs(o) == {"vcpus": None, "memory_gib": None, "disk_gb": 50}
+               for o in offers)
+
+
+def test_a_page_without_the_disk_note_states_no_disk(page):
+    html = page.text.replace("含系统盘 50GB；", "")
+    changed = HtmlResponse(url=page.url, body=html.encode(), encoding="utf-8")
+    assert all(machine_specs(o)["disk_gb"] is None for o in spider.parse(changed))
 
 
 def test_changed_layout_fails_loudly(page):

@@ -14,6 +14,7 @@ from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import normalize_offer
 from spiders.layout import SNAPSHOT_DIR
+from spiders.parsing.machine import machine_specs
 from spiders.replay_server import ReplayServer
 from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
 from tests.helpers.crawl import run_crawl
@@ -157,6 +158,26 @@ def test_display_names_normalize_to_the_right_card(offers):
         "NVIDIA RTX A6000": ("RTXA6000-48GB", None),
         "NVIDIA L40S": ("L40S-48GB", None),
     }
+
+
+@pytest.mark.parametrize("sku, place, vcpus, memory_gib", [
+    ("NVIDIA H100 80GB HBM3 | secure", "US-TX-3", 20, 125),
+    ("NVIDIA H100 80GB HBM3 | savings plan 6 months", "US-TX-3", 20, 125),   # the same pod
+    ("NVIDIA GeForce RTX 4090 | community", "CZ", 6, 41),
+])
+def test_offer_states_its_one_gpu_pods_vcpus_and_memory(sku, place, vcpus, memory_gib, by_key):
+    o = by_key[sku, place]
+    assert (o["vcpus_text"], o["memory_text"]) == (str(vcpus), f"{memory_gib} GB")
+    assert machine_specs(o) == {"vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": None}
+
+
+def test_offer_without_min_vcpu_and_memory_states_none():
+    response = file_response("runpod", "prices_secure_US-TX-3.json")
+    gpu = {**response.json()["data"]["gpuTypes"][1]}
+    gpu["lowestPrice"] = {**gpu["lowestPrice"], "minVcpu": None, "minMemory": None}
+    [on_demand, *_] = spider.parse_offer(gpu, response, place="US-TX-3", secure=True)
+    assert (on_demand["vcpus_text"], on_demand["memory_text"]) == (None, None)
+    assert machine_specs(on_demand) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
 def test_datacenter_ids_resolve(by_key):

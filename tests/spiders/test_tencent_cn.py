@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from pipelines.normalize import normalize_offer
+from spiders.parsing.machine import machine_specs
 from spiders.vendors.tencent_cn import REGIONS, TencentCNSpider
 from tests.helpers.responses import file_response, snapshot_entries
 
@@ -74,7 +75,25 @@ def test_first_offer_fields(offers):
     assert first["vendor"] == "腾讯云 Tencent Cloud"
     assert first["observed_at"] == "2026-11-30T09:00:00Z"
     assert first["vendor_data"] == {"price_field": "postpaidByHour", "instanceFamily": "GT4",
-                                    "zone": "ap-beijing-6", "cpu": 16, "memory": 96}
+                                    "zone": "ap-beijing-6"}
+    assert (first["vcpus_text"], first["memory_text"]) == ("16", "96 GB")
+
+
+@pytest.mark.parametrize("sku, region, vcpus, memory_gib", [
+    ("GT4.41XLARGE948", "ap-beijing", 164, 948),          # 8x A100: the instance's, not a card's
+    ("HCCPNV5v.96XLARGE1536", "ap-nanjing", 192, 1536),
+])
+def test_instances_state_vcpus_and_memory_but_no_disk(by_region, sku, region, vcpus, memory_gib):
+    for o in by(by_region, sku, region).values():
+        assert machine_specs(o) == {"vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": None}
+
+
+def test_instance_without_cpu_and_memory_states_none():
+    response = file_response("tencent_cn", "gpu_ap-beijing.json")
+    instance = {k: v for k, v in response.json()["data"]["instances"][0].items()
+                if k not in ("cpu", "memory")}
+    for offer in spider.parse_offer(instance, response):
+        assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
 def test_three_billing_modes_of_one_instance(by_region):

@@ -9,6 +9,7 @@ from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing import CARDS_BY_FAMILY, gpu_family, parse_gpu
+from spiders.parsing.machine import machine_specs
 from spiders.parsing.regions import NO_LOCATION
 from spiders.vendors.vastai import API_URL, QUERY, VAST_GPU_NAMES, VastaiSpider
 from tests.helpers.responses import file_response, snapshot_entries
@@ -161,6 +162,40 @@ def test_vendor_data_keeps_the_total_and_host_type(by_key):
     o = by_key["13987402", "on_demand"]
     assert o["vendor_data"]["dph_total"] == pytest.approx(1.87 + 100 * 0.15 / 730, abs=1e-6)
     assert "hosting_type" in o["vendor_data"] and "datacenter" not in o["vendor_data"]
+
+
+def test_whole_host_listing_states_vcpus_memory_and_disk(by_key):
+    # 13902188: 8 cards, cpu_cores_effective == cpu_cores (32): the whole host, cpu_ram its RAM
+    for kind in ("on_demand", "spot"):
+        o = by_key["13902188", kind]
+        assert (o["vcpus_text"], o["memory_text"], o["disk_text"]) == ("32.0", "65536 MB",
+                                                                       "500.0 GB")
+        assert machine_specs(o) == {"vcpus": 32, "memory_gib": 64, "disk_gb": 500}
+
+
+def test_part_of_a_host_states_its_vcpus_and_disk_but_not_the_hosts_memory(by_key):
+    # 13987402: 16 of the host's 32 vCPUs; its share of cpu_ram is not stated
+    o = by_key["13987402", "on_demand"]
+    assert "memory_text" not in o
+    assert machine_specs(o) == {"vcpus": 16, "memory_gib": None, "disk_gb": 100}
+
+
+@pytest.mark.parametrize("fields, memory_gib", [
+    ({"gpu_frac": 1.0, "cpu_cores_effective": 16.0}, 64),   # gpu_frac says whole, first
+    ({"gpu_frac": 0.5, "cpu_cores_effective": 32.0}, None),
+    ({"cpu_cores": None, "cpu_cores_effective": None}, None),
+])
+def test_memory_is_the_offers_only_for_the_whole_host(fields, memory_gib, listings, response):
+    [on_demand, _] = spider.parse_offer({**listings[0], **fields}, response)
+    assert machine_specs(on_demand)["memory_gib"] == memory_gib
+
+
+def test_listing_without_machine_fields_states_none(listings, response):
+    bare = {k: v for k, v in listings[0].items()
+            if k not in ("cpu_cores", "cpu_cores_effective", "cpu_ram", "disk_space")}
+    [on_demand, _] = spider.parse_offer(bare, response)
+    assert not {"vcpus_text", "memory_text", "disk_text"} & set(on_demand)
+    assert machine_specs(on_demand) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
 def test_offer_invariants(offer):

@@ -3,7 +3,8 @@
 -- the columns as SkyPilot does). price and spot_price are USD per instance-hour: the listed
 -- amount for USD offers, else the USD price per whole-GPU hour x GPUs x fraction (what the
 -- listed hourly amount buys). Day, week and month billing and reserved offers have no place in
--- the catalog and are left out; vCPUs and memory are not known yet (empty, as SkyPilot allows).
+-- the catalog and are left out. vCPUs and memory are the instance's where its source states them
+-- (empty otherwise, as SkyPilot allows).
 with hourly as (
     select
         source,
@@ -12,6 +13,8 @@ with hourly as (
         offer_kind,
         gpu_model,
         gpu_count * gpu_fraction as accelerator_count,
+        vcpus,
+        memory_gib,
         case
             when currency = 'USD' then price_amount
             else price_per_gpu_hour_usd * gpu_count * gpu_fraction
@@ -25,8 +28,8 @@ select
     sku as instance_type,
     min(gpu_model) as accelerator_name,
     min(accelerator_count)::double as accelerator_count,
-    null::double as vcpus,
-    null::double as memory_gib,
+    max(vcpus)::double as vcpus,
+    max(memory_gib)::double as memory_gib,
     round(min(usd_per_instance_hour) filter (where offer_kind = 'on_demand'), 4)::double
         as price,
     round(min(usd_per_instance_hour) filter (where offer_kind = 'spot'), 4)::double

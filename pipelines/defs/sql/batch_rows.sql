@@ -16,7 +16,10 @@ select
         b.vram_gb::double as vram_gb,
         b.price_amount::double as price_amount,
         b.price_per_gpu_hour_cny::double as price_per_gpu_hour_cny,
-        b.price_per_gpu_hour_usd::double as price_per_gpu_hour_usd
+        b.price_per_gpu_hour_usd::double as price_per_gpu_hour_usd,
+        b.vcpus::double as vcpus,
+        b.memory_gib::double as memory_gib,
+        b.disk_gb::double as disk_gb
     ),
     b.gpu_fraction = 1
     or w.whole_per_gpu_hour is null

@@ -15,7 +15,10 @@ OFFER_COLUMNS = (
     "is_tier1_city", "sku", "gpu_model", "gpu_variant", "gpu_count", "gpu_fraction", "vram_gb",
     "offer_kind", "billing_period", "price_amount", "currency", "price_per_gpu_hour_cny",
     "price_per_gpu_hour_usd", "fx_rate_date", "available", "url", "raw_ref", "offer_id",
+    "vcpus", "memory_gib", "disk_gb",
 )
+# The machine's specs: optional in an offers table (null when not given), as in observations.
+MACHINE_COLUMNS = ("vcpus", "memory_gib", "disk_gb")
 
 
 class SimulationError(ValueError):

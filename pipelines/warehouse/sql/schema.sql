@@ -84,8 +84,18 @@ create table if not exists observations (
     crawl_id varchar not null
 );
 
+-- The machine that comes with an offer where its source states it (null: not stated), read from
+-- the vendor's words by spiders/parsing/machine.py: vCPUs, memory in GiB, local disk in decimal
+-- GB. Added after the first release, so older databases gain them here, at the end.
+alter table observations add column if not exists vcpus decimal(9, 2);
+alter table observations add column if not exists memory_gib decimal(12, 2);
+alter table observations add column if not exists disk_gb decimal(12, 2);
+
 -- The rows normalized in the current run, validated before they join `observations`.
 create table if not exists observation_batch as select * from observations limit 0;
+alter table observation_batch add column if not exists vcpus decimal(9, 2);
+alter table observation_batch add column if not exists memory_gib decimal(12, 2);
+alter table observation_batch add column if not exists disk_gb decimal(12, 2);
 
 create table if not exists quarantine (
     source varchar not null,

@@ -19,7 +19,10 @@ select
     case c.available when 1 then true when 0 then false end as available,
     o.url, o.raw_ref, o.offer_id,
     'sim-' || o.source || '-' || strftime(make_timestamp(c.h * 3600000000), '%Y%m%dT%H')
-        as crawl_id
+        as crawl_id,
+    o.vcpus::decimal(9, 2) as vcpus,
+    o.memory_gib::decimal(12, 2) as memory_gib,
+    o.disk_gb::decimal(12, 2) as disk_gb
 from sim_chunk as c
 join sim_offers as o on c.oi = o.oi
 {only_new}
