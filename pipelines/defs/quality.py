@@ -11,7 +11,6 @@ import os
 from datetime import UTC, datetime, timedelta
 
 import dagster as dg
-import great_expectations.expectations as gxe
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
@@ -43,7 +42,17 @@ MAX_PRICE_LEVEL_FACTOR = 3.0
 FRESHNESS_HOURS = float(os.environ.get("GPUPRICES_FRESHNESS_HOURS", "3"))
 
 
+def _expectations():
+    """Great Expectations' expectation classes, imported when a check runs: GX takes longer to
+    import than Dagster, and every process that loads the definitions (each step of the
+    multiprocess executor, the UI's code server) would pay for it otherwise."""
+    import great_expectations.expectations as gxe
+
+    return gxe
+
+
 def observation_suite(now: datetime) -> list:
+    gxe = _expectations()
     return [
         *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in REQUIRED_COLUMNS),
         gxe.ExpectCompoundColumnsToBeUnique(column_list=["offer_id", "observed_hour"]),
@@ -68,12 +77,14 @@ def observation_suite(now: datetime) -> list:
     ]
 
 
-SOURCE_SUITE = [
-    gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
-    gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
-                                      min_value=1 / MAX_PRICE_LEVEL_FACTOR,
-                                      max_value=MAX_PRICE_LEVEL_FACTOR),
-]
+def source_suite() -> list:
+    gxe = _expectations()
+    return [
+        gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
+        gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
+                                          min_value=1 / MAX_PRICE_LEVEL_FACTOR,
+                                          max_value=MAX_PRICE_LEVEL_FACTOR),
+    ]
 
 
 def batch_frame(con) -> pd.DataFrame:
@@ -122,7 +133,7 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
     with duckdb.get_connection() as con:
         df = con.execute(sql_text(__file__, "source_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
-    result = validate(df, "observation_batch_sources", SOURCE_SUITE, ["source", "gpu_model"])
+    result = validate(df, "observation_batch_sources", source_suite(), ["source", "gpu_model"])
     return _result(result, len(df), f"{df['source'].nunique()} sources")
 
 

@@ -1,8 +1,12 @@
 """The code location loads, and its graph is the one the docs describe."""
 
+import subprocess
+import sys
+
 import dagster as dg
 
 from pipelines.definitions import defs
+from spiders.layout import REPO_ROOT
 from spiders.registry import source_names
 
 
@@ -89,3 +93,13 @@ def test_marts_carry_owners_and_a_column_schema_with_the_models_comments():
     assert described["rank"][0] == "BIGINT"
     assert "cheapest" in described["rank"][1]      # the trailing comment on its select line
     assert described["vendor"] == ("VARCHAR", None)
+
+
+def test_loading_the_definitions_does_not_import_great_expectations():
+    """GX loads when a check runs, not with the definitions: each step process of the
+    multiprocess executor and the UI's code server load them (GX took longer than Dagster)."""
+    script = ("import sys, pipelines.definitions; "
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'great_expectations'}))")
+    proc = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=300, check=True)
+    assert proc.stdout.split()[-1] == "[]", proc.stdout
