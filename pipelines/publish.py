@@ -36,8 +36,24 @@ def atomic_path(target: Path) -> Iterator[Path]:
     try:
         yield tmp
         os.replace(tmp, target)
+        sync_directory(target.parent)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def sync_directory(directory: Path) -> None:
+    """fsync a directory, so a rename in it survives power loss or an OS crash (without it the
+    old name can come back after a crash). A filesystem that cannot sync a directory is let be."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def write_text_atomically(target: Path, text: str) -> Path:

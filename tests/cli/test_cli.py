@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from pipelines.cli.output import console
+from pipelines.feed_cells import spreadsheet_safe
 from tests.helpers.published import HOSTILE, as_json, gpuprices, published
 
 # --- prices -------------------------------------------------------------------------------------
@@ -112,6 +113,25 @@ def test_scraped_text_cannot_drive_the_terminal(data_dir, monkeypatch):
     assert "vast.ai?[2J?[31m [bold]host[/bold]" in result.stdout    # shown, not executed
     [row] = as_json(data_dir, "--vendor", "vast")
     assert row["vendor"] == HOSTILE[1]                               # scripts get the data as is
+
+
+def test_csv_output_is_safe_to_open_in_a_spreadsheet_and_json_keeps_the_text(data_dir):
+    result = gpuprices(data_dir, "prices", "--vendor", "vast", "--format", "csv")
+    assert result.exit_code == 0, result.output
+    [row] = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert row["vendor"] == "vast.ai\ufffd[2J\ufffd[31m [bold]host[/bold]"   # no raw ESC
+    assert "\x1b" not in result.stdout
+    assert as_json(data_dir, "--vendor", "vast")[0]["vendor"] == HOSTILE[1]
+
+
+@pytest.mark.parametrize("cell, safe", [
+    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"), ("+1+2", "'+1+2"),
+    ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"), ("\t=1", "' =1"), ("\uff1d1", "'\uff1d1"),
+    ("-2.5", "-2.5"), ("A100 80GB", "A100 80GB"), ("", ""), ("a\u202eb", "a\ufffdb"),
+    ("x" * 1500, "x" * 988 + "…[truncated]"),
+])
+def test_printed_csv_cells_follow_the_feeds_rule(cell, safe):
+    assert spreadsheet_safe([cell]) == [safe]
 
 
 def test_unknown_values_are_usage_errors_that_list_the_known_ones(data_dir):

@@ -33,6 +33,8 @@ CLEAN_ROW = {
 
 def _load_batch(db: DuckDBResource, rows: list[dict]) -> None:
     columns = list(CLEAN_ROW)
+    if not rows:
+        return
     with db.get_connection() as con:
         con.executemany(f"insert into observation_batch ({', '.join(columns)}) values "
                         f"({', '.join('?' * len(columns))})",
@@ -97,6 +99,8 @@ def _history(db: DuckDBResource, price: Decimal, rows: int) -> None:
                     "'passed', ?, now(), ?)", [rows, rows])
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
                     "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
+        # the batch was built from c1 (observation_batch records the crawls it read)
+        con.execute("insert into raw.batch_crawls values ('c1', 1, 0)")
         earlier = OBSERVED.replace(hour=8)
         for n in range(rows):
             row = {**CLEAN_ROW, "offer_id": f"h{n}", "observed_at": earlier,
@@ -115,6 +119,7 @@ def test_source_without_history_passes(db):
     with db.get_connection() as con:
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
                     "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
+        con.execute("insert into raw.batch_crawls values ('c1', 1, 0)")
     _load_batch(db, [CLEAN_ROW])
     assert observation_batch_sources_consistent(duckdb=db).passed
 
@@ -138,6 +143,29 @@ def test_volume_collapse_fails(db):
     result = observation_batch_sources_consistent(duckdb=db)
     assert not result.passed
     assert {f["column"] for f in result.metadata["failures"].value} == {"volume_ratio"}
+
+
+def test_a_source_whose_crawl_yielded_no_rows_fails_as_a_collapse(db):
+    _history(db, Decimal("62"), rows=10)
+    _load_batch(db, [])                         # c1 was read, and none of its offers landed
+    result = observation_batch_sources_consistent(duckdb=db)
+    assert not result.passed
+    [failure] = result.metadata["failures"].value
+    assert failure["column"] == "volume_ratio"
+    assert [row["source"] for row in failure["rows"]] == ["idc_x"]
+
+
+def test_a_crawl_loaded_after_the_batch_was_built_is_judged_with_the_next_batch(db):
+    _history(db, Decimal("62"), rows=2)
+    with db.get_connection() as con:
+        # idc_y has a history and a pending crawl that this batch did not read
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                    "normalized_at, normalized_rows) values ('y0', 'idc_y', 'replay', true, "
+                    "'passed', 5, now(), 5), ('y1', 'idc_y', 'replay', true, 'passed', 5, null, null)")
+    _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b"}])
+    result = observation_batch_sources_consistent(duckdb=db)
+    assert result.passed, result.metadata["failures"].value
+    assert result.metadata["rows"].value == 1          # idc_x only
 
 
 def test_freshness_warns_about_stale_sources(db):

@@ -1,9 +1,12 @@
--- Per pending source (and card) in this batch: its volume against the median of its last
+-- Per source (and card) in this batch: its volume against the median of its last
 -- $trailing_crawls published crawls, and its median price against its last published crawl.
+-- The batch's sources are those of the crawls it was built from (raw.batch_crawls), not every
+-- pending crawl: a crawl loaded after the batch was built waits for the next batch.
 -- A source with no history gets nulls, which pass.
 with pending as (
-    select distinct source from raw.crawls
-    where passed and normalized_at is null
+    select distinct c.source
+    from raw.batch_crawls as b
+    inner join raw.crawls as c on b.crawl_id = c.crawl_id
 ),
 
 batch_volume as (
