@@ -161,7 +161,8 @@ def test_a_crawl_loaded_after_the_batch_was_built_is_judged_with_the_next_batch(
         # idc_y has a history and a pending crawl that this batch did not read
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
                     "normalized_at, normalized_rows) values ('y0', 'idc_y', 'replay', true, "
-                    "'passed', 5, now(), 5), ('y1', 'idc_y', 'replay', true, 'passed', 5, null, null)")
+                    "'passed', 5, now(), 5), "
+                    "('y1', 'idc_y', 'replay', true, 'passed', 5, null, null)")
     _load_batch(db, [CLEAN_ROW, {**CLEAN_ROW, "offer_id": "b"}])
     result = observation_batch_sources_consistent(duckdb=db)
     assert result.passed, result.metadata["failures"].value
