@@ -57,12 +57,3 @@ def con() -> duckdb.DuckDBPyConnection:
     yield connection
     connection.close()
 
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Files with end-to-end or fault tests first, the rest after, each file whole and in its
-    order. Under `-n 2 --dist loadfile` a worker takes a whole file at a time: starting with the
-    long files (a run each, minutes for some) and ending with the short unit-test files leaves no
-    long file running alone at the end."""
-    heavy_files = {item.path for item in items
-                   if item.get_closest_marker("e2e") or "faults" in item.path.parts}
-    items.sort(key=lambda item: item.path not in heavy_files)   # stable: file order kept
