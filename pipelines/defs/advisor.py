@@ -27,7 +27,7 @@ from pipelines.advisor import (
     offers_from_db,
     parse_profiles,
 )
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.warehouse.db import transaction
 
 DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
@@ -113,7 +113,7 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
 
 
 @dg.asset(key=["advisor", "workload_advice"], deps=[dg.AssetKey(["marts", "latest_prices"])],
-          group_name="advisor", kinds={"duckdb"}, pool=DUCKDB_POOL,
+          group_name="advisor", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           description="advisor.workload_advice: for every saved workload profile "
                       "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "
                       "configurations of the current offers that fit it (whole card, slice, "

@@ -17,7 +17,7 @@ from pipelines.alerts import (
     load_rules,
     notify_run_failure,
 )
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 
 __all__ = ["notify_run_failure", "price_alerts"]
 
@@ -35,7 +35,7 @@ ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "
     deps=ALERT_INPUTS,
     group_name="alerts",
     kinds={"duckdb", "python"},
-    pool=DUCKDB_POOL,
+    pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
     description="Price-drop, new-low, month-end-dip, watch-list and saved-workload-cheaper "
                 "alerts: new ones are added to "
                 "alerts.outbox in the working database (each at most once, by a stable key), then "

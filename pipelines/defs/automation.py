@@ -4,14 +4,16 @@ source fails (through the same Apprise channels as price alerts)."""
 import dagster as dg
 
 from pipelines.defs.alerts import notify_run_failure
-from pipelines.defs.execution import MULTIPROCESS
+from pipelines.defs.execution import DUCKDB_POOL_NAME, DUCKDB_TAG_KEY, MULTIPROCESS
 from pipelines.defs.ingest import CRAWL_CHECK
 from pipelines.defs.run_lock_executor import run_locked
 
 # Each step process is forked from a server that has loaded the code location once: spawning a
 # fresh interpreter per step re-imports Dagster and the definitions (seconds per step).
+# One step tagged as a DuckDB step in flight at a time (pipelines/defs/execution.py says why).
 MULTIPROCESS_EXECUTOR = dg.multiprocess_executor.configured(
-    {"start_method": {"forkserver": {"preload_modules": ["pipelines.definitions"]}}})
+    {"start_method": {"forkserver": {"preload_modules": ["pipelines.definitions"]}},
+     "tag_concurrency_limits": [{"key": DUCKDB_TAG_KEY, "value": DUCKDB_POOL_NAME, "limit": 1}]})
 
 gpuprices_job = dg.define_asset_job(
     "gpuprices_job",

@@ -24,3 +24,11 @@ MULTIPROCESS = executor_name() == "multiprocess"
 # In-process steps run one at a time anyway; a pool there would only cost slot bookkeeping (and a
 # killed run would leave its slot claimed).
 DUCKDB_POOL = DUCKDB_POOL_NAME if MULTIPROCESS else None
+# The same steps carry this tag, which the multiprocess executor limits to one step in flight
+# (its tag_concurrency_limits, pipelines/defs/automation.py). Within a run the executor then
+# launches a DuckDB step only when the last one has finished, and its pool claim succeeds at
+# once: without the tag every waiting step polls the instance for the slot on a back-off that
+# grows to seconds (Dagster's instance_concurrency_context), which doubled the run. The pool
+# still keeps two runs' steps apart.
+DUCKDB_TAG_KEY = "gpuprices/duckdb"
+DUCKDB_TAGS = {DUCKDB_TAG_KEY: DUCKDB_POOL_NAME} if MULTIPROCESS else None

@@ -9,7 +9,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.models import SQL_MODELS
 from pipelines.publish import publish_database, publish_feed
 from spiders.layout import data_dir, db_path
@@ -26,7 +26,7 @@ def build_feed_asset(table: str) -> dg.AssetsDefinition:
     name = table.split(".")[-1]
 
     @dg.asset(key=["feeds", name], deps=[dg.AssetKey(table.split("."))],
-              group_name="feeds", kinds={"csv", "parquet"}, pool=DUCKDB_POOL,
+              group_name="feeds", kinds={"csv", "parquet"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
               description=f"data/feeds/{name}.csv, .parquet and .schema.json (the CSV's "
                           f"column types): {table} (UTF-8, header row, ISO 8601 UTC "
                           "timestamps, text cells safe for spreadsheets; GPUPRICES_FEED_BOM=1 "
@@ -47,7 +47,7 @@ feed_assets = [build_feed_asset(t) for t in FEED_TABLES]
 @dg.asset(key=["feeds", "prices_db"],
           deps=[*(dg.AssetKey([m.layer, m.name]) for m in SQL_MODELS),
                 *(a.key for a in feed_assets), dg.AssetKey(["advisor", "workload_advice"])],
-          group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL,
+          group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           description="data/prices.db: a consistent copy of the working database, published by "
                       "rename after every successful run, for `duckdb -readonly data/prices.db` "
                       "and other readers (a stale prices.db.wal beside it is removed). A run whose "

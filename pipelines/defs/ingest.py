@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL, MULTIPROCESS
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, MULTIPROCESS
 from pipelines.preflight import DiskRefused, check_ready_to_write
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
@@ -163,7 +163,7 @@ def build_source_asset(source: str) -> dg.AssetsDefinition:
         refuse_unless_ready(open_database=False)
         return _crawl_safely(crawler, source, _crawl_id(source, context.run_id), context.log)
 
-    @dg.op(name=f"load_{source}", pool=DUCKDB_POOL,
+    @dg.op(name=f"load_{source}", pool=DUCKDB_POOL, tags={"source": source, **(DUCKDB_TAGS or {})},
            out={"result": dg.Out(dg.Nothing), "check": dg.Out(dg.Nothing)})
     def load_source(context: dg.OpExecutionContext, duckdb: DuckDBResource,
                     crawler: CrawlerResource, result: CrawlResult):

@@ -3,7 +3,7 @@
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_models import SqlModel, load_models, run_model
 from spiders.layout import SQL_DIR
@@ -25,7 +25,7 @@ def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
         deps=[_asset_key(t) for t in model.reads],
         group_name=model.layer,
         kinds={"sql", "duckdb"},
-        pool=DUCKDB_POOL,
+        pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
         description=model.description,
         owners=OWNERS,
         metadata={"sql_file": str(model.path.relative_to(SQL_DIR.parent)),

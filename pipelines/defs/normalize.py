@@ -14,7 +14,7 @@ import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
 from pipelines.normalize import Quarantined, normalize_offer
 from pipelines.warehouse.db import ensure_schema, transaction
@@ -130,7 +130,7 @@ def crawl_counts(pending: list[tuple], quarantined: list[dict]) -> pd.DataFrame:
                                  "source, stage and a human-readable reason; once per captured "
                                  "item (a replay of the same bytes adds no row)."),
     ],
-    pool=DUCKDB_POOL,
+    pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
 )
 def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource):
     with duckdb.get_connection() as con:
@@ -173,7 +173,7 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
     deps=["observation_batch"],
     group_name="observations",
     kinds={"duckdb"},
-    pool=DUCKDB_POOL,
+    pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
     description="Every observation of every offer: one typed row per offer per hour (natural key "
                 "offer_id + observed_hour, so re-loading an observation is a no-op).",
 )

@@ -14,7 +14,7 @@ import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
 from pipelines.quality.gx_checks import validate
 from pipelines.warehouse.sql_files import sql_text
@@ -111,7 +111,7 @@ def _result(result, rows: int, what: str) -> dg.AssetCheckResult:
     )
 
 
-@dg.asset_check(asset="observation_batch", blocking=True, pool=DUCKDB_POOL,
+@dg.asset_check(asset="observation_batch", blocking=True, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
                 description="Great Expectations suite on the new rows: required fields not null, "
                             "natural key unique, currency / card / kind / period known, "
                             "gpu_fraction in (0, 1], prices positive and within the card's "
@@ -124,7 +124,7 @@ def observation_batch_meets_expectations(duckdb: DuckDBResource) -> dg.AssetChec
     return _result(result, len(df), f"{len(df)} new rows")
 
 
-@dg.asset_check(asset="observation_batch", blocking=True, pool=DUCKDB_POOL,
+@dg.asset_check(asset="observation_batch", blocking=True, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
                 description=f"Every source in the batch keeps at least {MIN_VOLUME_RATIO:g} of "
                             f"its median volume over its last {TRAILING_CRAWLS} crawls, and its "
                             f"median price per card stays within {MAX_PRICE_LEVEL_FACTOR:g}x of "
@@ -137,7 +137,7 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
     return _result(result, len(df), f"{df['source'].nunique()} sources")
 
 
-@dg.asset_check(asset="observations", pool=DUCKDB_POOL,
+@dg.asset_check(asset="observations", pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
                 description=f"Every source that ever landed has a passing crawl in the last "
                             f"{FRESHNESS_HOURS:g} h (GPUPRICES_FRESHNESS_HOURS). Not blocking: a "
                             "stale source's earlier rows are still right; it is a warning.")
@@ -159,7 +159,7 @@ def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:
 UNIQUE_WINDOW_HOURS = 72
 
 
-@dg.asset_check(asset="observations", blocking=True, pool=DUCKDB_POOL,
+@dg.asset_check(asset="observations", blocking=True, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
                 description=f"No offer is observed twice in one hour over the newest "
                             f"{UNIQUE_WINDOW_HOURS} h: the table has no primary key (its index "
                             "cost most of each run's load), the pipeline keeps it unique. "

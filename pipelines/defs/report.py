@@ -7,7 +7,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.report import ADVICE_TABLE, REPORT_TABLES, build_report
 from spiders.layout import data_dir
 
@@ -24,7 +24,7 @@ def _asset_key(table: str) -> dg.AssetKey:
 # advisor.workload_advice is written by the asset advisor/workload_advice (same key path).
 @dg.asset(key=["report", "price_report"],
           deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE)],
-          group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL,
+          group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           description="data/report/index.html: the cheapest offers now, the price history "
                       "per card, the market by card family, the saved workloads' best options, "
                       "the signals, and the market-claims scorecard last, as one offline HTML "

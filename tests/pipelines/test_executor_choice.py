@@ -22,9 +22,12 @@ STEPS = """
 import json
 from pipelines.definitions import defs
 job = defs.resolve_job_def("gpuprices_job")
-steps = {op.name: {"pool": op.pool, "duckdb": "duckdb" in op.required_resource_keys}
+steps = {op.name: {"pool": op.pool, "duckdb": "duckdb" in op.required_resource_keys,
+                   "tag": op.tags.get("gpuprices/duckdb")}
          for op in job.graph.iterate_op_defs()}
-print(json.dumps({"executor": job.executor_def.name, "steps": steps}))
+config = job.executor_def.apply_config_mapping({}).value.get("config") or {}
+print(json.dumps({"executor": job.executor_def.name, "steps": steps,
+                  "tag_limits": config.get("tag_concurrency_limits")}))
 """
 
 
@@ -52,6 +55,13 @@ def test_multiprocess_puts_every_duckdb_step_in_the_pool():
     crawls = {name for name in steps if name.startswith("crawl_")}
     assert "crawl_azure" in crawls and not crawls & opening
     assert all(steps[name]["pool"] is None for name in crawls)
+    # the same steps are tagged, and the executor keeps one of them in flight: it launches the
+    # next only when the last has finished, so the pool claim never waits on Dagster's back-off
+    assert {name: steps[name]["tag"] for name in opening} == dict.fromkeys(opening,
+                                                                           "duckdb_writer")
+    assert all(steps[name]["tag"] is None for name in crawls)
+    assert job["tag_limits"] == [{"key": "gpuprices/duckdb", "value": "duckdb_writer",
+                                  "limit": 1}]
 
 
 def test_in_process_by_default_without_pools():
@@ -59,6 +69,7 @@ def test_in_process_by_default_without_pools():
     assert job["executor"] == "in_process"
     assert "raw_offers" in job["steps"]
     assert all(step["pool"] is None for step in job["steps"].values())
+    assert all(step["tag"] is None for step in job["steps"].values())
 
 
 def test_an_unknown_executor_is_refused():
