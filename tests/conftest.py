@@ -57,3 +57,13 @@ def con() -> duckdb.DuckDBPyConnection:
     yield connection
     connection.close()
 
+
+
+# The longest file of the suite (two real runs, one of them step per process), collected first so
+# that under `-n 2 --dist loadfile` a worker starts with it instead of finishing with it alone.
+LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py",)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    first = {config.rootpath / path for path in LONGEST_FIRST}
+    items.sort(key=lambda item: item.path not in first)   # stable: every other file keeps its order
