@@ -3,7 +3,8 @@
    vendor's month-end price cut that starts at local 00:00 (16:00 UTC the day before) falls on
    the right day and month. The day's closing price as listed (exchange rates cannot move it),
    the same close in CNY per GPU-hour beside it, and whether the offer was listed and in stock.
-   The daily series the month-end signals (month_end_dip, month_end_capacity) follow.
+   The daily series the month-end signals (month_end_dip, month_end_capacity) follow; with the
+   day's open, low and high beside the close, the series marts.price_history publishes.
    Incremental: the runner deletes and re-inserts local days >= `since` (a UTC date). Zones are
    UTC or east of it, so every new observation falls on a local day >= since; but local day
    `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from
@@ -20,16 +21,34 @@ select
     any_value(gpu_model) as gpu_model,
     any_value(gpu_variant) as gpu_variant,              -- null: the listing did not say
     any_value(region_code) as region_code,
+    any_value(country) as country,
     any_value(region_group) as region_group,            -- province in China, else country
     any_value(offer_kind) as offer_kind,
     any_value(billing_period) as billing_period,
+    any_value(gpu_count) as gpu_count,
+    any_value(gpu_fraction) as gpu_fraction,
     any_value(offer_line) as offer_line,                -- the same vendor's same thing
     any_value(currency) as currency,                    -- the listed currency
+    arg_min(price_amount, observed_at) as open_price_amount,    -- first listed amount of the day
     arg_max(price_amount, observed_at) as close_price_amount,   -- last listed amount of the day
+    min(price_amount) as low_price_amount,              -- lowest listed amount of the day
+    max(price_amount) as high_price_amount,             -- highest listed amount of the day
+    arg_min(price_per_gpu_hour_cny, observed_at)
+        as open_price_cny_per_gpu_hour,                 -- first of the day, CNY per GPU-hour
     arg_max(price_per_gpu_hour_cny, observed_at)
         as close_price_cny_per_gpu_hour,                -- the same close in CNY, for reading
+    min(price_per_gpu_hour_cny) as low_price_cny_per_gpu_hour,  -- lowest, CNY per GPU-hour
+    max(price_per_gpu_hour_cny) as high_price_cny_per_gpu_hour, -- highest, CNY per GPU-hour
+    arg_min(price_per_gpu_hour_usd, observed_at)
+        as open_price_usd_per_gpu_hour,                 -- first of the day, USD per GPU-hour
+    arg_max(price_per_gpu_hour_usd, observed_at)
+        as close_price_usd_per_gpu_hour,                -- last of the day, USD per GPU-hour
+    min(price_per_gpu_hour_usd) as low_price_usd_per_gpu_hour,  -- lowest, USD per GPU-hour
+    max(price_per_gpu_hour_usd) as high_price_usd_per_gpu_hour, -- highest, USD per GPU-hour
     bool_or(coalesce(available, true)) as available,   -- in stock at some look (unknown = yes)
     arg_max_null(available, observed_at) as close_available,    -- stock at the last look
+    min(observed_at) as first_observed_at,              -- the day's first look (UTC)
+    max(observed_at) as last_observed_at,               -- the day's last look (UTC)
     count(*) as observations                            -- looks at the offer that day
 from staging.stg_observations
 -- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
