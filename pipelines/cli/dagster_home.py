@@ -18,9 +18,8 @@ def dagster_home() -> Path:
     home = Path(os.environ.get("DAGSTER_HOME") or project_home).resolve()
     home.mkdir(parents=True, exist_ok=True)
     config, project_config = home / "dagster.yaml", REPO_ROOT / "dagster.yaml"
-    refresh = home == project_home and config.read_bytes() != project_config.read_bytes() \
-        if config.exists() else True
-    if refresh:
+    if not config.exists() or (home == project_home
+                               and config.read_bytes() != project_config.read_bytes()):
         shutil.copy(project_config, config)
     os.environ["DAGSTER_HOME"] = str(home)
     return home

@@ -64,6 +64,18 @@ _HEADER_UNIT = re.compile(r"[(（]([^()（）]+)[)）]")
 _BARE_NUMBER = re.compile(r"[0-9][0-9,.\s]*")
 
 
+def with_unit(text: str, unit: str) -> str:
+    """A bare number cell read with the unit its header or unit cell gives ("6,000" + "元/卡/月"
+    -> "6,000 元/卡/月"); any other text, or no unit, as it is."""
+    return f"{text} {unit}" if unit and _BARE_NUMBER.fullmatch(text) else text
+
+
+def header_unit(header: str) -> str:
+    """The unit a header writes in parentheses: "内存(GB)" -> "GB", "包月（元/卡/月）" ->
+    "元/卡/月"."""
+    return " ".join(_HEADER_UNIT.findall(header))
+
+
 def availability(text: str | None) -> bool | None:
     """'售罄' -> False, '有货' -> True, '空闲 3/40' -> True, '0/40' -> False, '' -> None."""
     if not text:
@@ -214,21 +226,15 @@ class HtmlTableSpider(GpuPriceSpider):
                 price_text = cells.get(header, "").strip()
                 if not price_text or price_text in self.not_offered:
                     continue
-                header_unit = " ".join(_HEADER_UNIT.findall(header))
-                if _BARE_NUMBER.fullmatch(price_text) and (unit_cell or header_unit):
-                    price_text = f"{price_text} {unit_cell or header_unit}"
-                yield kind, period, header, price_text
+                yield kind, period, header, with_unit(price_text, unit_cell or header_unit(header))
 
     def machine_cells(self, cells: dict[str, str]) -> dict[str, str | None]:
         """vcpus_text, memory_text and disk_text of a row, a bare number with its header's unit."""
         machine = {}
         for field in ("vcpus_text", "memory_text", "disk_text"):
-            text = self.column(cells, field)
-            header = self.columns.get(field)
-            unit = " ".join(_HEADER_UNIT.findall(header)) if isinstance(header, str) else ""
-            if text and unit and _BARE_NUMBER.fullmatch(text):
-                text = f"{text} {unit}"
-            machine[field] = text
+            text, header = self.column(cells, field), self.columns.get(field)
+            machine[field] = with_unit(text, header_unit(header)) \
+                if text and isinstance(header, str) else text
         return machine
 
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
