@@ -21,11 +21,15 @@ USER_AGENT = os.environ.get(
 )
 ROBOTSTXT_OBEY = True
 
-# Polite by default; AutoThrottle adapts to the server's latency.
+# Polite by default; AutoThrottle adapts to the server's latency. A replayed crawl asks the
+# loopback replay server, not the vendor: it starts without the delay (AutoThrottle still adapts,
+# each vendor host still has its own download slot, spiders/middlewares/replay.py).
 CONCURRENT_REQUESTS = 8
 CONCURRENT_REQUESTS_PER_DOMAIN = 2
 AUTOTHROTTLE_ENABLED = True
-AUTOTHROTTLE_START_DELAY = 0.5
+LIVE_AUTOTHROTTLE_START_DELAY = 0.5
+AUTOTHROTTLE_START_DELAY = 0.0 if os.environ.get("GPUPRICES_REPLAY_URL") else \
+    LIVE_AUTOTHROTTLE_START_DELAY
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
 DOWNLOAD_TIMEOUT = 30
@@ -70,6 +74,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--no-first-run", "--disable-quic", "--no-default-browser-check",
 ]
+
+# How long a rendered page may take to show what a spider waits for (its `wait_for` selector,
+# seconds): a page whose data request failed never shows it, and the crawl fails on this timeout.
+RENDER_WAIT_TIMEOUT = 20.0
 
 # Playwright is a setting, not a code path: a JS-rendered source merges this into custom_settings.
 PLAYWRIGHT_SETTINGS = {

@@ -12,7 +12,7 @@ from pipelines.defs.run_lock_executor import run_locked
 # fresh interpreter per step re-imports Dagster and the definitions (seconds per step).
 # One step tagged as a DuckDB step in flight at a time (pipelines/defs/execution.py says why).
 MULTIPROCESS_EXECUTOR = dg.multiprocess_executor.configured(
-    {"start_method": {"forkserver": {"preload_modules": ["pipelines.definitions"]}},
+    {"start_method": {"forkserver": {"preload_modules": ["pipelines.step_preload"]}},
      "tag_concurrency_limits": [{"key": DUCKDB_TAG_KEY, "value": DUCKDB_POOL_NAME, "limit": 1}]})
 
 gpuprices_job = dg.define_asset_job(

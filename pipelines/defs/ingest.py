@@ -13,6 +13,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, MULTIPROCESS
 from pipelines.preflight import DiskRefused, check_ready_to_write
+from pipelines.quality.gx_checks import warm_up_in_background
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
@@ -132,6 +133,7 @@ def build_raw_offers() -> dg.AssetsDefinition:
         sources = [key.path[1] for key in context.selected_asset_keys]
         jobs = {s: _crawl_id(s, context.run_id) for s in sources}
         context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes")
+        warm_up_in_background()   # the checks, later in this process, need GX
         try:
             results = crawler.crawl_many(jobs, context.log)
         except Exception as exc:  # a crawler bug must not lose the verdicts: record it per source

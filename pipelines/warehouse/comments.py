@@ -20,7 +20,7 @@ import sqlglot
 from sqlglot import exp
 
 from pipelines.warehouse.sql_files import sql_text
-from pipelines.warehouse.sql_models import SqlModel, load_models
+from pipelines.warehouse.sql_models import SqlModel, load_models, parsed_sql
 
 # The runner's and the pipeline's bookkeeping: kept in the working database, dropped from the
 # published copy (pipelines/publish.py), since they describe runs, not prices.
@@ -125,7 +125,7 @@ def _escaped(text: str) -> str:
 
 def select_comments(sql: str) -> dict[str, str]:
     """Column name -> trailing comment, for the outermost select of a model's SQL."""
-    tree = sqlglot.parse_one(sql, dialect="duckdb")
+    tree = parsed_sql(sql)
     found = {}
     for projection in getattr(tree, "selects", []):
         text = " ".join(c.strip() for c in projection.comments or [] if c.strip())

@@ -36,6 +36,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+from functools import lru_cache
 from pathlib import Path
 
 import sqlglot
@@ -130,13 +131,21 @@ def _incremental(sql: str, path: Path) -> tuple[str | None, str, int]:
     return column, grain, lookback
 
 
+@lru_cache(maxsize=256)
+def parsed_sql(sql: str) -> exp.Expression:
+    """A model's SQL parsed by sqlglot (DuckDB dialect), once per process: the dependency graph,
+    the Dagster column schemas and COMMENT ON all read the same models. Callers only read the
+    tree; a ParseError is raised again for the same text."""
+    return sqlglot.parse_one(sql, dialect="duckdb")
+
+
 def parse_model(path: Path, root: Path) -> SqlModel:
     layer = path.parent.name
     if layer not in LAYERS or path.parent.parent != root:
         raise SqlModelError(f"{path}: models live in {root}/<{'|'.join(LAYERS)}>/<model>.sql")
     sql = path.read_text(encoding="utf-8")
     try:
-        tree = sqlglot.parse_one(sql, dialect="duckdb")
+        tree = parsed_sql(sql)
     except sqlglot.errors.ParseError as exc:
         first = exc.errors[0] if exc.errors else {}
         raise SqlModelError(f"{path}:{first.get('line', '?')}: SQL syntax error: "

@@ -41,7 +41,7 @@ from spiders.middlewares.raw_archive import captured_at
 from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.prices import RANGE_ENDS, raw_price_fields
-from spiders.settings import PLAYWRIGHT_SETTINGS
+from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
 
 
 class GpuPriceSpider(scrapy.Spider):
@@ -98,10 +98,16 @@ class GpuPriceSpider(scrapy.Spider):
             meta["playwright"] = True
             if self.wait_for:
                 meta["playwright_page_methods"] = [
-                    PageMethod("wait_for_selector", self.wait_for, timeout=20_000)]
+                    PageMethod("wait_for_selector", self.wait_for,
+                               timeout=self._render_wait_seconds() * 1000)]
             meta["playwright_page_init_callback"] = self._init_page
             kwargs.setdefault("errback", self._render_failed)
         return scrapy.Request(url, callback=callback or self.parse, meta=meta, **kwargs)
+
+    def _render_wait_seconds(self) -> float:
+        settings = getattr(self, "settings", None)   # None: a spider made without a crawler
+        return (settings.getfloat("RENDER_WAIT_TIMEOUT", RENDER_WAIT_TIMEOUT) if settings
+                else RENDER_WAIT_TIMEOUT)
 
     async def _init_page(self, page, request) -> None:
         # one route per spider: it answers (replay) or watches (live) every request of the page

@@ -15,6 +15,7 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
+from scrapy.utils.httpobj import urlparse_cached
 
 from spiders.replay_server import replay_url
 
@@ -42,7 +43,10 @@ class ReplayMiddleware:
         return request.replace(
             url=replay_url(self.base_url, request.url),
             # robots.txt was already asked of the live URL; the loopback URL needs no second ask.
-            meta={**request.meta, LIVE_URL_META: request.url, "dont_obey_robotstxt": True},
+            # the vendor host's download slot, as live: not one loopback slot for every source
+            meta={**request.meta, LIVE_URL_META: request.url, "dont_obey_robotstxt": True,
+                  "download_slot": (request.meta.get("download_slot")
+                                    or urlparse_cached(request).hostname)},
             dont_filter=True,
         )
 

@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -72,8 +73,11 @@ def step_keys(home: Path) -> set[str]:
 def both_runs(tmp_path_factory):
     default = tmp_path_factory.mktemp("in_process")
     multiprocess = tmp_path_factory.mktemp("multiprocess")
-    runs = {"default": gpuprices_run(default, None),
-            "multiprocess": gpuprices_run(multiprocess, "multiprocess")}
+    # side by side: separate data directories and Dagster homes, so neither waits for the other
+    with ThreadPoolExecutor(2) as pool:
+        started = {"default": pool.submit(gpuprices_run, default, None),
+                   "multiprocess": pool.submit(gpuprices_run, multiprocess, "multiprocess")}
+        runs = {name: future.result() for name, future in started.items()}
     for name, proc in runs.items():
         assert proc.returncode == 0, f"{name}:\n{proc.stdout}\n{proc.stderr[-5000:]}"
     return default, multiprocess, runs

@@ -39,6 +39,7 @@ NANJING_URL = "https://www.nanjing-idc.example/gpu/price.html"
 
 FAST_RETRY = "RETRY_BACKOFF_BASE=0.1"      # back-off 0.1 s, 0.2 s instead of 1 s, 2 s
 SHORT_TIMEOUT = "DOWNLOAD_TIMEOUT=2"
+SHORT_RENDER_WAIT = "RENDER_WAIT_TIMEOUT=3"   # a table that never renders: fail after 3 s, not 20
 HANG = Fault(kind="hang", delay_seconds=60)  # silent far past the 2 s timeout; ends with the server
 MAX_SIZE = 16 * 1024 * 1024                  # spiders/settings.py DOWNLOAD_MAXSIZE
 FIFTY_MB = 50 * 1024 * 1024
@@ -265,7 +266,8 @@ def test_redirect_loop_fails_the_source_naming_it(tmp_path):
 
 @pytest.fixture(scope="module")
 def autodl_xhr_down(tmp_path_factory):
-    return crawl("autodl_cn", {AUTODL_XHR: [Fault(503)] * 5}, tmp_path_factory.mktemp("autodl"))
+    return crawl("autodl_cn", {AUTODL_XHR: [Fault(503)] * 5}, tmp_path_factory.mktemp("autodl"),
+                 SHORT_RENDER_WAIT)
 
 
 def test_chromium_page_whose_xhr_fails_fails_the_source(autodl_xhr_down):

@@ -48,3 +48,18 @@ def test_xhr_json_is_archived(crawl, ):
     api = "https://www.autodl.com/api/v1/market/gpu_list"
     assert any(f["url"].startswith(api) for f in fetches)
     assert all(o["url"] == "https://www.autodl.com/market/list" for o in offers)
+
+
+@pytest.mark.parametrize("settings, timeout_ms", [({}, 20_000),
+                                                  ({"RENDER_WAIT_TIMEOUT": "3"}, 3_000)])
+def test_the_wait_for_the_rendered_table_is_a_setting(settings, timeout_ms):
+    from scrapy.utils.test import get_crawler
+
+    from spiders.registry import spider_class
+
+    cls = spider_class("autodl_cn")
+    crawler = get_crawler(cls, settings)   # without the setting: spiders/settings.py's 20 s
+    spider = cls.from_crawler(crawler, crawl_id="test")
+    [method] = spider.request(cls.start_urls[0]).meta["playwright_page_methods"]
+    assert (method.method, method.args) == ("wait_for_selector", (cls.wait_for,))
+    assert method.kwargs == {"timeout": timeout_ms}

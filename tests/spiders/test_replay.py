@@ -57,3 +57,43 @@ def test_duplicate_manifest_entries_are_refused(tmp_path):
         "source": "vendor", "captured_at": "2026-01-01T00:00:00Z", "entries": [entry, entry]}))
     with pytest.raises(ValueError, match=r"two snapshots for GET https://a\.test/"):
         ReplayServer(tmp_path)
+
+
+# --- the replay middleware: a live request redirected to loopback keeps its vendor's slot --------
+
+def test_a_replayed_request_keeps_its_vendor_hosts_download_slot():
+    from scrapy import Request
+
+    from spiders.middlewares.replay import LIVE_URL_META, ReplayMiddleware
+
+    middleware = ReplayMiddleware("http://127.0.0.1:9")
+    replayed = [middleware.process_request(Request(url))
+                for url in ("https://www.sinnet.com.cn/gpu/price.html",
+                            "https://prices.azure.com/api/retail/prices?page=2")]
+    assert [r.url.startswith("http://127.0.0.1:9/replay?url=") for r in replayed] == [True, True]
+    # two vendors, two slots (as live), not one loopback slot both sources would queue in
+    assert [r.meta["download_slot"] for r in replayed] == ["www.sinnet.com.cn", "prices.azure.com"]
+    assert replayed[1].meta[LIVE_URL_META] == "https://prices.azure.com/api/retail/prices?page=2"
+    # a spider's own slot is kept
+    own = middleware.process_request(Request("https://a.test/x", meta={"download_slot": "mine"}))
+    assert own.meta["download_slot"] == "mine"
+
+
+@pytest.mark.parametrize("replay, delay", [("http://127.0.0.1:9", 0.0), (None, 0.5)])
+def test_autothrottle_starts_without_a_delay_only_when_replaying(replay, delay, monkeypatch):
+    import importlib
+
+    import spiders.settings
+
+    if replay:
+        monkeypatch.setenv("GPUPRICES_REPLAY_URL", replay)
+    else:
+        monkeypatch.delenv("GPUPRICES_REPLAY_URL", raising=False)
+    try:
+        settings = importlib.reload(spiders.settings)
+        assert settings.AUTOTHROTTLE_ENABLED
+        assert delay == settings.AUTOTHROTTLE_START_DELAY
+        assert settings.LIVE_AUTOTHROTTLE_START_DELAY > 0
+    finally:
+        monkeypatch.undo()
+        importlib.reload(spiders.settings)

@@ -15,6 +15,7 @@ from typing import Any
 
 from pipelines.tools.bench.config import say
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from spiders.settings import LIVE_AUTOTHROTTLE_START_DELAY
 
 # (a): the recorded pages each kind of crawl requests many times over, as URL variants.
 CRAWL_KINDS: dict[str, dict[str, Any]] = {
@@ -28,12 +29,13 @@ CRAWL_KINDS: dict[str, dict[str, Any]] = {
                    "url": "https://www.autodl.com/market/list?bench={n}",
                    "file": "market_list.html", "content_type": "text/html; charset=utf-8"},
 }
-# The polite default is the project's settings as they are (AutoThrottle on, each source's
-# max_concurrency of 4, 2 per domain, Playwright 4 pages per context). The ceiling lifts every
-# brake: all replayed requests go to one host (127.0.0.1), so the per-domain cap is lifted too,
-# else it alone would hold the crawl at 2 requests in flight.
+# The polite default is the project's settings as a live crawl has them (AutoThrottle on from its
+# live start delay, each source's max_concurrency of 4, 2 per domain, Playwright 4 pages per
+# context). The ceiling lifts every brake: all of a kind's URLs are on one vendor host (one
+# download slot), so the per-domain cap is lifted too, else it alone would hold the crawl at 2
+# requests in flight.
 CRAWL_MODES: dict[str, list[str]] = {
-    "polite": [],
+    "polite": [f"AUTOTHROTTLE_START_DELAY={LIVE_AUTOTHROTTLE_START_DELAY}"],   # as live
     "ceiling": ["AUTOTHROTTLE_ENABLED=False", "CONCURRENT_REQUESTS=16",
                 "CONCURRENT_REQUESTS_PER_DOMAIN=16", "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT=16"],
 }
