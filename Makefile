@@ -42,7 +42,7 @@ run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
 
 test: setup lint
-	@$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
+	@$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `gpuprices ui` runs `dg dev` from DAGSTER_HOME (pipelines/cli/ui.py says why); the instance
 # configuration is refreshed from the repository's dagster.yaml first.

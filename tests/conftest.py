@@ -59,11 +59,18 @@ def con() -> duckdb.DuckDBPyConnection:
 
 
 
-# The longest file of the suite (two real runs, one of them step per process), collected first so
-# that under `-n 2 --dist loadfile` a worker starts with it instead of finishing with it alone.
-LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py",)
+# The suite's order under `-n 2 --dist loadfile --no-loadscope-reorder` (Makefile): the longest
+# files first (each a few tests that make several real runs; measured with --durations), then every
+# other file with an end-to-end test, then the rest in their own order. Long files then run beside
+# each other while both workers are fresh, and the thousands of short tests even out the end;
+# xdist's default order (most tests first) left the longest files to the end, one worker alone.
+LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py", "tests/faults/test_crash_safety.py",
+                 "tests/e2e/test_job_on_snapshots.py", "tests/e2e/test_bad_input.py",
+                 "tests/faults/test_concurrent_runs.py", "tests/faults/test_hostile_input.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    first = {config.rootpath / path for path in LONGEST_FIRST}
-    items.sort(key=lambda item: item.path not in first)   # stable: every other file keeps its order
+    rank = {config.rootpath / path: place for place, path in enumerate(LONGEST_FIRST)}
+    end_to_end = {item.path for item in items if item.get_closest_marker("e2e")}
+    # stable: within each group every file keeps its order
+    items.sort(key=lambda item: (rank.get(item.path, len(rank)), item.path not in end_to_end))

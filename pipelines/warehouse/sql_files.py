@@ -7,14 +7,11 @@ from pathlib import Path
 
 
 @cache
-def _read(path: Path) -> str:
-    return path.read_text(encoding="utf-8")
-
-
 def sql_text(module_file: str, name: str) -> str:
-    """The text of `sql/<name>.sql` beside `module_file` (pass `__file__`). A missing file raises
+    """The text of `sql/<name>.sql` beside `module_file` (pass `__file__`), read once per process
+    (a model build asks for its bookkeeping statements every time). A missing file raises
     FileNotFoundError naming the path."""
     path = Path(module_file).resolve().parent / "sql" / f"{name}.sql"
     if not path.is_file():
         raise FileNotFoundError(f"SQL file not found: {path}")
-    return _read(path)
+    return path.read_text(encoding="utf-8")

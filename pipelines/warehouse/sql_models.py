@@ -143,7 +143,14 @@ def parse_model(path: Path, root: Path) -> SqlModel:
     layer = path.parent.name
     if layer not in LAYERS or path.parent.parent != root:
         raise SqlModelError(f"{path}: models live in {root}/<{'|'.join(LAYERS)}>/<model>.sql")
-    sql = path.read_text(encoding="utf-8")
+    return _model(path, path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=256)
+def _model(path: Path, sql: str) -> SqlModel:
+    """The model `path` holds while its text is `sql`: read once per process (a test suite loads
+    the models hundreds of times; a run, for its graph and again when it publishes)."""
+    layer = path.parent.name
     try:
         tree = parsed_sql(sql)
     except sqlglot.errors.ParseError as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 
@@ -49,13 +48,14 @@ def offers_from_db(db_path: str | Path, sources: Sequence[str] | None = None) ->
     return _select_sources(df, sources)
 
 
-def offers_from_snapshots(sources: Sequence[str] | None = None, *, workers: int = 4,
+def offers_from_snapshots(sources: Sequence[str] | None = None, *,
                           on_source: Callable[[str, str, int], None] | None = None
                           ) -> pd.DataFrame:
-    """Crawl the bundled snapshots offline (replay mode, the real spiders) and normalize each offer
-    with the real normalizer; quarantined offers are skipped, an offer seen twice is kept once.
-    `on_source(source, status, offers)` is called as each source finishes (status "passed", or
-    "failed: <why>" / "skipped: <why>"; such a source contributes no offer)."""
+    """Crawl the bundled snapshots offline (replay mode, the real spiders, in the shared crawl
+    processes of `gpuprices run`) and normalize each offer with the real normalizer; quarantined
+    offers are skipped, an offer seen twice is kept once. `on_source(source, status, offers)` is
+    called for each source once the crawl has ended (status "passed", or "failed: <why>" /
+    "skipped: <why>"; such a source contributes no offer)."""
     import json
 
     from pipelines.normalize import Quarantined, normalize_offer
@@ -70,9 +70,9 @@ def offers_from_snapshots(sources: Sequence[str] | None = None, *, workers: int 
     rows: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="gpuprices-sim-") as tmp:
         crawler = CrawlerResource(mode="replay", data_dir=tmp)
-
-        def crawl(source: str) -> None:
-            result = crawler.crawl(source, f"sim-offers-{source}")
+        results = crawler.crawl_many({source: f"sim-offers-{source}" for source in wanted})
+        for source in wanted:
+            result = results[source]
             kept: list[dict] = []
             if result.passed and result.items_path.exists():
                 seen = set()
@@ -90,9 +90,6 @@ def offers_from_snapshots(sources: Sequence[str] | None = None, *, workers: int 
                 if result.failures:
                     status += ": " + "; ".join(result.failures)[:300]
                 on_source(source, status, len(kept))
-
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            list(pool.map(crawl, wanted))
     flat = [r for s in wanted for r in rows.get(s, [])]
     if not flat:
         raise SimulationError("no offer could be normalized from the snapshots of "
