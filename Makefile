@@ -76,7 +76,7 @@ sql: setup
 lint: setup
 	@status=0; \
 	$(BIN)/ruff check pipelines spiders tests || status=1; \
-	$(BIN)/sqlfluff lint dbt_like_sql || status=1; \
+	$(BIN)/sqlfluff lint --processes 2 dbt_like_sql || status=1; \
 	exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a

@@ -1,16 +1,13 @@
-"""`gpuprices` help and exit codes, `ui`, the run's progress display and what each command
-imports at start-up."""
+"""`gpuprices` help and exit codes, `ui`'s help and a port in use (serving and stopping:
+tests/e2e/test_ui.py), the run's progress display and what each command imports at start-up."""
 
 from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import dagster as dg
@@ -21,7 +18,6 @@ from pipelines.cli.group import LazyCommand
 from pipelines.cli.run_progress import StepProgress
 from spiders.layout import REPO_ROOT
 from tests.helpers.published import gpuprices
-from tests.helpers.receivers import free_port
 
 # --- help, ui -----------------------------------------------------------------------------------
 
@@ -52,38 +48,6 @@ def test_ui_help_and_a_port_in_use(data_dir):
         result = gpuprices(data_dir, "ui", "--port", str(port))
     assert result.exit_code == 2
     assert f"port {port} on 127.0.0.1 is in use" in result.stderr
-
-
-@pytest.mark.e2e
-def test_ui_serves_and_stops_on_sigterm(tmp_path):
-    port = free_port()
-    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "home"),
-           "GPUPRICES_DATA_DIR": str(tmp_path / "data")}
-    proc = subprocess.Popen([sys.executable, "-m", "pipelines.cli", "ui", "--port", str(port)],
-                            cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        deadline, up = time.monotonic() + 180, False
-        # poll until it serves; stop at once if it exited (the deadline only bounds a hang)
-        while time.monotonic() < deadline and not up and proc.poll() is None:
-            try:
-                up = urllib.request.urlopen(f"http://127.0.0.1:{port}/server_info",
-                                            timeout=5).status == 200
-            except OSError:
-                time.sleep(0.2)
-        assert up, f"gpuprices ui did not serve within 180 s (exit code {proc.poll()})"
-        assert (tmp_path / "home" / "dagster.yaml").exists()
-        proc.send_signal(signal.SIGTERM)           # to gpuprices only: it must pass it on
-        output, _ = proc.communicate(timeout=120)
-        assert proc.returncode == 0, output
-        assert "Dagster UI stopped" in output
-        with socket.socket() as probe:             # nothing is left listening on the port
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine
-            probe.bind(("127.0.0.1", port))
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
 
 
 # --- run progress -------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ import gzip
 import hashlib
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from pipelines.resources import CrawlerResource, CrawlResult
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import source_names
 from spiders.replay_server import Fault, ReplayServer
@@ -16,17 +18,34 @@ from tests.helpers.crawl import run_crawl
 PLAIN_SOURCES = [s for s in source_names() if s != "autodl_cn"]  # autodl_cn: test_autodl_cn.py
 
 
+@pytest.fixture(scope="module")
+def shared_crawl(tmp_path_factory) -> tuple[Path, dict[str, CrawlResult]]:
+    """Every plain-HTTP source crawled once over the bundled snapshots, side by side in one Scrapy
+    process: the shared crawl `gpuprices run` does (each source alone in its own `scrapy crawl`
+    is the fault tests' and test_crawl_many.py's)."""
+    data_dir = tmp_path_factory.mktemp("shared")
+    crawler = CrawlerResource(data_dir=str(data_dir), timeout_seconds=120)
+    return data_dir, crawler.crawl_many(dict.fromkeys(PLAIN_SOURCES, "test"))
+
+
 @pytest.mark.parametrize("source", PLAIN_SOURCES)
-def test_source_crawls_its_snapshot(source, replay_server, tmp_path):
-    offers, verdict = run_crawl(source, replay_server.url, tmp_path)
+def test_source_crawls_its_snapshot(source, shared_crawl):
+    data_dir, results = shared_crawl
+    result = results[source]
+    assert not result.retried_alone, result.retry_reason
+    verdict = result.verdict
     assert verdict["passed"], verdict["failures"]
+    assert verdict["source"] == source
+    offers = [json.loads(line) for line in result.items_path.read_text().splitlines()]
     assert verdict["offers"] == len(offers) > 0
     # Every offer points at a body in the archive, stored under its hash.
     for ref in {o["raw_ref"] for o in offers}:
-        body = gzip.decompress((tmp_path / "raw" / "objects" / ref[:2] / f"{ref}.gz").read_bytes())
+        body = gzip.decompress((data_dir / "raw" / "objects" / ref[:2] / f"{ref}.gz").read_bytes())
         assert hashlib.sha256(body).hexdigest() == ref
+    fetch_log = data_dir / "raw" / "fetches" / source / "test.jsonl"
+    fetches = [json.loads(line) for line in fetch_log.read_text().splitlines()]
     # The archive records live URLs, never the loopback replay address.
-    assert all("127.0.0.1" not in f["url"] for f in verdict["fetches"])
+    assert fetches and all("127.0.0.1" not in f["url"] for f in fetches)
 
 
 def test_azure_follows_every_page(replay_server, tmp_path):
