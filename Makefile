@@ -41,7 +41,10 @@ chromium:
 run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
 
+# The project's own modules are compiled first: with PYTHONDONTWRITEBYTECODE set (as on this
+# machines), every `gpuprices run`, crawl and worker the suite starts would compile them afresh.
 test: setup lint
+	@$(BIN)/python -m compileall -q -j 2 pipelines spiders tests >/dev/null
 	@$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
 
 # `gpuprices ui` runs `dg dev` from DAGSTER_HOME (pipelines/cli/ui.py says why); the instance
