@@ -42,7 +42,7 @@ run: setup
 	@$(BIN)/gpuprices run $(if $(LIVE),--live)
 
 # The project's own modules are compiled first: with PYTHONDONTWRITEBYTECODE set (as on this
-# machines), every `gpuprices run`, crawl and worker the suite starts would compile them afresh.
+# machine), every `gpuprices run`, crawl and worker the suite starts would compile them afresh.
 test: setup lint
 	@$(BIN)/python -m compileall -q -j 2 pipelines spiders tests >/dev/null
 	@$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
@@ -79,7 +79,7 @@ sql: setup
 lint: setup
 	@status=0; \
 	$(BIN)/ruff check pipelines spiders tests || status=1; \
-	$(BIN)/sqlfluff lint --processes 2 dbt_like_sql || status=1; \
+	$(BIN)/sqlfluff lint dbt_like_sql || status=1; \
 	exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a
