@@ -4,10 +4,11 @@
    listed currency) and per GPU-hour in CNY and USD, and the offer's descriptive columns. The
    series to chart or to feed a spreadsheet: `select * from marts.price_history where gpu_model =
    'A100-80GB' order by local_date`.
-   A projection of intermediate.int_offer_local_daily, which aggregates each offer's local day
-   once for this and the month-end signals. Incremental like it: local days >= `since` (a UTC
-   date) are rebuilt, and the intermediate's rows for those days are already rebuilt. */
--- incremental: local_date
+   A view of intermediate.int_offer_local_daily, which aggregates each offer's local day once
+   for this and the month-end signals: always as current as the intermediate, and the history is
+   stored once, not twice (at a year it is the largest table; a copy made every published file
+   bigger and every publish slower). */
+-- materialized: view
 select
     offer_id,                                           -- one offer: vendor, place, card, terms
     local_date,                                         -- the vendor's calendar day

@@ -15,7 +15,9 @@ from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
 from tests.helpers.observations import build
 from tests.helpers.published import market
 
-TABLES = "select schema_name || '.' || table_name, comment from duckdb_tables()"
+# tables and views (marts.price_history is a view of intermediate.int_offer_local_daily)
+TABLES = ("select schema_name || '.' || table_name, comment from duckdb_tables() union all "
+          "select schema_name || '.' || view_name, comment from duckdb_views() where not internal")
 COLUMNS = ("select schema_name || '.' || table_name, column_name, comment from duckdb_columns() "
            "where not internal")
 
