@@ -36,6 +36,8 @@ for name in OWN_MODULES:
 for name in STEP_MODULES:
     with contextlib.suppress(ImportError):
         importlib.import_module(name)
-if os.environ.get("DAGSTER_HOME"):
+# Only a speed-up: an instance this cannot read (the run itself reports why) must not take the
+# forkserver down with it, which would fail every step with a less clear error.
+with contextlib.suppress(Exception):
     for module in instance_modules(os.environ["DAGSTER_HOME"]):
         importlib.import_module(module)

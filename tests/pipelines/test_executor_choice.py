@@ -126,3 +126,15 @@ def test_the_forkserver_preload_imports_what_every_step_needs_and_starts_nothing
     assert "dagster._core.storage.sqlite_storage" in modules   # dagster.yaml names no storage
     assert missing == "[]"
     assert threads == "1"
+
+
+def test_an_unreadable_instance_does_not_break_the_preload(tmp_path):
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text("storage: [this is not\n")
+    env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_EXECUTOR": "multiprocess"}
+    proc = subprocess.run([sys.executable, "-c", "import pipelines.step_preload, sys; "
+                           "print('pipelines.cli.run' in sys.modules)"],
+                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split()[-1] == "True"
