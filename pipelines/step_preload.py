@@ -38,6 +38,7 @@ for name in STEP_MODULES:
         importlib.import_module(name)
 # Only a speed-up: an instance this cannot read (the run itself reports why) must not take the
 # forkserver down with it, which would fail every step with a less clear error.
-with contextlib.suppress(Exception):
-    for module in instance_modules(os.environ["DAGSTER_HOME"]):
-        importlib.import_module(module)
+if os.environ.get("DAGSTER_HOME"):
+    with contextlib.suppress(Exception):
+        for module in instance_modules(os.environ["DAGSTER_HOME"]):
+            importlib.import_module(module)

@@ -58,7 +58,6 @@ def con() -> duckdb.DuckDBPyConnection:
     connection.close()
 
 
-
 # The suite's order under `-n 2 --dist loadfile --no-loadscope-reorder` (Makefile): the longest
 # files first (each a few tests that make several real runs; measured with --durations), then every
 # other file with an end-to-end test, then the rest in their own order. Long files then run beside

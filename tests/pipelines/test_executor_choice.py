@@ -111,30 +111,31 @@ print(threading.active_count())
 """
 
 
+def preload(tmp_path: Path, dagster_yaml: str, script: str) -> list[str]:
+    """`script` run in a fresh multiprocess-executor process whose DAGSTER_HOME holds
+    `dagster_yaml` (its path is the script's argument); the lines it printed."""
+    home = tmp_path / "dagster_home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(dagster_yaml)
+    env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_EXECUTOR": "multiprocess"}
+    proc = subprocess.run([sys.executable, "-c", script, str(home)], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout.splitlines()
+
+
 def test_the_forkserver_preload_imports_what_every_step_needs_and_starts_nothing(tmp_path):
     """What the multiprocess executor's forkserver imports once (pipelines/step_preload.py): the
     code location, the job's code pointer, and the instance's storage classes, which took each
     step process about 0.6 s to import. Its forks must inherit no thread."""
-    home = tmp_path / "dagster_home"
-    home.mkdir()
-    (home / "dagster.yaml").write_text((REPO_ROOT / "dagster.yaml").read_text())
-    env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_EXECUTOR": "multiprocess"}
-    proc = subprocess.run([sys.executable, "-c", PRELOAD, str(home)], cwd=REPO_ROOT, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    modules, missing, threads = proc.stdout.splitlines()[-3:]
+    modules, missing, threads = preload(tmp_path, (REPO_ROOT / "dagster.yaml").read_text(),
+                                        PRELOAD)[-3:]
     assert "dagster._core.storage.sqlite_storage" in modules   # dagster.yaml names no storage
     assert missing == "[]"
     assert threads == "1"
 
 
 def test_an_unreadable_instance_does_not_break_the_preload(tmp_path):
-    home = tmp_path / "dagster_home"
-    home.mkdir()
-    (home / "dagster.yaml").write_text("storage: [this is not\n")
-    env = {**os.environ, "DAGSTER_HOME": str(home), "GPUPRICES_EXECUTOR": "multiprocess"}
-    proc = subprocess.run([sys.executable, "-c", "import pipelines.step_preload, sys; "
-                           "print('pipelines.cli.run' in sys.modules)"],
-                          cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert proc.stdout.split()[-1] == "True"
+    printed = preload(tmp_path, "storage: [this is not\n", "import pipelines.step_preload, sys; "
+                      "print('pipelines.cli.run' in sys.modules)")
+    assert printed[-1] == "True"
