@@ -4,6 +4,7 @@ a reader holding `data/prices.db` open never blocks the pipeline, which writes
 `data/.work/prices.db`."""
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import dagster as dg
@@ -22,31 +23,41 @@ def feed_bom() -> bool:
     return os.environ.get("GPUPRICES_FEED_BOM", "").lower() in ("1", "true", "yes")
 
 
-def build_feed_asset(table: str) -> dg.AssetsDefinition:
+def feed_key(table: str) -> dg.AssetKey:
+    return dg.AssetKey(["feeds", table.split(".")[-1]])
+
+
+def feed_spec(table: str) -> dg.AssetSpec:
     name = table.split(".")[-1]
-
-    @dg.asset(key=["feeds", name], deps=[dg.AssetKey(table.split("."))],
-              group_name="feeds", kinds={"csv", "parquet"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
-              description=f"data/feeds/{name}.csv, .parquet and .schema.json (the CSV's "
-                          f"column types): {table} (UTF-8, header row, ISO 8601 UTC "
-                          "timestamps, text cells safe for spreadsheets; GPUPRICES_FEED_BOM=1 "
-                          "adds a BOM).")
-    def feed_asset(duckdb: DuckDBResource) -> dg.MaterializeResult:
-        with duckdb.get_connection() as con:
-            written = publish_feed(con, table, data_dir() / "feeds", feed_bom())
-        return dg.MaterializeResult(metadata={"path": str(written["csv"]),
-                                              "row_count": written["rows"]})
-
-    return feed_asset
+    return dg.AssetSpec(
+        key=feed_key(table), deps=[dg.AssetKey(table.split("."))], group_name="feeds",
+        kinds={"csv", "parquet"},
+        description=f"data/feeds/{name}.csv, .parquet and .schema.json (the CSV's column types): "
+                    f"{table} (UTF-8, header row, ISO 8601 UTC timestamps, text cells safe for "
+                    "spreadsheets; GPUPRICES_FEED_BOM=1 adds a BOM).")
 
 
-feed_assets = [build_feed_asset(t) for t in FEED_TABLES]
+# Every feed is its own asset, all written by one step on one connection (a step per feed cost
+# a DuckDB open and Dagster's per-step bookkeeping, ten times the writing of a small feed).
+@dg.multi_asset(name="mart_feeds", specs=[feed_spec(t) for t in FEED_TABLES], can_subset=True,
+                pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS, description="Every mart written as a feed.")
+def mart_feeds(context: dg.AssetExecutionContext,
+               duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
+    selected = context.selected_asset_keys
+    with duckdb.get_connection() as con:
+        for table in FEED_TABLES:
+            key = feed_key(table)
+            if key in selected:
+                written = publish_feed(con, table, data_dir() / "feeds", feed_bom())
+                yield dg.MaterializeResult(asset_key=key,
+                                           metadata={"path": str(written["csv"]),
+                                                     "row_count": written["rows"]})
 
 
 # Published last: after every model, every feed and the advisor have written the working database.
 @dg.asset(key=["feeds", "prices_db"],
           deps=[*(dg.AssetKey([m.layer, m.name]) for m in SQL_MODELS),
-                *(a.key for a in feed_assets), dg.AssetKey(["advisor", "workload_advice"])],
+                *(feed_key(t) for t in FEED_TABLES), dg.AssetKey(["advisor", "workload_advice"])],
           group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           description="data/prices.db: a consistent copy of the working database, published by "
                       "rename after every successful run, for `duckdb -readonly data/prices.db` "

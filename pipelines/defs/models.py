@@ -1,4 +1,13 @@
-"""The SQL models of dbt_like_sql/ as assets, run inside DuckDB."""
+"""The SQL models of dbt_like_sql/ as assets, run inside DuckDB.
+
+Every model is its own asset (its own key, lineage, materializations and metadata in the UI), and
+all of them are built by one step, as dagster-dbt builds a dbt project: one connection, each model
+in its own transaction, in dependency order. A step per model cost a DuckDB open and checkpoint
+and Dagster's per-step bookkeeping, about 0.1 s each of 26, for a build of 10-20 ms. The step can
+be subset (`can_subset`): a run that selects some models builds those alone."""
+
+from collections import Counter
+from collections.abc import Iterator
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -19,32 +28,17 @@ def _asset_key(table: str) -> dg.AssetKey:
     return EXTERNAL_TABLES.get(table) or dg.AssetKey(table.split("."))
 
 
-def build_model_asset(model: SqlModel) -> dg.AssetsDefinition:
-    @dg.asset(
+def model_spec(model: SqlModel) -> dg.AssetSpec:
+    return dg.AssetSpec(
         key=[model.layer, model.name],
         deps=[_asset_key(t) for t in model.reads],
         group_name=model.layer,
         kinds={"sql", "duckdb"},
-        pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
         description=model.description,
         owners=OWNERS,
         metadata={"sql_file": str(model.path.relative_to(SQL_DIR.parent)),
                   "materialized": model.materialized},
     )
-    def sql_model(context: dg.AssetExecutionContext,
-                  duckdb: DuckDBResource) -> dg.MaterializeResult:
-        with duckdb.get_connection() as con:
-            ensure_schema(con)
-            with transaction(con):
-                how = run_model(con, model)
-            rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
-            columns = con.execute(f"describe {model.table}").fetchall()
-        context.log.info(f"{model.table}: {how}, {rows} rows")
-        return dg.MaterializeResult(metadata={"row_count": rows, "build": how,
-                                              "dagster/column_schema": column_schema(model,
-                                                                                     columns)})
-
-    return sql_model
 
 
 def column_schema(model: SqlModel, columns: list[tuple]) -> dg.TableSchema:
@@ -60,5 +54,59 @@ def column_schema(model: SqlModel, columns: list[tuple]) -> dg.TableSchema:
                                    for name, kind, *_ in columns])
 
 
+class ModelsFailed(Exception):
+    """Some models failed to build; the models that do not read them were built."""
+
+
+def build_models(con, models: list[SqlModel], log) -> Iterator[dg.MaterializeResult]:
+    """Build `models` (in dependency order) on one connection, each in its own transaction, and
+    yield each one's materialization. A model that fails is rolled back alone: the models that
+    read it (directly or not) are not built, every other model is, and ModelsFailed names them
+    all at the end."""
+    ensure_schema(con)
+    failed: dict[str, str] = {}     # table -> why
+    hows: Counter[str] = Counter()
+    for model in models:
+        broken = [t for t in model.reads if t in failed]
+        if broken:
+            failed[model.table] = f"not built: it reads {', '.join(broken)}, which failed"
+            continue
+        try:
+            with transaction(con):
+                how = run_model(con, model)
+        except Exception as exc:
+            failed[model.table] = f"{type(exc).__name__}: {exc}"
+            log.error(f"{model.table} failed: {failed[model.table]}")
+            continue
+        rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
+        columns = con.execute(f"describe {model.table}").fetchall()
+        hows[how.split(" from ")[0]] += 1
+        yield dg.MaterializeResult(
+            asset_key=_asset_key(model.table),
+            metadata={"row_count": rows, "build": how,
+                      "dagster/column_schema": column_schema(model, columns)})
+    # one line for the step (each model's build and rows are in its materialization's metadata;
+    # every log line is an event Dagster stores)
+    log.info(f"{sum(hows.values())} models built ("
+             + ", ".join(f"{n} {how}" for how, n in sorted(hows.items())) + ")"
+             + (f", {len(failed)} failed" if failed else ""))
+    if failed:
+        raise ModelsFailed("; ".join(f"{table}: {why}" for table, why in failed.items()))
+
+
 SQL_MODELS = load_models(SQL_DIR, set(EXTERNAL_TABLES))
-model_assets = [build_model_asset(m) for m in SQL_MODELS]
+
+
+@dg.multi_asset(
+    name="sql_models",
+    specs=[model_spec(m) for m in SQL_MODELS],
+    can_subset=True,
+    pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+    description="Every SQL model of dbt_like_sql/, in dependency order, inside DuckDB.",
+)
+def sql_models(context: dg.AssetExecutionContext,
+               duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
+    selected = context.selected_asset_keys
+    with duckdb.get_connection() as con:
+        yield from build_models(con, [m for m in SQL_MODELS if _asset_key(m.table) in selected],
+                                context.log)

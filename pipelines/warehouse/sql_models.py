@@ -275,16 +275,16 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
-    started = con.execute("select now()").fetchone()[0]
-    state = con.execute("select built_at, sql_sha256, reset_at from raw.model_state "
-                        "where model = ?", [model.table]).fetchone()
+    started, stored, table_exists = con.execute(
+        sql_text(__file__, "model_run_state"),
+        {"schema": model.layer, "table": model.name}).fetchone()
+    state = (stored["built_at"], stored["sql_sha256"], stored["reset_at"]) if stored else None
     reset = _must_reset(con, model, state, full)
     how = None
     if model.materialized == "view":
         con.execute(model.create_statement())
         how = "view"
-    elif not con.execute(sql_text(__file__, "table_exists"),
-                         {"schema": model.layer, "table": model.name}).fetchone()[0]:
+    elif not table_exists:
         reset = True
     elif not reset and model.incremental_by:
         how = _update_incrementally(con, model)    # None: its columns changed
@@ -294,7 +294,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     if how is None:
         con.execute(model.create_statement())
         how = "full"
-    con.execute(sql_text(__file__, "record_model_state"),
+    con.execute(sql_text(__file__, "update_model_state" if state else "record_model_state"),
                 {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
                  "reset_at": started if reset else state[2]})
     if model.alias:

@@ -82,12 +82,10 @@ def test_daily_report_schedule_and_sensors():
 
 
 def test_marts_carry_owners_and_a_column_schema_with_the_models_comments():
-    from pipelines.defs.models import OWNERS, SQL_MODELS, column_schema, model_assets
+    from pipelines.defs.models import OWNERS, SQL_MODELS, column_schema
 
-    by_key = {a.key.to_user_string(): a for a in model_assets}
     cheapest = next(m for m in SQL_MODELS if m.table == "marts.cheapest_offers")
-    assert by_key["marts/cheapest_offers"].owners_by_key[
-        by_key["marts/cheapest_offers"].key] == OWNERS
+    assert _node("marts/cheapest_offers").owners == OWNERS
     schema = column_schema(cheapest, [("rank", "BIGINT"), ("vendor", "VARCHAR")])
     described = {c.name: (c.type, c.description) for c in schema.columns}
     assert described["rank"][0] == "BIGINT"

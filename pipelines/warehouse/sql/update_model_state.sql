@@ -1,0 +1,5 @@
+-- A model built before was built again at $built_at from the SQL $sql_sha256; $reset_at: its last
+-- rebuild from scratch (an update: cheaper than record_model_state's insert or replace).
+update raw.model_state
+set built_at = $built_at, sql_sha256 = $sql_sha256, reset_at = $reset_at
+where model = $model
