@@ -40,6 +40,10 @@ class StepProgress:
         self.verdicts = data_dir / "raw" / "crawls"
         self.running: dict[str, float] = {}
         self.finished = 0
+        # a step that materializes several assets (every SQL model, every feed): how many it
+        # has, and how many are done, so a long model rebuild shows how far it is
+        self.assets_of_step: dict[str, int] = {}
+        self.assets_done: dict[str, int] = {}
         # Dagster captures each step's stdout into its compute logs by redirecting file
         # descriptor 1 while the step runs; the display writes to a duplicate of the terminal's
         # descriptor, which the redirection does not touch.
@@ -87,6 +91,9 @@ class StepProgress:
             run = self.instance.get_run_by_id(self.run_id)
             plan = self.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
             self.progress.update(self.task, total=len(plan.steps))
+            self.assets_of_step = {step.key: len(step.outputs) for step in plan.steps}
+        elif kind == "ASSET_MATERIALIZATION" and event.step_key:
+            self.assets_done[event.step_key] = self.assets_done.get(event.step_key, 0) + 1
         elif kind == "STEP_START":
             self.running[event.step_key] = entry.timestamp
         elif kind in ("STEP_SUCCESS", "STEP_FAILURE", "STEP_SKIPPED"):
@@ -101,14 +108,20 @@ class StepProgress:
         self._describe()
 
     def _describe(self) -> None:
-        steps = [step_name(key) for key in self.running]
         crawling = [key for key in self.running if key == "raw_offers" or key.startswith("raw__")]
+        steps = [self._label(key) for key in self.running if key not in crawling]
         if crawling:  # one crawl step in process; one per source under the multiprocess executor
             done = len(list(self.verdicts.glob(f"*/*-{self.run_id[:8]}.json")))
-            steps = [s for s in steps if s not in {step_name(k) for k in crawling}]
             steps.insert(0, f"crawling: {done}/{self.sources} sources done")
         text = ", ".join(steps) if steps else ("…" if self.finished else "starting the run")
         self.progress.update(self.task, description=escape(text))
+
+    def _label(self, step_key: str) -> str:
+        """The step's name; for a step of several assets, how many it has materialized."""
+        total = self.assets_of_step.get(step_key, 0)
+        if total > 1:
+            return f"{step_name(step_key)} {self.assets_done.get(step_key, 0)}/{total}"
+        return step_name(step_key)
 
     def _poll(self) -> None:
         while not self._stop.wait(0.5):

@@ -81,6 +81,30 @@ def test_step_progress_follows_a_runs_events(tmp_path):
     assert progress.running == {}
 
 
+@dg.multi_asset(specs=[dg.AssetSpec("one"), dg.AssetSpec("two"), dg.AssetSpec("three")])
+def three_tables():
+    for key in ("one", "two", "three"):
+        yield dg.MaterializeResult(asset_key=key)
+
+
+def test_step_progress_counts_the_assets_of_a_step_that_builds_several(tmp_path):
+    """The SQL models are one step: the spinner says how many of its assets are done."""
+    job = dg.Definitions(assets=[three_tables],
+                         jobs=[dg.define_asset_job("one_step")]).resolve_job_def("one_step")
+    with dg.DagsterInstance.ephemeral() as instance:
+        progress = StepProgress(instance, "3c1b9f0e-0000-4000-8000-000000000001", 1, tmp_path)
+        instance.add_event_listener(progress.run_id, progress)
+        seen: list[str] = []
+        instance.add_event_listener(
+            progress.run_id,
+            lambda e: e.dagster_event and e.dagster_event.event_type_value
+            in ("STEP_START", "ASSET_MATERIALIZATION")
+            and seen.append(progress.progress.tasks[0].description))
+        result = job.execute_in_process(instance=instance, run_id=progress.run_id)
+    assert result.success
+    assert seen == ["three_tables 0/3", "three_tables 1/3", "three_tables 2/3", "three_tables 3/3"]
+
+
 # --- start-up -----------------------------------------------------------------------------------
 
 # Dagster, Scrapy and Playwright load only in the commands that need them (run, ui, reject,
