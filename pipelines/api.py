@@ -36,7 +36,14 @@ import click
 import pandas as pd
 
 from pipelines.cli import filters
-from pipelines.cli.filters import Filter, card_filter, region_filter, signal_scope, sql_in
+from pipelines.cli.filters import (
+    Filter,
+    card_filter,
+    held_filter,
+    region_filter,
+    signal_scope,
+    sql_in,
+)
 from pipelines.cli.options import KINDS, PERIODS
 from pipelines.cli.published import open_published
 from pipelines.warehouse.sql_files import sql_text
@@ -129,17 +136,20 @@ def _offer_filter(con, card: str | None, region: str | None, kind: str | None,
 def prices(card: str | None = None, region: str | None = None, kind: str | None = None,
            period: str | None = None, vendor: str | None = None,
            max_price: float | None = None, sort: str = "price", limit: int | None = None,
-           data_dir: str | Path | None = None) -> pd.DataFrame:
+           data_dir: str | Path | None = None, include_held: bool = False) -> pd.DataFrame:
     """The latest price of every offer (marts.latest_prices), filtered and sorted as `gpuprices
     prices` does (sort: "price", cheapest per GPU-hour in CNY first, or "vendor"); at most
-    `limit` rows (None: all).
+    `limit` rows (None: all). A price held back as a possible outlier (marts.price_outliers) is
+    left out unless `include_held`.
 
     >>> prices(card="A100-80GB", region="Inner Mongolia", period="month", max_price=20)
     """
     if sort not in SORTS:
         raise UnknownValueError(f"sort: {sort!r} is not one of {', '.join(SORTS)}")
-    with _published(data_dir, "marts.latest_prices") as con:
+    with _published(data_dir, "marts.latest_prices", "marts.price_outliers") as con:
         found = _offer_filter(con, card, region, kind, period, vendor, max_price)
+        if not include_held:
+            held_filter(con, found)
         sql = (f"select * from marts.latest_prices where {found.sql} "
                f"order by {SORTS[sort]}, offer_id")
         if limit is not None:

@@ -196,7 +196,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                          hours_per_day=hours_per_day, days=days, gpu_hours=gpu_hours,
                          interruptible=interruptible, region=region, batch_size=batch_size,
                          seq_len=seq_len)
-    with published_db("marts.latest_prices") as con:
+    with published_db("marts.latest_prices", "marts.price_outliers") as con:
         offers = offers_from_db(con)
     try:
         advice = advise(workload, offers)

@@ -102,7 +102,7 @@ def export_skypilot(out: Path) -> None:
     each source gets its own file (a source is this project's cloud)."""
     from pipelines.publish import write_text_atomically
 
-    with published_db("marts.latest_prices") as con:
+    with published_db("marts.latest_prices", "marts.price_outliers") as con:
         catalog = con.execute(sql_text(__file__, "skypilot_catalog")).df()
     if catalog.empty:
         raise NoData("the published database has no hourly on-demand or spot offers yet")

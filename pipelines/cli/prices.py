@@ -10,7 +10,13 @@ from rich import box
 from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.filters import Filter, card_filter, region_filter, vendor_filter
+from pipelines.cli.filters import (
+    Filter,
+    card_filter,
+    held_filter,
+    region_filter,
+    vendor_filter,
+)
 from pipelines.cli.options import (
     CARD_HELP,
     FORMATS,
@@ -50,9 +56,12 @@ WIDE_TABLE = 160
               help="Cheapest first (per GPU-hour, CNY), or by vendor.")
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
               help="A table for people; csv or json (every column of marts.latest_prices).")
+@click.option("--include-held", is_flag=True,
+              help="Also the prices held back as possible outliers (far from their card's "
+                   "market, not yet confirmed by a later crawl; marts.price_outliers).")
 def prices_command(card: str | None, region: str | None, kind: str | None, period: str | None,
                    vendor: str | None, max_price: float | None, limit: int | None, sort: str,
-                   fmt: str) -> None:
+                   fmt: str, include_held: bool) -> None:
     """The latest price of every offer (marts.latest_prices), filtered and sorted.
 
     \b
@@ -65,7 +74,7 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
     Exit codes: 0 rows shown; 2 unknown card/region/vendor/value; 3 no database yet or no rows
     matched.
     """
-    with published_db("marts.latest_prices") as con:
+    with published_db("marts.latest_prices", "marts.price_outliers") as con:
         found = Filter()
         if card:
             card_filter(card, found)
@@ -79,6 +88,8 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
             found.add("billing_period = ?", [period])
         if max_price is not None:
             found.add("price_per_gpu_hour_cny <= ?", [max_price])
+        if not include_held:
+            held_filter(con, found)
         where, order = found.sql, f"{ORDERS[sort]}, offer_id"
         cursor = con.execute(f"select * from marts.latest_prices where {where} order by {order}",
                              found.params)

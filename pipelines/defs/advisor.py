@@ -112,7 +112,8 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
     return summary
 
 
-@dg.asset(key=["advisor", "workload_advice"], deps=[dg.AssetKey(["marts", "latest_prices"])],
+@dg.asset(key=["advisor", "workload_advice"],
+          deps=[dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "price_outliers"])],
           group_name="advisor", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           description="advisor.workload_advice: for every saved workload profile "
                       "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "

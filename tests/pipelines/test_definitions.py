@@ -33,6 +33,8 @@ def test_asset_graph_edges():
     assert _parents("marts/latest_prices") == {"intermediate/int_offer_daily"}
     assert _parents("staging/stg_observations") == {"observations"}
     assert _parents("feeds/latest_prices") == {"marts/latest_prices"}
+    # the advisor leaves out the prices held back as possible outliers
+    assert _parents("advisor/workload_advice") == {"marts/latest_prices", "marts/price_outliers"}
 
 
 def test_groups_are_layers():

@@ -20,7 +20,12 @@ with hourly as (
             else price_per_gpu_hour_usd * gpu_count * gpu_fraction
         end as usd_per_instance_hour
     from marts.latest_prices
-    where billing_period = 'hour' and offer_kind in ('on_demand', 'spot')
+    where
+        billing_period = 'hour' and offer_kind in ('on_demand', 'spot')
+        -- not a price held back as a possible outlier (marts.price_outliers)
+        and offer_id not in (
+            select h.offer_id from marts.price_outliers as h where h.outlier_status = 'held'
+        )
 )
 
 select
