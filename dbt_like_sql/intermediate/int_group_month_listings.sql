@@ -5,17 +5,19 @@
    last 5 days, next start = days 1-7 of M+1) the sum over the days of the offers listed and of
    those available (unknown stock counts as available): divided by the days the source was read
    (intermediate.int_source_month_reads), the daily means marts.month_end_capacity compares.
-   Windows: the `params` CTE (as in intermediate.int_offer_month_depth).
+   Windows: intermediate.int_month_windows, as every month-end model.
    Incremental by month: a month's row also reads days 1-7 of the next month (params
    next_start_last_day; the header's lookback must match it); the runner sets
    getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
 -- incremental: month by month lookback 7 days
 with params as (
+    -- baseline: days 8-22 of M; month end: its last 5 days; next start: days 1-7 of M+1
     select
-        8 as baseline_first_day,            -- baseline: days 8-22 of M
-        22 as baseline_last_day,
-        5 as month_end_window_days,         -- month end: the last 5 days of M
-        7 as next_start_last_day            -- next start: days 1-7 of M+1
+        w.baseline_first_day,
+        w.baseline_last_day,
+        w.month_end_window_days,
+        w.next_start_last_day
+    from intermediate.int_month_windows as w
 ),
 
 hourly as (

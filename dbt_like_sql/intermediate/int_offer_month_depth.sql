@@ -14,12 +14,12 @@
 -- incremental: month by month lookback 7 days
 with params as (
     select
-        -- Windows of local days: the baseline is mid-month, clear of both month ends; the month
-        -- end is where budgets run out; the next start is the first week of M+1 (the recovery).
-        8 as baseline_first_day,            -- baseline: days 8-22 of M
-        22 as baseline_last_day,
-        5 as month_end_window_days,         -- month end: the last 5 days of M
-        7 as next_start_last_day,           -- next start: days 1-7 of M+1
+        -- Windows of local days (intermediate.int_month_windows): the baseline is days 8-22 of
+        -- M, the month end its last 5 days, the next start days 1-7 of M+1 (the recovery).
+        w.baseline_first_day,
+        w.baseline_last_day,
+        w.month_end_window_days,
+        w.next_start_last_day,
         -- An offer-month is complete with a median over enough days in each window: 5 of the
         -- 15 baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
         5 as min_baseline_days,
@@ -28,6 +28,7 @@ with params as (
         -- Depths are rounded to 1e-6 %: a steady series must tie exactly, not by a float's last
         -- digit.
         6 as depth_decimals
+    from intermediate.int_month_windows as w
 ),
 
 local_days as (   -- the rebuilt months' days and the next month's start (all in a full build)

@@ -23,13 +23,15 @@ with params as (
         -- closes that end a week before the holiday (kept clear of its run-up).
         21 as baseline_first_days_before,
         8 as baseline_last_days_before,
-        -- Baseline days in the last 5 days of a month are left out: the month-end dip window of
-        -- month_end_dip, so a month-end dip is not read as the normal price.
-        5 as month_end_window_days,
+        -- Baseline days in the last 5 days of a month are left out: the month-end window of the
+        -- month-end signals (intermediate.int_month_windows), so a month-end dip is not read as
+        -- the normal price.
+        w.month_end_window_days,
         -- An offer is compared with 3+ baseline days (a median of at least three closes) and at
         -- least one holiday day.
         3 as min_baseline_days,
         1 as min_holiday_days
+    from intermediate.int_month_windows as w
 ),
 
 holidays as (

@@ -16,12 +16,14 @@ with params as (
     -- The phases of a local month, as the month-end signals window it (month_end_dip): the
     -- month end is its last 5 days, mid-month (days 8-22) is clear of both month ends, and the
     -- start is the rest of the first week from day 2 (day 1 is the recovery from the month end).
+    -- Their days: intermediate.int_month_windows, the windows of every month-end model.
     select
-        2 as start_first_day,
-        7 as start_last_day,
-        8 as mid_first_day,
-        22 as mid_last_day,
-        5 as month_end_window_days
+        w.start_first_day,
+        w.next_start_last_day as start_last_day,
+        w.baseline_first_day as mid_first_day,
+        w.baseline_last_day as mid_last_day,
+        w.month_end_window_days
+    from intermediate.int_month_windows as w
 ),
 
 daily as (
