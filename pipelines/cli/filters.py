@@ -38,16 +38,18 @@ class Filter:
 
 def held_filter(con, found: Filter) -> int:
     """Leave out the offers whose latest price is held back as a possible outlier (as
-    marts.cheapest_offers and the alerts do); returns how many of the offers `found` matches so
-    far are held, for the note under the table."""
+    marts.cheapest_offers and the alerts do); returns how many of the offers `found` matched so
+    far are held (held_note says so)."""
     not_held = sql_text(__file__, "not_held")
     held = con.execute(f"select count(*) from marts.latest_prices where ({found.sql}) "
                        f"and not ({not_held})", found.params).fetchone()[0]
     found.add(f"({not_held})", [])
-    if held:
-        found.notes.append(f"{held} held price{'s' if held != 1 else ''} left out (outliers no "
-                           "later crawl has confirmed; --include-held shows them)")
     return held
+
+
+def held_note(held: int) -> str:
+    return (f"{held} held price{'s' if held != 1 else ''} left out (outliers no later crawl has "
+            "confirmed; --include-held shows them)")
 
 
 def sql_in(column: str, values: Sequence) -> str:

@@ -14,6 +14,7 @@ from pipelines.cli.filters import (
     Filter,
     card_filter,
     held_filter,
+    held_note,
     region_filter,
     vendor_filter,
 )
@@ -88,8 +89,7 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
             found.add("billing_period = ?", [period])
         if max_price is not None:
             found.add("price_per_gpu_hour_cny <= ?", [max_price])
-        if not include_held:
-            held_filter(con, found)
+        held = 0 if include_held else held_filter(con, found)
         where, order = found.sql, f"{ORDERS[sort]}, offer_id"
         cursor = con.execute(f"select * from marts.latest_prices where {where} order by {order}",
                              found.params)
@@ -99,20 +99,22 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
     if fmt != "table":
         write_rows(shown, columns, fmt)
     else:
-        _prices_table(shown, len(rows), sort, found)
+        notes = [*found.notes, *([held_note(held)] if held else [])]
+        _prices_table(shown, len(rows), sort, notes)
     if not rows:
         raise NoData("no offers match " + (", ".join(found.notes) or "the filters")
+                     + (f" but {held_note(held)}" if held else "")
                      + "; try fewer filters, or `gpuprices prices` for everything")
 
 
-def _prices_table(rows: list[dict], total: int, sort: str, found: Filter) -> None:
+def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> None:
     if not rows:
         return
     order = "cheapest first" if sort == "price" else "by vendor"
     title = f"latest prices: {total} offers, {order}"
     if len(rows) < total:
         title += f" (showing {len(rows)}; --limit 0 for all)"
-    notes = list(found.notes)
+    notes = list(notes)
     wide = console.width >= WIDE_TABLE
     if not wide:
         notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "

@@ -91,7 +91,10 @@ class StepProgress:
             run = self.instance.get_run_by_id(self.run_id)
             plan = self.instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
             self.progress.update(self.task, total=len(plan.steps))
-            self.assets_of_step = {step.key: len(step.outputs) for step in plan.steps}
+            # a run that selects some of a step's assets plans its other outputs without a key
+            self.assets_of_step = {step.key: sum(1 for o in step.outputs
+                                                 if o.properties and o.properties.asset_key)
+                                   for step in plan.steps}
         elif kind == "ASSET_MATERIALIZATION" and event.step_key:
             self.assets_done[event.step_key] = self.assets_done.get(event.step_key, 0) + 1
         elif kind == "STEP_START":

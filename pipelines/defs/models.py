@@ -74,12 +74,12 @@ def build_models(con, models: list[SqlModel], log) -> Iterator[dg.MaterializeRes
         try:
             with transaction(con):
                 how = run_model(con, model)
+            rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
+            columns = con.execute(f"describe {model.table}").fetchall()
         except Exception as exc:
             failed[model.table] = f"{type(exc).__name__}: {exc}"
             log.error(f"{model.table} failed: {failed[model.table]}")
             continue
-        rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
-        columns = con.execute(f"describe {model.table}").fetchall()
         hows[how.split(" from ")[0]] += 1
         yield dg.MaterializeResult(
             asset_key=_asset_key(model.table),

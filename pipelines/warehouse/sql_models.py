@@ -260,12 +260,10 @@ def _update_incrementally(con, model: SqlModel) -> str | None:
                     {"built_at": built_at, "first_new_day": first_new_day})
     # models may read it to limit their own scans (getvariable('since'))
     con.execute(f"set variable since = date '{since}'")
-    try:
-        for statement in model.incremental_statements(since):
-            con.execute(statement)
-    finally:
-        con.execute("reset variable since")
-        con.execute("drop table if exists incremental_keys")
+    for statement in model.incremental_statements(since):
+        con.execute(statement)
+    con.execute("reset variable since")
+    con.execute("drop table if exists incremental_keys")
     return f"incremental from {first_new_day}"
 
 
@@ -273,6 +271,9 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
     day>", "up to date")."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
+    # A variable outlives a rolled-back transaction: a model whose incremental build failed on
+    # this connection must not leave its `since` to filter the next model's full build.
+    con.execute("reset variable since")
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(

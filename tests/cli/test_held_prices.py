@@ -80,6 +80,7 @@ def test_machine_formats_leave_it_out_too(data_dir, fmt):
 def test_a_filter_that_matches_only_held_prices_matches_nothing(data_dir):
     result = gpuprices(data_dir, "prices", "--vendor", "Held-out")
     assert result.exit_code == 3
+    assert "but 1 held price left out" in " ".join(result.output.split())
     assert gpuprices(data_dir, "prices", "--vendor", "Held-out", "--include-held").exit_code == 0
 
 

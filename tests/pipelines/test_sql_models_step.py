@@ -106,3 +106,38 @@ def test_the_step_logs_one_line_for_all_its_models(con, tmp_path):
         list(build_models(con, _models(tmp_path), log))
     assert log.lines[-1] == ("info", "3 models built (3 full), 2 failed")
     assert [kind for kind, _ in log.lines] == ["error", "info"]
+
+
+INCREMENTAL = {
+    # incremental by day; its cast fails on a row whose sku is not a number
+    "staging/stg_inc.sql": "/* inc */\n-- incremental: observed_date\nselect observed_hour::date "
+                           "as observed_date, cast(sku as integer) as sku_number from observations",
+    # a full build that limits its scan with getvariable('since') when one is set, as the
+    # project's incremental models do
+    "staging/stg_full.sql": "/* full */\nselect offer_id, observed_hour from observations where "
+                            "observed_hour >= coalesce(getvariable('since')::timestamptz, "
+                            "timestamptz '0001-01-01 00:00:00+00')",
+}
+
+
+def test_a_failed_incremental_build_leaves_nothing_to_the_next_model(con, tmp_path):
+    """DuckDB keeps a variable through a rollback: the `since` of a model whose incremental
+    update failed must not filter the next model's full build on the same connection, and the
+    step reports the model's own error."""
+    from datetime import timedelta
+
+    from tests.helpers.observations import DAY
+
+    for rel, sql in INCREMENTAL.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(sql + "\n", encoding="utf-8")
+    models = load_models(tmp_path, EXTERNAL)
+    days = [DAY - timedelta(days=n) for n in range(5)]
+    insert(con, [obs(10, observed_at=day, sku="1") for day in days], crawl_id="crawl-1")
+    list(build_models(con, models, Log()))
+    insert(con, [obs(10, observed_at=DAY + timedelta(days=1), sku="x")], crawl_id="crawl-2")
+    with pytest.raises(ModelsFailed, match=r"staging\.stg_inc: ConversionException"):
+        list(build_models(con, [m for m in models if m.table == "staging.stg_inc"], Log()))
+    full = [m for m in models if m.table == "staging.stg_full"]
+    assert [r.metadata["row_count"] for r in build_models(con, full, Log())] == [6]
+    assert con.execute("select getvariable('since')").fetchone()[0] is None
