@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_files import not_held_predicate, sql_text
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
 
@@ -100,6 +100,7 @@ class Offer:
 
 def offers_from_db(con) -> list[Offer]:
     """Every current offer of marts.latest_prices (the advisor's only I/O)."""
-    cursor = con.execute(sql_text(__file__, "latest_offers"))
+    cursor = con.execute(sql_text(__file__, "latest_offers").format(
+        not_held=not_held_predicate()))
     names = [d[0] for d in cursor.description]
     return [Offer.from_row(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]

@@ -15,7 +15,7 @@ from pipelines.cli.exit_codes import NoData
 from pipelines.cli.options import EXPORT_FORMATS
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db
-from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_files import not_held_predicate, sql_text
 
 
 @click.command("export")
@@ -103,7 +103,8 @@ def export_skypilot(out: Path) -> None:
     from pipelines.publish import write_text_atomically
 
     with published_db("marts.latest_prices", "marts.price_outliers") as con:
-        catalog = con.execute(sql_text(__file__, "skypilot_catalog")).df()
+        catalog = con.execute(sql_text(__file__, "skypilot_catalog").format(
+            not_held=not_held_predicate())).df()
     if catalog.empty:
         raise NoData("the published database has no hourly on-demand or spot offers yet")
     listing = Table(title=f"SkyPilot catalogs in {out / 'skypilot'}", title_justify="left")

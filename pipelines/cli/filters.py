@@ -13,7 +13,7 @@ import click
 
 from pipelines.cli.options import spelling_key
 from pipelines.display import fraction_text, without_controls
-from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_files import not_held_predicate, sql_text
 
 
 @dataclass
@@ -40,7 +40,7 @@ def held_filter(con, found: Filter) -> int:
     """Leave out the offers whose latest price is held back as a possible outlier (as
     marts.cheapest_offers and the alerts do); returns how many of the offers `found` matched so
     far are held (held_note says so)."""
-    not_held = sql_text(__file__, "not_held")
+    not_held = not_held_predicate()
     held = con.execute(f"select count(*) from marts.latest_prices where ({found.sql}) "
                        f"and not ({not_held})", found.params).fetchone()[0]
     found.add(f"({not_held})", [])

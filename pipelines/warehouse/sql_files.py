@@ -15,3 +15,10 @@ def sql_text(module_file: str, name: str) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"SQL file not found: {path}")
     return path.read_text(encoding="utf-8")
+
+
+def not_held_predicate() -> str:
+    """The SQL predicate over marts.latest_prices that leaves out a price held back as a possible
+    outlier (sql/not_held.sql), as `gpuprices prices`, the API, the advisor and the SkyPilot
+    export all apply it."""
+    return sql_text(__file__, "not_held")

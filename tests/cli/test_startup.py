@@ -62,18 +62,26 @@ def second_step(first_step: int) -> int:
     return first_step + 1
 
 
-def test_step_progress_follows_a_runs_events(tmp_path):
-    job = dg.Definitions(assets=[first_step, second_step],
-                         jobs=[dg.define_asset_job("two_steps")]).resolve_job_def("two_steps")
+def follow(tmp_path, assets: list, run_number: int, kinds: tuple[str, ...] = (),
+           **execute) -> tuple[dg.ExecuteInProcessResult, StepProgress, list[str]]:
+    """Run `assets` as one job in process with a StepProgress listening; also the progress
+    description each time an event of `kinds` arrives (after the progress has seen it)."""
+    job = dg.Definitions(assets=assets, jobs=[dg.define_asset_job("job")]).resolve_job_def("job")
     with dg.DagsterInstance.ephemeral() as instance:
-        progress = StepProgress(instance, "3c1b9f0e-0000-4000-8000-000000000000", 1, tmp_path)
+        progress = StepProgress(instance, f"3c1b9f0e-0000-4000-8000-{run_number:012d}", 1,
+                                tmp_path)
         instance.add_event_listener(progress.run_id, progress)
         seen: list[str] = []
         instance.add_event_listener(
             progress.run_id,
-            lambda e: e.dagster_event and e.dagster_event.event_type_value == "STEP_START"
+            lambda e: e.dagster_event and e.dagster_event.event_type_value in kinds
             and seen.append(progress.progress.tasks[0].description))
-        result = job.execute_in_process(instance=instance, run_id=progress.run_id)
+        result = job.execute_in_process(instance=instance, run_id=progress.run_id, **execute)
+    return result, progress, seen
+
+
+def test_step_progress_follows_a_runs_events(tmp_path):
+    result, progress, seen = follow(tmp_path, [first_step, second_step], 0, ("STEP_START",))
     assert result.success
     task = progress.progress.tasks[0]
     assert (task.total, task.completed, progress.finished) == (2, 2, 2)
@@ -89,18 +97,8 @@ def three_tables():
 
 def test_step_progress_counts_the_assets_of_a_step_that_builds_several(tmp_path):
     """The SQL models are one step: the spinner says how many of its assets are done."""
-    job = dg.Definitions(assets=[three_tables],
-                         jobs=[dg.define_asset_job("one_step")]).resolve_job_def("one_step")
-    with dg.DagsterInstance.ephemeral() as instance:
-        progress = StepProgress(instance, "3c1b9f0e-0000-4000-8000-000000000001", 1, tmp_path)
-        instance.add_event_listener(progress.run_id, progress)
-        seen: list[str] = []
-        instance.add_event_listener(
-            progress.run_id,
-            lambda e: e.dagster_event and e.dagster_event.event_type_value
-            in ("STEP_START", "ASSET_MATERIALIZATION")
-            and seen.append(progress.progress.tasks[0].description))
-        result = job.execute_in_process(instance=instance, run_id=progress.run_id)
+    result, _, seen = follow(tmp_path, [three_tables], 1,
+                             ("STEP_START", "ASSET_MATERIALIZATION"))
     assert result.success
     assert seen == ["three_tables 0/3", "three_tables 1/3", "three_tables 2/3", "three_tables 3/3"]
 
@@ -112,13 +110,8 @@ def test_step_progress_counts_only_the_selected_assets_of_a_step(tmp_path):
         for key in sorted(context.selected_asset_keys):
             yield dg.MaterializeResult(asset_key=key)
 
-    job = dg.Definitions(assets=[some_tables],
-                         jobs=[dg.define_asset_job("one_step")]).resolve_job_def("one_step")
-    with dg.DagsterInstance.ephemeral() as instance:
-        progress = StepProgress(instance, "3c1b9f0e-0000-4000-8000-000000000002", 1, tmp_path)
-        instance.add_event_listener(progress.run_id, progress)
-        result = job.execute_in_process(instance=instance, run_id=progress.run_id,
-                                        asset_selection=[dg.AssetKey("one"), dg.AssetKey("two")])
+    result, progress, _ = follow(tmp_path, [some_tables], 2,
+                                 asset_selection=[dg.AssetKey("one"), dg.AssetKey("two")])
     assert result.success
     assert progress.assets_of_step == {"some_tables": 2}
     assert progress.assets_done == {"some_tables": 2}

@@ -1,6 +1,7 @@
 -- Every current offer, with the columns the advisor's Offer reads (pipelines/advisor/offers.py),
 -- but those whose latest price is held back as a possible outlier (marts.price_outliers: far from
 -- its card's market, not yet confirmed by a later crawl), as marts.cheapest_offers leaves them out.
+-- The held test is not_held_predicate() (pipelines/warehouse/sql/not_held.sql), filled in below.
 select
     offer_id,
     source,
@@ -25,6 +26,4 @@ select
     last_seen_at,
     url
 from marts.latest_prices
-where offer_id not in (
-    select h.offer_id from marts.price_outliers as h where h.outlier_status = 'held'
-)
+where {not_held}

@@ -22,10 +22,8 @@ with hourly as (
     from marts.latest_prices
     where
         billing_period = 'hour' and offer_kind in ('on_demand', 'spot')
-        -- not a price held back as a possible outlier (marts.price_outliers)
-        and offer_id not in (
-            select h.offer_id from marts.price_outliers as h where h.outlier_status = 'held'
-        )
+        -- not a price held back as a possible outlier: not_held_predicate()
+        and {not_held}
 )
 
 select
