@@ -203,6 +203,8 @@ def print_summary(result) -> int:
         colour = "yellow" if status == "skipped" else "red"
         for failure in ([] if status == "passed" else failures):
             console.print(f"[{colour}]  {terminal_text(source)}: {terminal_text(failure)}[/]")
+    for source, note in keyless_notes(source for source, *_ in crawls):
+        console.print(f"[yellow]  {terminal_text(source)}: {terminal_text(note)}[/]")
     for source, reason in retried_alone(result):
         console.print(f"[yellow]  {terminal_text(source)}: retried alone: "
                       f"{terminal_text(reason)}[/]")
@@ -253,6 +255,21 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def keyless_notes(sources) -> list[tuple[str, str]]:
+    """(source, note) for each crawled source that has a keyed path but took its public one,
+    naming the keys it lacks ("TENCENTCLOUD_SECRET_ID not set: public path, ..."). A source
+    skipped for a missing key already says so among the failures."""
+    from spiders.registry import source_names, spider_class
+
+    known = set(source_names())
+    notes = []
+    for source in sources:
+        spider = spider_class(source) if source in known else None
+        if spider and spider.key_names() and not spider.keyed() and not spider.api_key_required:
+            notes.append((source, spider.path_note()))
+    return notes
 
 
 def materialized(result, *key: str) -> dict | None:

@@ -1,5 +1,6 @@
-"""`gpuprices sources`: every source (spider) with its vendor, fetch style, snapshot and, from the
-published database when there is one, what it collected and how its last crawl went."""
+"""`gpuprices sources`: every source (spider) with its vendor, fetch style, the path a crawl takes
+now (public, or keyed with the keys it lacks), snapshot and, from the published database when
+there is one, what it collected and how its last crawl went."""
 
 from __future__ import annotations
 
@@ -18,15 +19,15 @@ from spiders.layout import SNAPSHOT_DIR
 
 @click.command("sources")
 def sources_command() -> None:
-    """List the sources: vendor, kind, fetch style, cards, price kinds, regions, snapshot, last
-    run."""
+    """List the sources: vendor, kind, fetch style, the path it reads now and the keys it lacks,
+    cards, price kinds, regions, snapshot, last run."""
     # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
     from spiders.registry import source_names, spider_class
 
     facts = _source_facts()
     table = Table(title="sources", show_lines=True)
-    for column in ("source", "vendor", "kind", "fetch", "cards", "kind/period", "regions",
-                   "snapshot", "last run"):
+    for column in ("source", "vendor", "kind", "fetch", "path now", "cards", "kind/period",
+                   "regions", "snapshot", "last run"):
         table.add_column(column, overflow="fold")
     for name in source_names():
         spider = spider_class(name)
@@ -37,7 +38,7 @@ def sources_command() -> None:
             snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
         seen = facts.get(name, {})
         table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
-                      seen.get("cards", "-"),
+                      escape(spider.path_note()), seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("last_run", "never run")))
     console.print(table)
@@ -46,7 +47,8 @@ def sources_command() -> None:
 def fetch_text(spider) -> str:
     """How a source is fetched, as the README's Sources table starts its "fetched as" cell
     (tests/cli/test_readme_agrees.py keeps the two in step)."""
-    keyed = f"; API with {spider.api_key_env}" if spider.api_key_env else ""
+    keys = spider.key_names()
+    keyed = f"; API with {' + '.join(keys)}" if keys else ""
     return spider.describe_fetch() + keyed
 
 

@@ -11,6 +11,13 @@ Attributes a vendor spider sets:
   api_key_env   environment variable holding the vendor's API key, for sources with a keyed API
                 path; `self.api_key()` returns it or None (then use the keyless public page).
                 Keys are never read from files or settings, and never logged.
+  key_envs      every variable a keyed path needs, for a signed API with more than one
+                (("TENCENTCLOUD_SECRET_ID", "TENCENTCLOUD_SECRET_KEY")); `self.credentials()`
+                returns {name: value} when all are set, else None. api_key_env is its one-name form.
+  public_path   what the source reads without keys ("the public workbench price endpoint ...");
+  keyed_path    what it reads with them ("the signed CVM API through tencentcloud-sdk-python-cvm").
+                `path_note()` says which one a crawl takes now, and which keys it lacks: shown by
+                `gpuprices sources` and the run summary.
   api_key_required  True when there is no keyless path: without the key the source is skipped
                 with a message naming the variable, and never counted as a failure.
   max_concurrency   requests in flight at once for this source (default 4)
@@ -51,6 +58,9 @@ class GpuPriceSpider(scrapy.Spider):
     render_js: ClassVar[bool] = False
     wait_for: ClassVar[str | None] = None
     api_key_env: ClassVar[str | None] = None
+    key_envs: ClassVar[tuple[str, ...]] = ()
+    public_path: ClassVar[str | None] = None
+    keyed_path: ClassVar[str | None] = None
     api_key_required: ClassVar[bool] = False
     max_concurrency: ClassVar[int] = 4
     fetch_style: ClassVar[str] = "HTTP"   # shown by `gpuprices sources`
@@ -76,15 +86,49 @@ class GpuPriceSpider(scrapy.Spider):
         return os.environ.get(self.api_key_env) or None if self.api_key_env else None
 
     @classmethod
+    def key_names(cls) -> tuple[str, ...]:
+        """Every environment variable the keyed path needs (none: the source has no keyed path)."""
+        return cls.key_envs or ((cls.api_key_env,) if cls.api_key_env else ())
+
+    @classmethod
+    def missing_keys(cls) -> list[str]:
+        return [name for name in cls.key_names() if not os.environ.get(name)]
+
+    @classmethod
+    def keyed(cls) -> bool:
+        """True when this crawl takes the keyed path: the source has one and every key is set."""
+        return bool(cls.key_names()) and not cls.missing_keys()
+
+    def credentials(self) -> dict[str, str] | None:
+        """{variable: value} of every key when all are set, else None. Never log the values."""
+        return {name: os.environ[name] for name in self.key_names()} if self.keyed() else None
+
+    @classmethod
+    def path_note(cls) -> str:
+        """The path a crawl takes now, and the keys it lacks, in one line:
+        "TENCENTCLOUD_SECRET_ID, TENCENTCLOUD_SECRET_KEY not set: public path (...)"."""
+        public = cls.public_path or cls.describe_fetch()
+        if not cls.key_names():
+            return public
+        keyed = cls.keyed_path or f"the keyed API ({', '.join(cls.key_names())})"
+        if cls.keyed():
+            return f"keys set: {keyed}"
+        missing = ", ".join(cls.missing_keys())
+        if cls.api_key_required:
+            return f"{missing} not set: skipped (its only path is {keyed})"
+        return f"{missing} not set: public path, {public}"
+
+    @classmethod
     def describe_fetch(cls) -> str:
         return f"Chromium + {cls.fetch_style}" if cls.render_js else cls.fetch_style
 
     @classmethod
     def missing_key(cls) -> str | None:
         """Why this source cannot run now (its required key is not set), or None."""
-        if cls.api_key_required and not os.environ.get(cls.api_key_env or ""):
-            return (f"skipped: {cls.name} needs an API key in the environment variable "
-                    f"{cls.api_key_env}")
+        if cls.api_key_required and (missing := cls.missing_keys()):
+            noun = "an API key in the environment variable" if len(missing) == 1 \
+                else "API keys in the environment variables"
+            return f"skipped: {cls.name} needs {noun} {', '.join(missing)}"
         return None
 
     async def start(self):
