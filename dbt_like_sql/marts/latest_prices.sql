@@ -3,7 +3,8 @@
    Incremental by offer: the rows of the offers in the newly loaded observations are replaced
    (the runner keeps only those). Such an offer's latest day is one of the rebuilt days, so only
    days from getvariable('since') on are searched for it (unset in a full build: every day);
-   first_seen_at reads all its days. */
+   first_seen_at reads all its days. price_basis is the source's, from its latest crawl that
+   states one: an offer's row is rebuilt whenever its source observes it again. */
 -- alias: latest_prices
 -- incremental: offer_id by key
 with first_seen as (
@@ -50,7 +51,11 @@ select
     d.close_available as available,
     d.last_observed_at as last_seen_at,
     f.first_seen_at,
-    d.url
+    d.url,
+    -- where this price comes from (intermediate.int_source_price_basis): live, a replayed
+    -- capture, published prices, or a modeled snapshot's illustrative prices
+    coalesce(b.price_basis_label, 'unstated') as price_basis
 from latest_days as d
 inner join first_seen as f on d.offer_id = f.offer_id
+left join intermediate.int_source_price_basis as b on d.source = b.source
 order by d.gpu_model, price_per_gpu_hour_cny

@@ -7,6 +7,7 @@ verdict goes into raw.crawls."""
 
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
@@ -17,6 +18,8 @@ from pipelines.quality.gx_checks import warm_up_in_background
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
+from spiders.layout import SNAPSHOT_DIR
+from spiders.price_basis import crawl_price_basis
 from spiders.registry import source_names, spider_class
 
 CRAWL_CHECK = "crawl_passed_monitors"
@@ -25,15 +28,19 @@ CRAWL_CHECK = "crawl_passed_monitors"
 MAX_LINE_BYTES = 1 << 30
 
 
-def record_crawl(con, result: CrawlResult, run_id: str, mode: str) -> None:
-    """One crawl into raw.crawls and, when it passed, its offers into raw.offers (the caller holds
-    the transaction: a malformed line loses the crawl whole)."""
+def record_crawl(con, result: CrawlResult, run_id: str, mode: str,
+                 snapshot_dir: str | Path = SNAPSHOT_DIR) -> None:
+    """One crawl into raw.crawls, with where its prices come from (live, or what its replayed
+    snapshot says of its prices), and, when it passed, its offers into raw.offers (the caller
+    holds the transaction: a malformed line loses the crawl whole)."""
     verdict = result.verdict
+    basis, as_of = crawl_price_basis(mode, snapshot_dir, result.source)
     con.execute(sql_text(__file__, "insert_crawl"), {
         "crawl_id": result.crawl_id, "run_id": run_id, "source": result.source, "mode": mode,
         "started_at": verdict.get("started_at"), "finished_at": verdict.get("finished_at"),
         "passed": result.passed, "status": result.status, "offers": result.offers,
-        "requests": verdict.get("requests"), "failures": result.failures})
+        "requests": verdict.get("requests"), "failures": result.failures,
+        "price_basis": basis, "prices_as_of": as_of})
     if result.passed:
         con.execute(sql_text(__file__, "insert_raw_offers"), {
             "crawl_id": result.crawl_id, "source": result.source,
@@ -144,7 +151,8 @@ def build_raw_offers() -> dg.AssetsDefinition:
             ensure_schema(con)
             for source in sources:
                 with transaction(con):  # one transaction per source: a bad load loses its own
-                    record_crawl(con, results[source], context.run_id, crawler.mode)
+                    record_crawl(con, results[source], context.run_id, crawler.mode,
+                                 crawler.snapshot_dir)
         for source in sources:
             result = results[source]
             yield dg.MaterializeResult(asset_key=["raw", source],
@@ -173,7 +181,7 @@ def build_source_asset(source: str) -> dg.AssetsDefinition:
         with duckdb.get_connection() as con:
             ensure_schema(con)
             with transaction(con):
-                record_crawl(con, result, context.run_id, crawler.mode)
+                record_crawl(con, result, context.run_id, crawler.mode, crawler.snapshot_dir)
         yield dg.Output(None, output_name="result", metadata=_materialization(context, result))
         yield _check_result(source, result)
 

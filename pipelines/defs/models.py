@@ -13,25 +13,33 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.ingest import RAW_KEYS
 from pipelines.warehouse.db import ensure_schema, transaction
-from pipelines.warehouse.sql_models import SqlModel, load_models, run_model
+from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModel, load_models, run_model
 from spiders.layout import SQL_DIR
 
 # Who answers for the models in the Dagster UI.
 OWNERS = ["team:gpuprices"]
-# Tables the Python assets build, by the name SQL uses for them.
-EXTERNAL_TABLES = {"observations": dg.AssetKey("observations"),
-                   "quarantine": dg.AssetKey("quarantine")}
+# Tables the Python assets build, by the name SQL uses for them (raw.crawls: every source's
+# raw asset writes its crawls' rows).
+EXTERNAL_TABLES = {"observations": [dg.AssetKey("observations")],
+                   "quarantine": [dg.AssetKey("quarantine")],
+                   "raw.crawls": RAW_KEYS}
 
 
 def _asset_key(table: str) -> dg.AssetKey:
-    return EXTERNAL_TABLES.get(table) or dg.AssetKey(table.split("."))
+    return dg.AssetKey(table.split("."))
+
+
+def _asset_keys(table: str) -> list[dg.AssetKey]:
+    """The assets that write `table`: a model's own, or the Python assets behind it."""
+    return EXTERNAL_TABLES.get(table) or [_asset_key(table)]
 
 
 def model_spec(model: SqlModel) -> dg.AssetSpec:
     return dg.AssetSpec(
         key=[model.layer, model.name],
-        deps=[_asset_key(t) for t in model.reads],
+        deps=[key for t in model.reads for key in _asset_keys(t)],
         group_name=model.layer,
         kinds={"sql", "duckdb"},
         description=model.description,
@@ -94,7 +102,8 @@ def build_models(con, models: list[SqlModel], log) -> Iterator[dg.MaterializeRes
         raise ModelsFailed("; ".join(f"{table}: {why}" for table, why in failed.items()))
 
 
-SQL_MODELS = load_models(SQL_DIR, set(EXTERNAL_TABLES))
+SQL_MODELS = load_models(SQL_DIR, PYTHON_TABLES)
+assert set(EXTERNAL_TABLES) == PYTHON_TABLES, "every table the Python assets write has its assets"
 
 
 @dg.multi_asset(

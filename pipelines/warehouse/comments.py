@@ -150,7 +150,7 @@ def ddl_comments(path: Path) -> dict[str, str]:
 def _models() -> tuple[SqlModel, ...]:
     from spiders.layout import SQL_DIR
 
-    return tuple(load_models(SQL_DIR, {"observations", "quarantine"}))
+    return tuple(load_models(SQL_DIR))
 
 
 @cache

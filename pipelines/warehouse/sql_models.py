@@ -174,7 +174,12 @@ def _model(path: Path, sql: str) -> SqlModel:
     return model
 
 
-def load_models(root: Path, external_tables: set[str]) -> list[SqlModel]:
+# The tables the Python assets write that models read, by the name SQL uses for them.
+PYTHON_TABLES = frozenset({"observations", "quarantine", "raw.crawls"})
+
+
+def load_models(root: Path, external_tables: set[str] | frozenset[str] = PYTHON_TABLES
+                ) -> list[SqlModel]:
     """Every model under `root` in dependency order, checked: known tables only, no cycles."""
     models = [parse_model(p, root) for p in sorted(root.glob("*/*.sql"))]
     known = {m.table for m in models} | external_tables

@@ -14,10 +14,10 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from pipelines.warehouse.sql_models import load_models, run_model
+from pipelines.warehouse.sql_models import PYTHON_TABLES, load_models, run_model
 from spiders.layout import SQL_DIR
 
-EXTERNAL = {"observations", "quarantine"}
+EXTERNAL = PYTHON_TABLES
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
 # The columns whose values tell one offer from another (hashed into offer_id).

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from spiders.price_basis import SNAPSHOT_BASES, snapshot_price_basis
 from spiders.registry import source_names
 from spiders.replay_server import load_manifests
 
@@ -34,6 +35,35 @@ def test_manifest_states_its_verification_and_what_is_unverified(source, manifes
     assert (meta["verification"] == "unverified") == (meta["provenance"] == "modeled-unverified")
     if meta["verification"] != "captured":
         assert meta["unverified"] and all(isinstance(u, str) and u for u in meta["unverified"])
+
+
+@pytest.mark.parametrize("source", sorted(source_names()))
+def test_manifest_says_what_its_prices_are(source, manifests):
+    """price_basis says whether the prices are captured, published (real, dated), illustrative or
+    mixed; published prices carry their date, and a basis is never claimed without prices_from."""
+    meta = manifests[source]
+    assert meta["price_basis"] in SNAPSHOT_BASES, source
+    assert "prices_as_of" in meta
+    if meta["price_basis"] == "published":
+        assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(meta["prices_as_of"])), source
+    if meta["price_basis"] == "illustrative":
+        assert meta["prices_as_of"] is None, source
+    if meta["price_basis"] == "captured":
+        assert meta["provenance"] == "captured", source
+    assert meta["prices_from"], source
+    assert snapshot_price_basis(SNAPSHOT_DIR, source)[0] == meta["price_basis"]
+
+
+def test_an_unstated_or_unknown_basis_reads_as_illustrative(tmp_path):
+    for name, meta in (("a", {}),
+                       ("b", {"price_basis": "real, trust me", "prices_as_of": "2026-01-01"}),
+                       ("c", {"price_basis": "published", "prices_as_of": "2025-11-11T00:00"})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert snapshot_price_basis(tmp_path, "a") == ("illustrative", None)
+    assert snapshot_price_basis(tmp_path, "b") == ("illustrative", None)
+    assert snapshot_price_basis(tmp_path, "c") == ("published", "2025-11-11")
+    assert snapshot_price_basis(tmp_path, "missing") == (None, None)
 
 
 @pytest.mark.parametrize("source", sorted(source_names()))

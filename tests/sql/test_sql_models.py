@@ -6,10 +6,10 @@ import duckdb
 import pytest
 
 from pipelines.warehouse.db import ensure_schema
-from pipelines.warehouse.sql_models import SqlModelError, load_models
+from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModelError, load_models
 from spiders.layout import SQL_DIR
 
-EXTERNAL = {"observations", "quarantine"}
+EXTERNAL = PYTHON_TABLES
 
 
 def _write(root: Path, rel: str, sql: str) -> Path:
@@ -22,7 +22,9 @@ def _write(root: Path, rel: str, sql: str) -> Path:
 def test_project_models_load_and_read_known_tables():
     models = {m.table: m for m in load_models(SQL_DIR, EXTERNAL)}
     assert "marts.latest_prices" in models
-    assert models["marts.latest_prices"].reads == ("intermediate.int_offer_daily",)
+    assert models["marts.latest_prices"].reads == ("intermediate.int_offer_daily",
+                                                   "intermediate.int_source_price_basis")
+    assert models["intermediate.int_source_price_basis"].reads == ("raw.crawls",)
     assert models["staging.stg_observations"].reads == ("observations",)
 
 

@@ -1,9 +1,9 @@
 -- One crawl's verdict, whether it passed or not.
 insert into raw.crawls (
     crawl_id, run_id, source, mode, started_at, finished_at, passed, status, offers, requests,
-    failures
+    failures, price_basis, prices_as_of
 )
 values (
     $crawl_id, $run_id, $source, $mode, $started_at, $finished_at, $passed, $status, $offers,
-    $requests, $failures
+    $requests, $failures, $price_basis, $prices_as_of
 )

@@ -21,7 +21,7 @@ from spiders.layout import REPO_ROOT, SQL_DIR
 def _models():
     from pipelines.warehouse.sql_models import load_models
 
-    return load_models(SQL_DIR, {"observations", "quarantine"})
+    return load_models(SQL_DIR)
 
 
 def models_sha256() -> str:

@@ -108,7 +108,7 @@ def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[Model
     from spiders.layout import SQL_DIR
 
     builds = []
-    for model in load_models(SQL_DIR, {"observations", "quarantine"}):
+    for model in load_models(SQL_DIR):
         started = time.perf_counter()
         how = run_model(con, model, full=full)
         builds.append(ModelBuild(model.table, how, time.perf_counter() - started))

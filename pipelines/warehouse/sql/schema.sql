@@ -25,6 +25,11 @@ create table if not exists raw.crawls (
 );
 -- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set)
 alter table raw.crawls add column if not exists status varchar;
+-- Where its prices come from (spiders/price_basis.py): 'live', or the replayed snapshot's
+-- 'captured' | 'published' | 'illustrative' | 'mixed', 'simulated'; null for a crawl re-read from
+-- the raw archive (its bytes are an earlier crawl's). prices_as_of: the date of published prices.
+alter table raw.crawls add column if not exists price_basis varchar;
+alter table raw.crawls add column if not exists prices_as_of date;
 -- The first UTC day of each normalized crawl's observations (null: it has none), found once per
 -- crawl by the SQL model runner: finding it scans the crawl_id of every observation, so the
 -- incremental models of a run share one scan.

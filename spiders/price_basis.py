@@ -1,0 +1,45 @@
+"""Where a crawl's prices come from, as the people who read them must be told: read live from
+the vendor, or replayed from a snapshot whose manifest says what its prices are (DESIGN.md rule 9).
+
+A manifest's `price_basis` is one of SNAPSHOT_BASES; a crawl's is that, or `live` (fetched from the
+vendor's URL) or `simulated` (`gpuprices simulate` / `demo`). A crawl re-read from the raw archive
+(`--from-raw`) records none of its own: its bytes are those of the crawl that fetched them, and
+marts.source_price_basis keeps that crawl's basis.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+# captured: the bytes were fetched from the live URL; published: every price is a real, dated
+# public price (prices_as_of); illustrative: modeled numbers; mixed: some of each (prices_from
+# says which)
+SNAPSHOT_BASES = ("captured", "published", "illustrative", "mixed")
+CRAWL_BASES = ("live", *SNAPSHOT_BASES, "simulated")
+
+
+def snapshot_price_basis(snapshot_dir: str | Path, source: str) -> tuple[str | None, str | None]:
+    """(price_basis, prices_as_of) of `source`'s snapshot manifest; (None, None) when it has no
+    manifest. A manifest that states no basis, or one not in SNAPSHOT_BASES, is read as
+    illustrative: a price nobody vouched for is not passed off as real."""
+    path = Path(snapshot_dir) / source / "manifest.json"
+    if not path.is_file():
+        return None, None
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    basis = meta.get("price_basis")
+    if basis not in SNAPSHOT_BASES:
+        return "illustrative", None
+    as_of = meta.get("prices_as_of")
+    return basis, (str(as_of)[:10] if as_of and basis in ("published", "mixed", "captured")
+                   else None)
+
+
+def crawl_price_basis(mode: str, snapshot_dir: str | Path,
+                      source: str) -> tuple[str | None, str | None]:
+    """(price_basis, prices_as_of) of a crawl in `mode` (pipelines.resources.MODES)."""
+    if mode == "live":
+        return "live", None
+    if mode == "replay":
+        return snapshot_price_basis(snapshot_dir, source)
+    return None, None          # raw: the basis of the crawl that fetched the bytes
