@@ -19,6 +19,12 @@ region code (北京, Beijing, Inner Mongolia, US, eastus); `vendor` part of a ve
 Columns are typed: timestamps datetime64[ns, UTC], dates datetime64[ns], prices and ratios float64,
 counts Int64, flags boolean (nullable: <NA> when a listing does not say), text object.
 
+Every frame says where its prices come from: `frame.attrs["price_basis"]` maps each source (of its
+rows, when it has a `source` column; else every source) to the same words the report shows
+("live", "published prices as of 2026-05-13, replayed", "modeled snapshot: illustrative prices",
+...; intermediate.int_source_price_basis), and prices() rows carry price_basis, prices_as_of and
+price_basis_label. A modeled price is an illustration, not a quote.
+
 Errors: NoDataError (a LookupError) when there is no published database yet or it lacks the
 table (run `make run`); UnknownValueError (a ValueError) for a card, region, vendor, kind, period
 or signal nobody knows, its message listing the known ones. A filter that matches nothing
@@ -99,7 +105,21 @@ def _frame(con, sql: str, params: list) -> pd.DataFrame:
             frame[column] = values.astype("Int64")
         elif kind == "BOOLEAN":
             frame[column] = values.astype("boolean")
+    frame.attrs["price_basis"] = _price_basis(con, frame)
     return frame
+
+
+def _price_basis(con, frame: pd.DataFrame) -> dict[str, str]:
+    """{source: where its prices come from, in words} for the frame's sources (every source when
+    it has no `source` column); {} for a database made before sources recorded it."""
+    import duckdb
+
+    try:
+        rows = con.execute(sql_text(__file__, "price_basis")).fetchall()
+    except duckdb.CatalogException:
+        return {}
+    shown = set(frame["source"].dropna()) if "source" in frame.columns else None
+    return {source: label for source, label in rows if shown is None or source in shown}
 
 
 def _choice(choices: click.Choice, value: str, name: str) -> str:

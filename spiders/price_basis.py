@@ -17,6 +17,20 @@ from pathlib import Path
 # says which)
 SNAPSHOT_BASES = ("captured", "published", "illustrative", "mixed")
 CRAWL_BASES = ("live", *SNAPSHOT_BASES, "simulated")
+# The prices a buyer can act on; intermediate.int_source_price_basis.is_real_price says the same
+# in SQL (tests/sql/test_price_basis.py keeps the two equal).
+REAL_PRICE_BASES = ("live", "captured", "published")
+# Each basis in one word, for a table cell (the full wording is price_basis_label).
+PRICE_FROM_WORDS = {"live": "live", "captured": "capture", "published": "published",
+                    "illustrative": "modeled", "mixed": "part modeled", "simulated": "simulated"}
+
+
+def price_from_word(basis: str | None) -> str:
+    return PRICE_FROM_WORDS.get(basis or "", "not stated")
+
+
+def is_real_price(basis: str | None) -> bool:
+    return basis in REAL_PRICE_BASES
 
 
 def snapshot_price_basis(snapshot_dir: str | Path, source: str) -> tuple[str | None, str | None]:

@@ -52,9 +52,11 @@ select
     d.last_observed_at as last_seen_at,
     f.first_seen_at,
     d.url,
-    -- where this price comes from (intermediate.int_source_price_basis): live, a replayed
-    -- capture, published prices, or a modeled snapshot's illustrative prices
-    coalesce(b.price_basis_label, 'unstated') as price_basis
+    -- where this price comes from (intermediate.int_source_price_basis): live | captured |
+    -- published | illustrative | mixed | simulated; null: no crawl of its source says
+    b.price_basis,
+    b.prices_as_of,                                         -- the date of published prices
+    coalesce(b.price_basis_label, 'not stated') as price_basis_label   -- the same, in words
 from latest_days as d
 inner join first_seen as f on d.offer_id = f.offer_id
 left join intermediate.int_source_price_basis as b on d.source = b.source

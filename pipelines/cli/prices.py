@@ -31,14 +31,17 @@ from pipelines.cli.options import (
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import amount_text, fraction_text, terminal_text
+from spiders.price_basis import is_real_price, price_from_word
 
 ORDERS = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
           "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}
 WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
-                "CNY/GPU-h", "USD/GPU-h", "available", "last seen (UTC)")
-# Below this width the eleven columns no longer fit: vendor, region and card share one cell.
+                "CNY/GPU-h", "USD/GPU-h", "available", "price from", "last seen (UTC)")
+# Below this width the twelve columns no longer fit: vendor, region and card share one cell, and
+# where the price comes from is said under it.
 NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
-WIDE_TABLE = 160
+WIDE_TABLE = 170
+
 
 
 @click.command("prices")
@@ -115,6 +118,11 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
     if len(rows) < total:
         title += f" (showing {len(rows)}; --limit 0 for all)"
     notes = list(notes)
+    modeled = sorted({r["source"] for r in rows if not is_real_price(r.get("price_basis"))})
+    if modeled:
+        notes.append(f"MODELED prices are illustrative, not quotes: replayed from modeled "
+                     f"snapshots ({', '.join(modeled)}); price_basis_label in --format csv says "
+                     "more")
     wide = console.width >= WIDE_TABLE
     if not wide:
         notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
@@ -145,10 +153,12 @@ def _cells(r: dict) -> dict[str, str]:
     card = r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
     fraction = fraction_text(r["gpu_fraction"])
     vendor, region = terminal_text(r["vendor"]), terminal_text(region)
+    price_from = price_from_text(r)
     return {
-        "vendor": vendor, "region": region, "card": card,
+        "vendor": vendor, "region": region, "card": card, "price from": price_from,
         "offer": f"{vendor}\n[dim]{region}[/]\n{card}"
-                 + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]"),
+                 + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]")
+                 + ("" if r.get("price_basis") == "live" else f"\n{price_from}"),
         "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
         "listed price": f"{amount_text(r['price_amount'])} {r['currency']}/{r['billing_period']}",
         "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
@@ -156,3 +166,13 @@ def _cells(r: dict) -> dict[str, str]:
         "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
                                                                       "[dim]?[/]"),
         "last seen (UTC)": r["last_seen_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+
+
+def price_from_text(r: dict) -> str:
+    """Where an offer's price comes from, in a table cell: published prices with their date, a
+    price that is not a real one (modeled, simulated, not stated) in capitals and yellow."""
+    basis = r.get("price_basis")
+    if not is_real_price(basis):
+        return f"[yellow]{price_from_word(basis).upper()}[/]"
+    as_of = r.get("prices_as_of")
+    return price_from_word(basis) + (f" {as_of:%Y-%m-%d}" if as_of else "")

@@ -15,7 +15,7 @@ REPORT_TABLES = (
     "marts.cheapest_offers", "marts.slice_to_whole_ratio", "marts.regional_discount",
     "marts.spot_discount", "marts.monthly_vs_hourly_saving", "marts.multi_gpu_discount",
     "marts.month_end_dip", "marts.month_end_capacity", "marts.market_claims",
-    "marts.price_outliers",
+    "marts.price_outliers", "intermediate.int_source_price_basis",
 )
 # Written by the advisor asset; optional: the page says so when it is not there yet.
 ADVICE_TABLE = "advisor.workload_advice"

@@ -25,6 +25,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import advice_computed_at, has_advice, named_query, table_names
 from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
+from spiders.price_basis import is_real_price, price_from_word
 
 # ── header ──────────────────────────────────────────────────────────────────────────────────────
 
@@ -33,6 +34,7 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
            generated_at: datetime) -> dict:
     """The data's time range, sources, offers, row counts and the generation time."""
     [span] = named_query(con, "observation_span")
+    source_rows = named_query(con, "sources")
     facts = [("data", time_range(span["first_observed"], span["last_observed"], span["days"])),
              ("sources", count(span["sources"])), ("offers", count(span["offers"])),
              ("observations", count(row_counts["observations"])),
@@ -41,12 +43,23 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
     sources = table(
         [col("source", "source"), col("vendor", "vendor"), col("kind", "vendor_kind"),
          col("observations", "observations", count, "num"), col("offers", "offers", count, "num"),
-         col("first seen", "first_seen", utc), col("last seen", "last_seen", utc)],
-        named_query(con, "sources"), "No source has landed observations yet.")
+         col("first seen", "first_seen", utc), col("last seen", "last_seen", utc),
+         Column("prices", price_from_cell)],
+        source_rows, "No source has landed observations yet.")
     counts = table([col("table", "table"), col("rows", "rows", count, "num")],
                    [{"table": t, "rows": n} for t, n in row_counts.items()], "")
+    modeled = [clean_text(r["source"]) for r in source_rows if not is_real_price(r["price_basis"])]
     return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
-            "counts_table": counts}
+            "counts_table": counts, "modeled_sources": modeled}
+
+
+def price_from_cell(row: dict) -> Cell:
+    """Where a row's price comes from: one word, the full wording on hover; a price that is not a
+    real one (modeled, simulated, not stated) is tinted."""
+    basis = row.get("price_basis")
+    label = clean_text(row.get("price_basis_label") or "not stated")
+    return Cell(price_from_word(basis), css="real-price" if is_real_price(basis) else "modeled",
+                title=label)
 
 
 # ── the simulated-data banner ───────────────────────────────────────────────────────────────────
@@ -117,7 +130,8 @@ OFFER_COLUMNS = (
     col("CNY / GPU-h", "price_per_gpu_hour_cny", price, "num"),
     Column("listed", listed, "num"), Column("instance", instance, "nw"),
     col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
-    col("last seen", "last_seen_at", utc, "nw"), Column("page", lambda r: link_cell(r.get("url"))),
+    col("last seen", "last_seen_at", utc, "nw"), Column("price from", price_from_cell, "nw"),
+    Column("page", lambda r: link_cell(r.get("url"))),
 )
 
 

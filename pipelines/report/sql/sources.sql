@@ -1,12 +1,16 @@
--- One row per source for the header's folded list: what it is, how much it landed, and when.
+-- One row per source for the header's folded list: what it is, how much it landed, when, and
+-- where its prices come from (live, a capture, published prices, or a modeled snapshot).
 select
-    source,
-    any_value(vendor) as vendor,
-    any_value(vendor_kind) as vendor_kind,
+    o.source,
+    any_value(o.vendor) as vendor,
+    any_value(o.vendor_kind) as vendor_kind,
     count(*) as observations,
-    count(distinct offer_id) as offers,
-    min(observed_at) as first_seen,
-    max(observed_at) as last_seen
-from observations
-group by source
-order by source
+    count(distinct o.offer_id) as offers,
+    min(o.observed_at) as first_seen,
+    max(o.observed_at) as last_seen,
+    any_value(b.price_basis) as price_basis,
+    coalesce(any_value(b.price_basis_label), 'not stated') as price_basis_label
+from observations as o
+left join intermediate.int_source_price_basis as b on o.source = b.source
+group by o.source
+order by o.source
