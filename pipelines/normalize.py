@@ -172,6 +172,22 @@ def _gpu_count(item: dict) -> int:
     return count
 
 
+def observation_time(item: dict) -> datetime:
+    """When the price was observed, in UTC: the date the vendor states it took effect
+    (effective_at, a dated price list) when there is one, else the crawl's observed_at. A date
+    or time without a zone is read as UTC; an effective date that is not a date quarantines."""
+    effective = item.get("effective_at")
+    text = str(effective if effective not in (None, "") else item["observed_at"])
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        if effective in (None, ""):
+            raise
+        raise Quarantined("effective_at", f"effective_at is not an ISO date: {_shown(effective)}"
+                          ) from exc
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
+
+
 def offer_id(*parts: object) -> str:
     """Stable id of an offer across observations: same vendor offer, same id."""
     return hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:20]
@@ -193,8 +209,7 @@ def normalize_offer(item: dict) -> dict:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
 
-    observed_at = datetime.fromisoformat(
-        item["observed_at"].replace("Z", "+00:00")).astimezone(UTC)
+    observed_at = observation_time(item)
     hourly = per_hour(listed.amount, listed.period)
     cards_priced = 1 if listed.per_card else gpu_count
     per_gpu_hour = hourly / (cards_priced * gpu.gpu_fraction)

@@ -26,6 +26,9 @@ class RawOffer(scrapy.Item):
     url = scrapy.Field()           # the live URL the offer was read from
     raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
     observed_at = scrapy.Field()   # UTC ISO time: fetch time, or the snapshot's capture time
+    effective_at = scrapy.Field()  # ISO date/time the vendor states the price took effect (a
+    #                                dated price list or announcement); normalization then uses
+    #                                it as the observation time instead of observed_at
     vendor_data = scrapy.Field()   # vendor-specific extras (dict)
     # What a listing says about its price and count besides the price itself. A spider sets them
     # when the vendor states them apart from price_text (an API field, a column, a header, the

@@ -20,12 +20,20 @@ A table is read by its header texts, so a vendor is configuration, not code:
                 that is read together with each price cell. The machine's "vcpus_text",
                 "memory_text" and "disk_text" map their columns ({"memory_text": "内存"}); a
                 bare number is read with the unit in its header ("内存(GB)": "512" -> "512 GB").
+                "sku_text" maps the vendor's own row id ("费用名称": "GPU510"), added to the sku
+                (rows that share a card and count stay apart).
   prices        billing period -> header text of the column holding that price
                 (e.g. {"hour": "按小时", "month": "包月"}); each non-empty cell is one offer.
                 A header that says the price is one card's ("单卡价格", "元/卡/时") marks it so;
                 a unit in the header ("包月（元/卡/月）") is read with the cells that hold a
                 bare number.
   spot_prices   the same for spot (preemptible) price columns ({"hour": "抢占式"})
+  page_unit     the unit the page states once for every bare-number price ("单位：元" above the
+                table): read before the header's or unit cell's unit ("1.66" -> "1.66 元";
+                "4.00" + unit cell "卡小时" -> "4.00 元 卡小时")
+  keep_rows     header text -> regular expression: only rows whose cell under that header matches
+                are read ({"费用名称": "GPU"} keeps a fee table's GPU rows, not its CPU or
+                storage rows); by default every row is.
   not_offered   cell texts that say a term is not sold ("-", "—"): no offer. By default such a
                 cell goes on as written, and normalization quarantines it as "no price given".
   region        region text when the page is one data centre (else map "region_text" in columns)
@@ -34,6 +42,8 @@ A table is read by its header texts, so a vendor is configuration, not code:
 The GPU count comes from the count column when there is one, else from the card and configuration
 cells ("A100 80G ×8", "8卡整机"); normalization quarantines a row whose texts disagree with it.
 A struck-through price in a price cell (<del>, <s>, <strike>, line-through) is its original price.
+A cell merged over several rows or columns (rowspan, colspan: fee tables that write a unit or a
+name once for a group of rows) is read in every row and column it covers.
 Hooks:
   parse_row(cells, response)  RawOffers for one row (`cells`: header text -> cell text); override
                 it for what configuration cannot say (a card text built from two cells, a
@@ -105,6 +115,12 @@ def price_cell_text(cell) -> str:
     return f"原价 {struck} 现价 {rest}"
 
 
+def _span(cell, attribute: str) -> int:
+    """A cell's rowspan / colspan: 1 when absent or not a small positive number."""
+    value = (cell.attrib.get(attribute) or "1").strip()
+    return int(value) if value.isdigit() and 0 < int(value) <= 1000 else 1
+
+
 class HtmlTableSpider(GpuPriceSpider):
     fetch_style = "HTML table"
     rows: ClassVar[str]
@@ -116,8 +132,10 @@ class HtmlTableSpider(GpuPriceSpider):
     prices: ClassVar[dict[str, str]] = {}
     spot_prices: ClassVar[dict[str, str]] = {}
     not_offered: ClassVar[frozenset[str]] = frozenset()
+    keep_rows: ClassVar[dict[str, str]] = {}
     region: ClassVar[str | None] = None
     offer_kind: ClassVar[str] = "on_demand"
+    page_unit: ClassVar[str | None] = None
 
     def parse(self, response: Response) -> Iterable[RawOffer]:
         if self.card_fields:
@@ -126,16 +144,16 @@ class HtmlTableSpider(GpuPriceSpider):
             rows = self._rows_of_tables(response)
         else:
             rows = self._table_rows(response)
+        keep = {header: re.compile(pattern) for header, pattern in self.keep_rows.items()}
         for cells in rows:
-            if cells:
+            if cells and all(p.search(cells.get(h, "")) for h, p in keep.items()):
                 yield from self.parse_row(cells, response)
 
     def _table_rows(self, response: Response) -> Iterator[dict[str, str]]:
         table_selector = self.rows.split(" tbody")[0].split(" tr")[0]
         headers = [cell_text(c) for c in response.css(self.header or f"{table_selector} thead th")]
         self._check_headers(headers, self._expected_headers(), response)
-        for row in response.css(self.rows):
-            yield self._row_cells(row, headers)
+        yield from self._spanned_rows(response.css(self.rows), headers)
 
     def _rows_of_tables(self, response: Response) -> Iterator[dict[str, str]]:
         tables = response.css(self.tables)
@@ -150,8 +168,7 @@ class HtmlTableSpider(GpuPriceSpider):
             found |= price_headers & set(headers)
             self._check_headers(headers, [h for h in self._expected_headers()
                                           if h not in price_headers], response)
-            for row in table.css(self.rows):
-                yield self._row_cells(row, headers)
+            yield from self._spanned_rows(table.css(self.rows), headers)
         if absent := [h for h in self._expected_headers() if h in price_headers - found]:
             raise ValueError(f"{self.name}: table headers {absent} not found on {response.url}")
 
@@ -173,12 +190,40 @@ class HtmlTableSpider(GpuPriceSpider):
         self._check_headers(labels, self._expected_headers(), response)
         yield from rows
 
-    def _row_cells(self, row, headers: list[str]) -> dict[str, str]:
+    def _spanned_rows(self, rows, headers: list[str]) -> Iterator[dict[str, str]]:
+        """header text -> cell text of each row; a cell with rowspan / colspan fills every row and
+        column it covers, so the cells after it stay under their own headers."""
         price_headers = self._price_headers()
-        cells = dict(zip(headers, (price_cell_text(c) if h in price_headers else cell_text(c)
-                                   for h, c in zip(headers, row.css("td"), strict=False)),
-                         strict=False))
-        return {**cells, **self._extra_cells(row)} if cells else cells
+        carried: dict[int, tuple[int, str]] = {}   # column -> (rows still covered, text)
+        for row in rows:
+            tds = row.css("td")
+            if not tds or (len(tds) == 1 and _span(tds[0], "colspan") >= len(headers) > 1):
+                yield {}   # a header row written in the body, or a note across the whole table
+                continue
+            cells_left = iter(tds)
+            texts: dict[int, str] = {}
+            column = 0
+            while column < len(headers):
+                if column in carried:
+                    left, text = carried.pop(column)
+                    texts[column] = text
+                    if left > 1:
+                        carried[column] = (left - 1, text)
+                    column += 1
+                    continue
+                td = next(cells_left, None)
+                if td is None:
+                    column += 1
+                    continue
+                text = (price_cell_text if headers[column] in price_headers else cell_text)(td)
+                down, across = _span(td, "rowspan"), _span(td, "colspan")
+                for col in range(column, min(column + across, len(headers))):
+                    texts[col] = text
+                    if down > 1:
+                        carried[col] = (down - 1, text)
+                column += across
+            cells = {headers[c]: t for c, t in sorted(texts.items())}
+            yield {**cells, **self._extra_cells(row)} if cells else cells
 
     def _extra_cells(self, row) -> dict[str, str]:
         return {name: " ".join(row.xpath(f"string({xpath})").get().split())
@@ -226,7 +271,8 @@ class HtmlTableSpider(GpuPriceSpider):
                 price_text = cells.get(header, "").strip()
                 if not price_text or price_text in self.not_offered:
                     continue
-                yield kind, period, header, with_unit(price_text, unit_cell or header_unit(header))
+                unit = " ".join(u for u in (self.page_unit, unit_cell or header_unit(header)) if u)
+                yield kind, period, header, with_unit(price_text, unit)
 
     def machine_cells(self, cells: dict[str, str]) -> dict[str, str | None]:
         """vcpus_text, memory_text and disk_text of a row, a bare number with its header's unit."""
@@ -253,6 +299,8 @@ class HtmlTableSpider(GpuPriceSpider):
         unit_cell = self.column(cells, "price_unit") or ""
         for kind, period, header, price_text in self.price_cells(cells):
             per_card = {"price_per_card": True} if is_per_card(f"{header} {unit_cell}") else {}
-            yield self.offer(response, sku=f"{gpu_text} | {fields['gpu_count'] or 1}",
+            row_id = self.column(cells, "sku_text")
+            sku = f"{gpu_text} | {fields['gpu_count'] or 1}" + (f" | {row_id}" if row_id else "")
+            yield self.offer(response, sku=sku,
                              price_text=price_text, billing_period=period, offer_kind=kind,
                              **per_card, **fields)

@@ -25,6 +25,13 @@ Attributes a vendor spider sets:
                 its price. None (default): a range is kept whole and quarantined, never one end.
   price_per_card    True when the source says once (a note, a header) that every price is one
                 card's; prices that say so themselves ("元/卡/月", "per GPU") need nothing.
+  effective_at  ISO date the source's page states its prices took effect ("Effective Date:
+                2025-09-01"): every offer carries it as `effective_at`, and normalization uses it
+                as the observation time instead of the crawl's (a spider reading several dated
+                pages passes `effective_at=` to offer() per page instead).
+  is_template   True for a placeholder source with no real operator behind it (modeled page,
+                illustrative prices): it still crawls its snapshot, but signals, claims and the
+                index must leave it out.
 Every request goes through `request()`, which renders it in Chromium when render_js is set.
 Every offer goes through `offer()`, which also reads what the listing writes in its texts: a GPU
 count in the card or configuration text ("A100 80G ×8", "8卡整机") when no count was given, and a
@@ -66,6 +73,8 @@ class GpuPriceSpider(scrapy.Spider):
     fetch_style: ClassVar[str] = "HTTP"   # shown by `gpuprices sources`
     range_end: ClassVar[str | None] = None
     price_per_card: ClassVar[bool] = False
+    effective_at: ClassVar[str | None] = None
+    is_template: ClassVar[bool] = False
 
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -186,6 +195,8 @@ class GpuPriceSpider(scrapy.Spider):
             fields.setdefault("range_end", self.range_end)
         if self.price_per_card:
             fields.setdefault("price_per_card", True)
+        if self.effective_at:
+            fields.setdefault("effective_at", self.effective_at)
         if fields.get("price_text") and fields.get("price_amount") in (None, ""):
             said = raw_price_fields(fields["price_text"], fields.get("currency"),
                                     fields.get("billing_period"))

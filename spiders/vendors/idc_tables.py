@@ -1,7 +1,10 @@
-"""Regional IDCs with a plain HTML price table: one spider class per entry of
-spiders/vendors/idc_tables.toml.
+"""Sources with a plain HTML price table (regional computing centres, GPU clouds whose price
+table is a documentation page): one spider class per entry of spiders/vendors/idc_tables.toml.
 
-Adding such an IDC needs a configuration entry and a recorded snapshot, no code.
+Adding such a source needs a configuration entry and a recorded snapshot, no code. Two keys are
+read here besides the spider attributes: `template = true` marks a placeholder with no real
+operator behind it (class attribute `is_template = True`: excluded from signals, claims and the
+index), and `url_verified` / `note` are documentation.
 """
 
 import tomllib
@@ -12,7 +15,8 @@ from spiders.base import HtmlTableSpider
 SOURCES_FILE = Path(__file__).resolve().parent / "idc_tables.toml"
 _SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "tables", "card_fields",
                  "extra_cells", "columns", "prices", "spot_prices", "not_offered", "region",
-                 "offer_kind", "min_offers", "range_end", "price_per_card"}
+                 "offer_kind", "min_offers", "range_end", "price_per_card", "effective_at",
+                 "page_unit", "keep_rows"}
 
 
 def _class_name(slug: str) -> str:
@@ -24,13 +28,21 @@ def load_table_spiders(path: Path = SOURCES_FILE) -> dict[str, type[HtmlTableSpi
     config = tomllib.loads(path.read_text(encoding="utf-8"))
     spiders = {}
     for slug, entry in config.get("html_table", {}).items():
-        unknown = set(entry) - _SPIDER_ATTRS - {"url_verified", "note"}
+        unknown = set(entry) - _SPIDER_ATTRS - {"url_verified", "note", "template"}
         if unknown:
             raise ValueError(f"{path}: [html_table.{slug}] has unknown keys {sorted(unknown)}")
         attrs = {k: v for k, v in entry.items() if k in _SPIDER_ATTRS}
+        if not isinstance(entry.get("template", False), bool):
+            raise ValueError(f"{path}: [html_table.{slug}] template must be true or false")
+        attrs["is_template"] = entry.get("template", False)
         attrs.update(name=slug, __module__=__name__, __doc__=entry.get("note", slug))
         spiders[slug] = type(_class_name(slug), (HtmlTableSpider,), attrs)
     return spiders
+
+
+def template_sources(path: Path = SOURCES_FILE) -> list[str]:
+    """The configured sources marked `template = true` (no real operator, illustrative prices)."""
+    return sorted(slug for slug, cls in load_table_spiders(path).items() if cls.is_template)
 
 
 globals().update({cls.__name__: cls for cls in load_table_spiders().values()})
