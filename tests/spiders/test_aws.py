@@ -1,11 +1,15 @@
-"""AWS bulk price list (one trimmed CSV per region) and spot.js: parse the recorded files once,
+"""AWS bulk price list (one trimmed CSV per region) and spot.json: parse the recorded files once,
 check many fields. The CSVs hold rows the spider must skip (m5.large, Windows, Reserved, and in
-us-east-1 Dedicated, UnusedCapacityReservation, SQL Std and an Upfront Fee row); spot.js holds
-'N/A*' prices (no spot market) and an m5.large entry, which yield nothing."""
+us-east-1 Dedicated, UnusedCapacityReservation, SQL Std and an Upfront Fee row); spot.json holds
+'N/A*' and '0' prices (no spot market) and an m5.large entry, which yield nothing. With AWS keys,
+spot comes from EC2 DescribeSpotPriceHistory per region instead: botocore serializes and signs
+the request, Scrapy sends it (replayed here), botocore's parser reads the recorded XML, and the
+recorded bodies are checked element by element against botocore's EC2 model."""
 
 import asyncio
 import csv
 import functools
+import re
 from decimal import Decimal
 
 import pytest
@@ -13,7 +17,21 @@ from scrapy.http import TextResponse
 
 from pipelines.normalize import normalize_offer
 from spiders.parsing.machine import machine_specs
-from spiders.vendors.aws import REGIONS, AwsSpider, storage_text
+from spiders.replay_server import request_key
+from spiders.vendors.aws import (
+    EC2_URL,
+    REGIONS,
+    SPOT_REGIONS,
+    SPOT_URL,
+    AwsSpider,
+    elements_unknown_to_model,
+    parse_spot_history,
+    region_code,
+    spot_feed,
+    spot_price,
+    storage_text,
+)
+from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response, snapshot_entries
 
 PRICE_LIST = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current"
@@ -30,7 +48,7 @@ def parsed() -> tuple[list[dict], list[dict]]:
     (collection needs them too: one invariants test per offer)."""
     on_demand = [o for f in sorted(csv_entries())
                  for o in spider.parse_on_demand(file_response("aws", f))]
-    return on_demand, list(spider.parse_spot(file_response("aws", "spot.js")))
+    return on_demand, list(spider.parse_spot(file_response("aws", "spot.json")))
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +91,13 @@ async def _collect(agen):
     return [r async for r in agen]
 
 
-def test_requests_one_price_list_per_region_and_spot_js(csv_files):
+def test_requests_one_price_list_per_region_and_spot_json(csv_files, monkeypatch):
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
     requests = asyncio.run(_collect(AwsSpider(crawl_id="t").start()))
     assert [r.url for r in requests] == [
         *(f"{PRICE_LIST}/{region}/index.csv" for region in REGIONS),
-        "https://spot-price.s3.amazonaws.com/spot.js"]
+        "https://website.spot.ec2.aws.a2z.com/spot.json"]
     assert {r.callback.__name__ for r in requests} == {"parse_on_demand", "parse_spot"}
     assert sorted(e["url"] for e in csv_files.values()) == sorted(r.url for r in requests[:-1])
 
@@ -150,7 +170,7 @@ def test_on_demand_machine_texts_keep_the_csv_wording(on_demand):
 
 
 def test_spot_offers_state_no_machine(spot):
-    # spot.js lists prices only: no spec is carried over from the CSV
+    # spot.json lists prices only: no spec is carried over from the CSV
     assert all(machine_specs(o) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
                for o in spot)
 
@@ -178,14 +198,14 @@ def test_cards_and_counts_per_instance_type(offers):
 def test_spot_is_the_region_minimum(sku, region, price, spot):
     offer = by(spot, sku, region)
     assert offer["offer_kind"] == "spot" and Decimal(offer["price_amount"]) == Decimal(price)
-    assert offer["url"] == "https://spot-price.s3.amazonaws.com/spot.js"
+    assert offer["url"] == "https://website.spot.ec2.aws.a2z.com/spot.json"
 
 
 def test_no_spot_market_is_skipped(spot):
-    # 'N/A*' in spot.js: p5.4xlarge everywhere; p5.48xlarge in ca-central-1, ap-northeast-2 and
-    # ap-southeast-3.
-    text = file_response("aws", "spot.js").text
-    assert text.count('"N/A*"') > 20
+    # 'N/A*' in spot.json: p5.4xlarge everywhere but us-east-1, where it is '0'; p5.48xlarge in
+    # ca-central-1, ap-northeast-2 and ap-southeast-3.
+    text = file_response("aws", "spot.json").text
+    assert text.count('"N/A*"') > 20 and text.count('"USD":"0"') == 1
     spot_keys = {(o["sku"], o["region_text"]) for o in spot}
     assert not any(sku == "p5.4xlarge" for sku, _ in spot_keys)
     assert not {("p5.48xlarge", "ca-central-1"), ("p5.48xlarge", "ap-northeast-2")} & spot_keys
@@ -206,10 +226,9 @@ def test_missing_csv_header_is_loud():
         list(spider.parse_on_demand(response))
 
 
-def test_spot_js_without_callback_wrapper_is_loud():
-    response = TextResponse(url="https://spot-price.s3.amazonaws.com/spot.js",
-                            body=b"<Error>AccessDenied</Error>")
-    with pytest.raises(ValueError, match="callback"):
+def test_spot_feed_neither_json_nor_callback_is_loud():
+    response = TextResponse(url=SPOT_URL, body=b"<Error>AccessDenied</Error>")
+    with pytest.raises(ValueError, match="neither JSON nor a callback"):
         list(spider.parse_spot(response))
 
 
@@ -233,3 +252,267 @@ def test_offer_counts(on_demand, spot):
 def test_offers_are_unique(offers):
     keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in offers]
     assert len(keys) == len(set(keys))
+
+
+# --- spot.json: plain JSON or the legacy callback wrapper; what counts as no price ---
+
+FEED = ('{"vers":0.01,"config":{"rate":"perhr","valueColumns":["linux","mswin"],'
+        '"currencies":["USD"],"regions":[{"region":"%s","footnotes":{},"instanceTypes":'
+        '[{"type":"gpuCurrentGen","sizes":[{"size":"p4d.24xlarge","valueColumns":'
+        '[{"name":"linux","prices":{"USD":%s}},{"name":"mswin","prices":{"USD":"N/A*"}}]}]}]}]}}')
+
+
+@pytest.mark.parametrize("body", [
+    FEED % ("us-east-1", '"3.5"'),                                     # spot.json
+    "callback(" + FEED % ("us-east-1", '"3.5"') + ");",                # spot.js
+    "/*\n * Licensed under MIT\n */\ncallback(" + FEED % ("us-east-1", '"3.5"') + ")",  # ligoj
+    "\ufeff" + FEED % ("us-east-1", '"3.5"') + "\n",
+])
+def test_spot_feed_reads_plain_json_and_the_callback_wrapper(body):
+    response = TextResponse(url=SPOT_URL, body=body.encode(), encoding="utf-8")
+    [offer] = spider.parse_spot(response)
+    assert (offer["sku"], offer["region_text"], offer["price_amount"]) == (
+        "p4d.24xlarge", "us-east-1", "3.5")
+
+
+@pytest.mark.parametrize("text, price", [
+    ("2.4655", Decimal("2.4655")), ("10", Decimal("10")), (" 0.5 ", Decimal("0.5")),
+    ("N/A*", None), ("0", None), ("0.0000", None), (0, None), ("", None), (None, None),
+    ("-1", None), ("$2", None),
+])
+def test_spot_price_no_price_forms(text, price):
+    assert spot_price(text) == price
+
+
+@pytest.mark.parametrize("usd", ['"N/A*"', '"0"', "0", '"0.0000"'])
+def test_spot_feed_without_price_yields_nothing(usd):
+    response = TextResponse(url=SPOT_URL, body=(FEED % ("us-east-1", usd)).encode())
+    assert list(spider.parse_spot(response)) == []
+
+
+@pytest.mark.parametrize("legacy, code", [
+    ("us-east", "us-east-1"), ("us-west", "us-west-1"), ("eu-ireland", "eu-west-1"),
+    ("apac-sin", "ap-southeast-1"), ("apac-syd", "ap-southeast-2"),
+    ("apac-tokyo", "ap-northeast-1"), ("eu-central-1", "eu-central-1"), ("us-west-2", "us-west-2"),
+])
+def test_legacy_region_names_are_mapped(legacy, code):
+    assert region_code(legacy) == code
+    body = (FEED % (legacy, '"1.2"')).encode()
+    [offer] = spider.parse_spot(TextResponse(url=SPOT_URL, body=body))
+    assert offer["region_text"] == code and offer["vendor_data"]["feed_region"] == legacy
+
+
+def test_spot_feed_with_no_regions_yields_nothing():
+    body = b'{"vers":0.01,"config":{"rate":"perhr","regions":[]}}'
+    assert list(spider.parse_spot(TextResponse(url=SPOT_URL, body=body))) == []
+    assert spot_feed('callback({"config": {"regions": []}});') == {"config": {"regions": []}}
+
+
+# --- keyed path: EC2 DescribeSpotPriceHistory, botocore-signed, Scrapy-sent ---
+
+FAKE_KEY_ID = "AKIDEXAMPLE"
+FAKE_SECRET = "not.a.real.secret/fake.key.for.tests"   # dots: no real secret has them
+START = "2026-11-30T09:00:00Z"                          # the recorded bodies' StartTime
+
+
+def ec2_entries() -> list[dict]:
+    return [e for e in snapshot_entries("aws") if e["file"].startswith("ec2_spot_")]
+
+
+@pytest.fixture
+def aws_keys(monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", FAKE_KEY_ID)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", FAKE_SECRET)
+    monkeypatch.delenv("AWS_SESSION_TOKEN", raising=False)
+
+
+def keyed_requests():
+    return asyncio.run(_collect(AwsSpider(crawl_id="t", spot_start_time=START).start()))
+
+
+def test_keys_switch_spot_to_describe_spot_price_history(aws_keys):
+    requests = keyed_requests()
+    assert [r.url for r in requests] == [
+        *(f"{PRICE_LIST}/{region}/index.csv" for region in REGIONS),
+        *(EC2_URL.format(region) for region in SPOT_REGIONS)]
+    ec2 = requests[len(REGIONS):]
+    assert {r.method for r in ec2} == {"POST"} and len(SPOT_REGIONS) == 15
+    assert {r.callback.__name__ for r in ec2} == {"parse_spot_history"}
+    assert "AWS_ACCESS_KEY_ID" in AwsSpider.path_note() or AwsSpider.keyed()
+
+
+def test_keyed_request_is_serialized_and_signed_by_botocore(aws_keys):
+    request = keyed_requests()[len(REGIONS) + SPOT_REGIONS.index("us-east-1")]
+    assert request.body.decode() == (
+        "Action=DescribeSpotPriceHistory&Version=2016-11-15"
+        "&StartTime=2026-11-30T09%3A00%3A00Z&EndTime=2026-11-30T09%3A00%3A00Z"
+        "&InstanceType.1=p4d.24xlarge&InstanceType.2=p4de.24xlarge&InstanceType.3=p5.48xlarge"
+        "&InstanceType.4=p5.4xlarge&ProductDescription.1=Linux%2FUNIX")
+    auth = request.headers[b"Authorization"].decode()
+    assert auth.startswith(f"AWS4-HMAC-SHA256 Credential={FAKE_KEY_ID}/")
+    assert "/us-east-1/ec2/aws4_request" in auth
+    assert "SignedHeaders=content-type;host;x-amz-date" in auth
+    assert request.headers[b"Content-Type"].startswith(b"application/x-www-form-urlencoded")
+    assert b"X-Amz-Date" in request.headers and b"Content-Length" not in request.headers
+
+
+def test_session_token_is_signed_in_when_set(aws_keys, monkeypatch):
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "session.token.fake")
+    request = keyed_requests()[len(REGIONS)]
+    assert request.headers[b"X-Amz-Security-Token"] == b"session.token.fake"
+    assert b"x-amz-security-token" in request.headers[b"Authorization"]
+
+
+def test_the_secret_is_never_in_url_body_or_meta(aws_keys, monkeypatch):
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "session.token.fake")
+    for request in keyed_requests():
+        for text in (request.url, (request.body or b"").decode(), repr(request.meta),
+                     repr(request.cb_kwargs), repr(dict(request.headers))):
+            assert FAKE_SECRET not in text and "fake.key.for.tests" not in text
+
+
+def test_every_keyed_request_matches_a_recorded_entry(aws_keys):
+    """Replay keys a form body by its text as sent: the fixed StartTime makes it match."""
+    recorded = {request_key(e["method"], e["url"], e.get("body")) for e in ec2_entries()}
+    first_pages = [r for r in keyed_requests() if r.method == "POST"]
+    assert {request_key(r.method, r.url, r.body) for r in first_pages} <= recorded
+    assert len(recorded) == len(SPOT_REGIONS) + 1     # us-east-1 answers in two pages
+
+
+def test_the_start_time_comes_from_the_setting_or_now(aws_keys):
+    from scrapy.utils.test import get_crawler
+    crawler = get_crawler(AwsSpider, {"AWS_SPOT_START_TIME": "2026-01-02T03:04:05Z"})
+    fixed = AwsSpider.from_crawler(crawler, crawl_id="t")
+    assert fixed._spot_start().isoformat() == "2026-01-02T03:04:05+00:00"
+    assert AwsSpider(crawl_id="t")._spot_start().tzinfo is not None
+
+
+@functools.cache
+def keyed_output() -> list:
+    """What parse_spot_history yields for every recorded region (the us-east-1 pages chained)."""
+    keyed = AwsSpider(crawl_id="t", spot_start_time=START)
+    keyed._aws_credentials = {"AWS_ACCESS_KEY_ID": FAKE_KEY_ID, "AWS_SECRET_ACCESS_KEY": "x.y"}
+    out = []
+    for entry in ec2_entries():
+        if entry["file"].endswith("_page2.xml"):
+            continue
+        region = entry["url"].split(".")[1]
+        result = list(keyed.parse_spot_history(file_response("aws", entry["file"]), region,
+                                               keyed._spot_start(), []))
+        while result and hasattr(result[0], "callback"):    # a next-page request
+            [follow] = result
+            assert request_key(follow.method, follow.url, follow.body) in {
+                request_key(e["method"], e["url"], e.get("body")) for e in ec2_entries()}
+            page2 = file_response("aws", entry["file"].replace("_page1", "_page2"))
+            result = list(follow.callback(page2, **follow.cb_kwargs))
+        out += result
+    return out
+
+
+def test_keyed_spot_equals_the_public_feed(spot):
+    """Both paths give one offer per (type, region) at the cheapest AZ's price."""
+    keyed = {(o["sku"], o["region_text"]): Decimal(o["price_amount"]) for o in keyed_output()}
+    public = {(o["sku"], o["region_text"]): Decimal(o["price_amount"]) for o in spot}
+    assert keyed == public and len(keyed) == 25
+
+
+def test_keyed_spot_offer_names_its_cheapest_zone():
+    p5 = next(o for o in keyed_output()
+              if (o["sku"], o["region_text"]) == ("p5.48xlarge", "us-east-1"))
+    assert Decimal(p5["price_amount"]) == Decimal("10.2397") and p5["offer_kind"] == "spot"
+    assert p5["vendor_data"]["availability_zone_id"] == "use1-atl2-az1"     # a Local Zone
+    assert p5["vendor_data"]["availability_zone"] == "us-east-1-atl-2a"
+    assert p5["vendor_data"]["timestamp"] == "2026-11-30T08:00:00+00:00"
+    assert len(p5["vendor_data"]["zone_prices"]) == 5 and p5["url"] == EC2_URL.format("us-east-1")
+    assert normalize_offer(dict(p5))["gpu_model"] == "H100-80GB"
+
+
+def test_keyed_offers_are_one_per_type_and_region_whatever_the_zones():
+    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in keyed_output()]
+    assert len(keys) == len(set(keys))
+    ids = {normalize_offer(dict(o))["offer_id"] for o in keyed_output()}
+    assert len(ids) == len(keys)
+
+
+def test_keyed_and_public_offers_share_their_offer_ids(spot):
+    public = {normalize_offer(dict(o))["offer_id"] for o in spot}
+    assert {normalize_offer(dict(o))["offer_id"] for o in keyed_output()} == public
+
+
+def test_region_without_spot_market_answers_an_empty_set():
+    body = file_response("aws", "ec2_spot_ap-southeast-3.xml").body
+    assert parse_spot_history(200, body)["SpotPriceHistory"] == []
+    assert not any(o["region_text"] == "ap-southeast-3" for o in keyed_output())
+
+
+@pytest.mark.parametrize("entry", ec2_entries(), ids=lambda e: e["file"])
+def test_recorded_answers_pass_botocores_ec2_model(entry):
+    """The SDK shape check: every element of every recorded body is one botocore's EC2 model
+    knows, and every item parses with the fields the spider reads."""
+    body = (file_response("aws", entry["file"])).body
+    assert elements_unknown_to_model(body) == []
+    parsed = parse_spot_history(200, body)
+    items = parsed["SpotPriceHistory"]
+    assert body.count(b"<item>") == len(items)
+    for item in items:
+        assert item["ProductDescription"] == "Linux/UNIX" and item["Timestamp"].tzinfo
+        assert item["AvailabilityZoneId"] and item["SpotPrice"]
+    # the last page says <nextToken/> (an empty token), the first of two a real one
+    assert bool(parsed["NextToken"]) == entry["file"].endswith("_page1.xml")
+
+
+@pytest.mark.parametrize("old, new", [
+    (b"<spotPrice>", b"<price>"),                        # a renamed item element
+    (b"<availabilityZone>", b"<zone>"),
+    (b"<spotPriceHistorySet>", b"<spotPriceHistory>"),   # the list renamed
+])
+def test_a_renamed_element_fails_the_shape_check(old, new):
+    body = file_response("aws", "ec2_spot_us-east-2.xml").body
+    renamed = body.replace(old, new).replace(old.replace(b"<", b"</"), new.replace(b"<", b"</"))
+    assert renamed != body
+    assert elements_unknown_to_model(renamed), "the renamed copy passed the shape check"
+    if old != b"<spotPriceHistorySet>":
+        with pytest.raises(ValueError, match="item lacks"):
+            parse_spot_history(200, renamed)
+    else:   # botocore drops the unknown list: no item at all, which the element check caught
+        assert parse_spot_history(200, renamed).get("SpotPriceHistory", []) == []
+
+
+def test_a_missing_member_fails_loudly():
+    body = file_response("aws", "ec2_spot_us-east-2.xml").body
+    missing = re.sub(rb"\s*<instanceType>[^<]*</instanceType>", b"", body, count=1)
+    with pytest.raises(ValueError, match="lacks InstanceType"):
+        parse_spot_history(200, missing)
+
+
+@pytest.mark.parametrize("status, code", [
+    (401, "AuthFailure"), (400, "InvalidParameterValue"), (403, "UnauthorizedOperation"),
+    (503, "Unavailable"),
+])
+def test_ec2_error_answers_are_loud_with_their_code(status, code):
+    body = (f'<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{code}</Code>'
+            f"<Message>AWS was not able to validate the provided access credentials</Message>"
+            f"</Error></Errors><RequestID>0000-1111</RequestID></Response>").encode()
+    with pytest.raises(ValueError, match=f"HTTP {status} {code}: AWS was not able"):
+        parse_spot_history(status, body)
+
+
+def test_keyed_crawl_replays_every_region_and_never_records_the_secret(
+        replay_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", FAKE_KEY_ID)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", FAKE_SECRET)
+    log = tmp_path / "scrapy.log"
+    offers, verdict = run_crawl("aws", replay_server.url, tmp_path, f"AWS_SPOT_START_TIME={START}",
+                                "LOG_LEVEL=DEBUG", f"LOG_FILE={log}")
+    assert verdict["passed"], verdict["failures"]
+    spot_offers = [o for o in offers if o["offer_kind"] == "spot"]
+    assert len(spot_offers) == 25 and len(offers) == 50
+    ec2_fetches = [f for f in verdict["fetches"]
+                   if "ec2." in f["url"] and not f["url"].endswith("/robots.txt")]
+    assert len(ec2_fetches) == 16 and {f["status"] for f in ec2_fetches} == {200}
+    assert {f["method"] for f in ec2_fetches} == {"POST"}
+    assert all("Action=DescribeSpotPriceHistory" in f["request_body"] for f in ec2_fetches)
+    assert not any("spot.json" in f["url"] for f in verdict["fetches"])
+    assert "DescribeSpotPriceHistory" in log.read_text()
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".gz"]
+    assert written and not any(FAKE_SECRET in p.read_text(errors="replace") for p in written)
