@@ -1,143 +1,371 @@
-"""Volcano Engine GPU price doc page: one static table per billing mode, bare numbers with the unit
-in the header (parse once, many checks). The snapshot holds an A800 instance that normalization
-keeps (an 8-card A800-80GB server) and a '联系商务' cell it must quarantine as 'not a price'."""
+"""Volcano Engine anonymous price API: ListTemplate, then GetTable (parse the recorded bodies once,
+many checks; unhappy paths on edited copies of them)."""
 
+import asyncio
 import functools
+import json
 from decimal import Decimal
 
 import pytest
+from scrapy.utils.test import get_crawler
 
 from pipelines.normalize import Quarantined, normalize_offer
-from spiders.vendors.volcengine_cn import VolcengineCNSpider
-from tests.helpers.responses import file_response
+from spiders.replay_server import request_key
+from spiders.vendors.volcengine_cn import (
+    GET_TABLE_URL,
+    LIST_TEMPLATE_URL,
+    TEMPLATE_CODE,
+    UNMAPPED_COUNT,
+    VolcanoApiError,
+    VolcengineCNSpider,
+    gpu_card,
+    is_one,
+    region_of,
+)
+from tests.helpers.responses import file_response, snapshot_entries
 
-spider = VolcengineCNSpider(crawl_id="test")
+SOURCE = "volcengine_cn"
+
+
+def new_spider() -> VolcengineCNSpider:
+    return VolcengineCNSpider.from_crawler(get_crawler(VolcengineCNSpider), crawl_id="test")
+
+
+spider = new_spider()
+
+
+def template_page():
+    return file_response(SOURCE, "list_template.json")
+
+
+def table_page():
+    return file_response(SOURCE, "get_table.json")
 
 
 @functools.cache
-def parsed() -> list[dict]:
-    """The offers of the recorded page, parsed once (collection needs them too: one invariants
-    test per offer)."""
-    return list(spider.parse(file_response("volcengine_cn", "gpu_price_doc.html")))
+def table_request():
+    (request,) = list(new_spider().parse_template(template_page()))
+    return request
 
 
-@pytest.fixture(scope="module")
-def page():
-    return file_response("volcengine_cn", "gpu_price_doc.html")
+@functools.cache
+def parsed() -> tuple[list, dict]:
+    """What one spider yields for the recorded GetTable body (with the template's specs), and the
+    crawler stats it counted (collection needs the offers too: one invariants test per offer)."""
+    one = new_spider()
+    out = list(one.parse(table_page(), **table_request().cb_kwargs))
+    return out, one.crawler.stats.get_stats()
 
 
 @pytest.fixture(scope="module")
 def offers() -> list[dict]:
-    return parsed()
-
-
-@pytest.fixture(scope="module")
-def hourly(offers) -> list[dict]:
-    return [o for o in offers if o["billing_period"] == "hour"]
-
-
-@pytest.fixture(scope="module")
-def monthly(offers) -> list[dict]:
-    return [o for o in offers if o["billing_period"] == "month"]
+    return parsed()[0]
 
 
 def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
     if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize(
-            "offer", parsed(),
-            ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['billing_period']}")
+        metafunc.parametrize("offer", parsed()[0],
+                             ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['billing_period']}")
 
 
-def by(offers, sku, region):
-    return {o["billing_period"]: o for o in offers
-            if (o["sku"], o["region_text"]) == (sku, region)}
+def by(offers, sku, region, period):
+    (found,) = [o for o in offers
+                if (o["sku"], o["region_text"], o["billing_period"]) == (sku, region, period)]
+    return found
 
 
-def test_one_offer_per_row_of_each_billing_table(offers, hourly, monthly):
-    assert (len(hourly), len(monthly), len(offers)) == (11, 10, 21)
-    assert {o["vendor_data"]["table"] for o in hourly} == {"按量计费（元/小时）"}
-    assert {o["vendor_data"]["table"] for o in monthly} == {"包月（元/月）"}
+def edited(page, edit):
+    """A copy of a recorded response whose JSON body went through `edit(body)`."""
+    body = json.loads(page.body)
+    edit(body)
+    return page.replace(body=json.dumps(body, ensure_ascii=False).encode())
+
+
+def one_row(**overrides) -> dict:
+    row = {"Product": "ECS", "ConfigurationCode": "ecs.pni2.3xlarge",
+           "ChargeItemCode": "ecs.pni2_3xlarge_cn-beijing",
+           "PriceInfoList": [{"Period": "hourly", "Times": 1, "Price": "27.50"}]}
+    return {**row, **overrides}
+
+
+# --- the two requests ---------------------------------------------------------------------
+
+def test_the_crawl_starts_with_list_template():
+    async def first():
+        return [r async for r in new_spider().start()]
+    (request,) = asyncio.run(first())
+    assert (request.method, request.url) == ("GET", LIST_TEMPLATE_URL)
+    assert request.url.endswith(f"TemplateCode={TEMPLATE_CODE}")
+    assert request.headers["Referer"] == b"https://www.volcengine.com/pricing?product=ECS&tab=2"
+    assert request.callback.__name__ == "parse_template"
+
+
+def test_list_template_leads_to_one_get_table_post():
+    request = table_request()
+    assert (request.method, request.url) == ("POST", GET_TABLE_URL)
+    assert json.loads(request.body) == {"TemplateCode": "CLT7310571628986405164"}
+    assert request.headers["Content-Type"] == b"application/json"
+
+
+def test_both_requests_are_the_recorded_ones():
+    """Replay answers by method + canonical URL + canonical JSON body: the spider's requests must
+    have the keys of the manifest's entries."""
+    async def first():
+        return [r async for r in new_spider().start()]
+    sent = [asyncio.run(first())[0], table_request()]
+    recorded = {request_key(e["method"], e["url"],
+                            json.dumps(e["body"]) if "body" in e else None): e["file"]
+                for e in snapshot_entries(SOURCE)}
+    assert [recorded.get(request_key(r.method, r.url, r.body)) for r in sent] == [
+        "list_template.json", "get_table.json"]
+
+
+def test_template_specs_reach_the_offers(offers):
+    specs = table_request().cb_kwargs["specs"]
+    assert specs["ecs.pni2.28xlarge"]["abilities"]["vcpu"] == "112核"
+    assert specs["ecs.pni2.28xlarge"]["regions"] == ["cn-beijing", "cn-guangzhou"]
+    assert "ecs.pni2.28xlarge.month" not in specs          # the ".month" row is the same type
+    offer = by(offers, "ecs.pni2.28xlarge", "cn-beijing", "hour")
+    assert offer["vendor_data"]["abilities"]["memory"] == "1715GiB"
+
+
+def test_get_table_is_not_paged():
+    assert not [o for o in parsed()[0] if hasattr(o, "callback")]
+
+
+# --- what the recorded table yields -------------------------------------------------------
+
+def test_gpu_rows_become_offers_and_the_rest_is_counted(offers):
+    stats = parsed()[1]
+    assert len(offers) == 15
+    assert stats["volcengine_cn/cpu_configurations_skipped"] == 2       # g3i.large, c3a.large
+    assert stats["volcengine_cn/non_instance_rows_skipped"] == 1        # system disk
+    assert stats["volcengine_cn/multi_month_terms_skipped"] == 2        # two Times 12 totals
+    assert stats["volcengine_cn/unmapped_gpu_configurations"] == 2      # gni2.8xlarge, vgn2i
+    assert not [o for o in offers if o["sku"] in ("ecs.g3i.large", "ecs.c3a.large")]
 
 
 def test_first_offer_fields(offers):
     first = offers[0]
-    assert first["sku"] == "ml.gni3cl.5xlarge"
-    assert first["gpu_text"] == "NVIDIA A100 80GB"
-    assert first["gpu_count"] == "1"
-    assert first["region_text"] == "华北2（北京）"
-    assert first["offer_kind"] == "on_demand"
-    assert first["billing_period"] == "hour"
-    assert first["price_text"] == "27.50 元/小时"
-    assert "price_amount" not in first and "currency" not in first  # the parser reads the text
-    assert first["vendor"] == "火山引擎 Volcano Engine"
-    assert first["vendor_kind"] == "hyperscaler"
+    assert first["sku"] == "ecs.pni2.3xlarge"
+    assert (first["gpu_text"], first["gpu_count"]) == ("NVIDIA A100 80GB", 1)
+    assert first["region_text"] == "cn-beijing"
+    assert (first["offer_kind"], first["billing_period"]) == ("on_demand", "hour")
+    assert (first["price_amount"], first["currency"]) == ("27.50", "CNY")
+    assert first["vendor_data"]["ChargeItemCode"] == "ecs.pni2_3xlarge_cn-beijing"
+    assert first["url"] == GET_TABLE_URL
     assert first["observed_at"] == "2026-11-30T09:00:00Z"
+    assert first["vendor"] == "火山引擎 Volcano Engine"
 
 
-def test_header_unit_is_appended_to_the_cell(offers):
-    row = by(offers, "ml.gni3cl.5xlarge", "华北2（北京）")
-    assert {p: o["price_text"] for p, o in row.items()} == {"hour": "27.50 元/小时",
-                                                            "month": "13,200.00 元/月"}
-    assert row["month"]["vendor_data"]["row"]["包月（元/月）"] == "13,200.00"
+def test_month_row_keeps_the_instance_type_without_month(offers):
+    monthly = by(offers, "ecs.pni2.3xlarge", "cn-beijing", "month")
+    assert monthly["vendor_data"]["ConfigurationCode"] == "ecs.pni2.3xlarge.month"
+    assert monthly["price_amount"] == "13200.00"
 
 
-def test_thousands_separator_and_unit_normalize(offers):
-    monthly = normalize_offer(by(offers, "ml.gni3cl.45xlarge", "华东2（上海）")["month"])
-    assert (monthly["price_amount"], monthly["currency"], monthly["billing_period"]) == (
-        Decimal("105600.00"), "CNY", "month")
-    assert monthly["price_per_gpu_hour_cny"] == Decimal("18.082192")  # 105,600 / 730 h / 8 cards
+@pytest.mark.parametrize("sku, region, period, model, count, per_gpu_hour", [
+    ("ecs.pni2.3xlarge", "cn-beijing", "hour", "A100-80GB", 1, "27.5"),
+    ("ecs.pni2.3xlarge", "cn-beijing", "month", "A100-80GB", 1, "18.082192"),   # 13,200 / 730
+    ("ecs.pni2.28xlarge", "cn-guangzhou", "hour", "A100-80GB", 8, "26.8"),      # 214.40 / 8
+    ("ecs.pni2.28xlarge", "cn-beijing", "month", "A100-80GB", 8, "18.082192"),
+    ("ecs.hpcpni2.28xlarge", "cn-shanghai", "hour", "A100-80GB", 8, "29.5"),
+    ("ecs.gni2.3xlarge", "cn-guangzhou", "month", "A10-24GB", 1, "6.835616"),
+])
+def test_offers_normalize(offers, sku, region, period, model, count, per_gpu_hour):
+    row = normalize_offer(by(offers, sku, region, period))
+    assert (row["gpu_model"], row["gpu_count"]) == (model, count)
+    assert row["price_per_gpu_hour_cny"] == Decimal(per_gpu_hour)
+    assert row["region_code"] == region
 
 
-def test_contact_sales_cell_is_kept_and_quarantined(offers):
-    cell = by(offers, "ml.hpcpni2.28xlarge", "华南1（广州）")["hour"]
-    assert cell["price_text"] == "联系商务"
-    with pytest.raises(Quarantined, match="not a price: 联系商务"):
-        normalize_offer(cell)
-
-
-def test_a800_rows_are_kept_as_an_8_card_server(offers):
-    a800 = [o for o in offers if o["sku"] == "ml.pni2.28xlarge"]
-    assert [o["gpu_text"] for o in a800] == ["NVIDIA A800 80GB"] * 2
-    rows = [normalize_offer(offer) for offer in a800]
-    assert {(r["gpu_model"], r["gpu_count"]) for r in rows} == {("A800-80GB", 8)}
-    (hourly,) = [r for r in rows if r["billing_period"] == "hour"]
-    assert hourly["price_per_gpu_hour_cny"] == Decimal("23.75")   # 190 CNY/h for 8 cards
-
-
-def test_tracked_cards_and_regions_normalize(offers):
-    rows = [normalize_offer(o) for o in offers
-            if o["sku"] != "ml.pni2.28xlarge" and o["price_text"] != "联系商务"]
-    assert len(rows) == 18
-    assert {r["gpu_model"] for r in rows} == {"A100-80GB", "H800-80GB", "RTX4090-24GB"}
-    assert {(r["region_code"], r["province_or_state"], r["is_tier1_city"]) for r in rows} == {
+def test_regions_are_placed(offers):
+    landed = [normalize_offer(o) for o in offers if o["gpu_count"] != UNMAPPED_COUNT]
+    assert len(landed) == 13
+    assert {(r["region_code"], r["province_or_state"], r["is_tier1_city"]) for r in landed} == {
         ("cn-beijing", "Beijing", True), ("cn-shanghai", "Shanghai", True),
         ("cn-guangzhou", "Guangdong", True)}
 
 
-def test_changed_price_header_fails_loudly(page):
-    changed = page.replace(body=page.body.replace("包月（元/月）".encode(), "包月价格".encode()))
-    with pytest.raises(ValueError,
-                       match=r"volcengine_cn: table headers \['包月（元/月）'\] not found"):
-        list(spider.parse(changed))
+def test_unknown_family_goes_on_and_is_quarantined(offers):
+    offer = by(offers, "ecs.vgn2i.2xlarge", "cn-beijing", "hour")
+    assert offer["gpu_text"] == "ecs.vgn2i (family not in GPU_FAMILIES)"
+    with pytest.raises(Quarantined, match="unknown GPU model.*ecs.vgn2i"):
+        normalize_offer(offer)
 
 
-def test_price_table_without_region_column_fails_loudly(page):
-    changed = page.replace(body=page.body.replace("<th>地域</th>".encode(),
-                                                  "<th>可用区</th>".encode()))
-    with pytest.raises(ValueError, match=r"volcengine_cn: table headers \['地域'\] not found"):
-        list(spider.parse(changed))
+def test_unknown_size_goes_on_and_is_quarantined(offers):
+    offer = by(offers, "ecs.gni2.8xlarge", "cn-beijing", "hour")
+    assert (offer["gpu_text"], offer["gpu_count"]) == ("NVIDIA A10 24GB", UNMAPPED_COUNT)
+    with pytest.raises(Quarantined, match="gpu_count is not a number"):
+        normalize_offer(offer)
 
 
 def test_offer_invariants(offer):
-    unit = {"hour": " 元/小时", "month": " 元/月"}[offer["billing_period"]]
-    assert offer["price_text"].endswith(unit) or offer["price_text"] == "联系商务"
-    assert offer["region_text"] in ("华北2（北京）", "华东2（上海）", "华南1（广州）")
-    assert offer["gpu_count"] in ("1", "8")
-    assert offer["url"] == "https://www.volcengine.com/docs/6459/72363"
+    assert offer["region_text"] in ("cn-beijing", "cn-shanghai", "cn-guangzhou")
+    assert offer["billing_period"] in ("hour", "month")
+    assert Decimal(offer["price_amount"]) > 0 and offer["currency"] == "CNY"
+    assert offer["sku"].startswith("ecs.") and not offer["sku"].endswith(".month")
     assert len(offer["raw_ref"]) == 64
 
 
 def test_offers_are_unique(offers):
     keys = [(o["sku"], o["region_text"], o["billing_period"]) for o in offers]
     assert len(keys) == len(set(keys))
+
+
+# --- mappings, table-driven ---------------------------------------------------------------
+
+@pytest.mark.parametrize("family, size, expected", [
+    ("pni2", "3xlarge", ("NVIDIA A100 80GB", 1)),
+    ("pni2", "7xlarge", ("NVIDIA A100 80GB", 2)),
+    ("pni2", "14xlarge", ("NVIDIA A100 80GB", 4)),
+    ("pni2", "28xlarge", ("NVIDIA A100 80GB", 8)),
+    ("hpcpni2", "28xlarge", ("NVIDIA A100 80GB", 8)),
+    ("gni2", "3xlarge", ("NVIDIA A10 24GB", 1)),
+    ("gni2", "8xlarge", ("NVIDIA A10 24GB", UNMAPPED_COUNT)),
+    ("g1ve", "2xlarge", ("NVIDIA V100", UNMAPPED_COUNT)),   # a GPU family spelled like g<n>
+    ("g1ie", "xlarge", ("NVIDIA T4 16GB", UNMAPPED_COUNT)),
+    ("vgn2i", "2xlarge", ("ecs.vgn2i (family not in GPU_FAMILIES)", UNMAPPED_COUNT)),
+    ("hpcg3ib", "8xlarge", ("ecs.hpcg3ib (family not in GPU_FAMILIES)", UNMAPPED_COUNT)),
+    ("gni3", "5xlarge", ("ecs.gni3 (family not in GPU_FAMILIES)", UNMAPPED_COUNT)),
+    ("g3i", "large", None), ("c3a", "large", None), ("r1", "xlarge", None),
+    ("i3s", "2xlarge", None), ("d3c", "4xlarge", None), ("hfg2", "large", None),
+    ("s3", "medium", None), ("t3", "large", None), ("ebmg3i", "32xlarge", None),
+    ("hpcc3i", "16xlarge", None), ("g2i-lm", "xlarge", None),
+])
+def test_family_to_card(family, size, expected):
+    assert gpu_card(family, size) == expected
+
+
+@pytest.mark.parametrize("charge, region", [
+    ("ecs.g3i_large_cn-beijing", "cn-beijing"),
+    ("ecs.g3a_32xlarge_ap-southeast-1", "ap-southeast-1"),
+    ("ecs.pni2_28xlarge_cn-guangzhou", "cn-guangzhou"),
+    ("nounderscore", "nounderscore"),
+])
+def test_region_is_the_charge_item_suffix(charge, region):
+    assert region_of(charge) == region
+
+
+@pytest.mark.parametrize("times, one", [
+    (1, True), ("1", True), (1.0, True), (12, False), ("12", False), (None, False),
+    ("x", False), (True, False)])
+def test_times_one(times, one):
+    assert is_one(times) is one
+
+
+def _yielded(row: dict) -> tuple[list, dict]:
+    one = new_spider()
+    out = list(one.parse_offer(row, table_page(), specs={}))
+    return out, one.crawler.stats.get_stats()
+
+
+PRICE = {"hourly": "27.50", "monthly": "13200.00"}
+
+
+@pytest.mark.parametrize("period, times, billing_period", [
+    ("hourly", 1, "hour"), ("hourly", "1", "hour"), ("monthly", 1, "month"),
+    ("monthly", 1.0, "month"), ("monthly", 12, None), ("monthly", 36, None), ("hourly", 2, None),
+])
+def test_period_and_times(period, times, billing_period):
+    out, stats = _yielded(one_row(PriceInfoList=[{"Period": period, "Times": times,
+                                                  "Price": PRICE[period]}]))
+    if billing_period is None:
+        assert out == [] and stats["volcengine_cn/multi_month_terms_skipped"] == 1
+    else:
+        (offer,) = out
+        assert offer["billing_period"] == billing_period
+        assert normalize_offer(offer)["billing_period"] == billing_period
+
+
+def test_unknown_period_goes_on_and_is_quarantined():
+    (offer,) = _yielded(one_row(PriceInfoList=[{"Period": "daily", "Times": 1, "Price": "9"}]))[0]
+    assert offer["billing_period"] == "daily"
+    with pytest.raises(Quarantined, match="unknown billing period 'daily'"):
+        normalize_offer(offer)
+
+
+def test_numeric_price_is_read():
+    (offer,) = _yielded(one_row(PriceInfoList=[{"Period": "hourly", "Times": 1,
+                                                "Price": 27.5}]))[0]
+    assert normalize_offer(offer)["price_amount"] == Decimal("27.5")
+
+
+@pytest.mark.parametrize("price", [None, ""])
+def test_missing_price_goes_on_and_is_quarantined(price):
+    (offer,) = _yielded(one_row(PriceInfoList=[{"Period": "hourly", "Times": 1,
+                                                "Price": price}]))[0]
+    with pytest.raises(Quarantined, match="price"):
+        normalize_offer(offer)
+
+
+def test_gpu_row_of_another_product_name_is_still_read():
+    (offer,) = _yielded(one_row(Product="GPU_Server"))[0]
+    assert offer["vendor_data"]["Product"] == "GPU_Server"
+
+
+# --- unhappy paths: errors with HTTP 200, renamed fields, empty lists ----------------------
+
+ERROR = {"Code": "InvalidParameter", "Message": "TemplateCode is invalid"}
+
+
+def test_list_template_error_envelope_fails_loudly():
+    page = edited(template_page(), lambda b: b["ResponseMetadata"].update(Error=ERROR)
+                  or b.pop("Result"))
+    assert page.status == 200
+    with pytest.raises(VolcanoApiError, match="ListTemplate error InvalidParameter: "
+                                              "TemplateCode is invalid"):
+        list(new_spider().parse_template(page))
+
+
+def test_get_table_error_envelope_fails_loudly():
+    page = edited(table_page(), lambda b: b["ResponseMetadata"].update(Error=ERROR))
+    with pytest.raises(VolcanoApiError, match="GetTable error InvalidParameter"):
+        list(new_spider().parse(page, specs={}))
+
+
+@pytest.mark.parametrize("which, edit, message", [
+    ("template", lambda b: b.update(Meta=b.pop("ResponseMetadata")), "no ResponseMetadata"),
+    ("template", lambda b: b.update(Data=b.pop("Result")), "no Result object"),
+    ("template", lambda b: b["Result"].update(Templates=b["Result"].pop("List")), "no list 'List'"),
+    ("template", lambda b: b["Result"]["List"][0].update(Tpl=b["Result"]["List"][0].pop(
+        "Template")), "has no Template"),
+    ("table", lambda b: b.update(Meta=b.pop("ResponseMetadata")), "no ResponseMetadata"),
+    ("table", lambda b: b["Result"].update(Tables=b["Result"].pop("TableList")),
+     "no list 'TableList'"),
+    ("table", lambda b: b["Result"]["TableList"][0].update(Items=b["Result"]["TableList"][0].pop(
+        "Rows")), "no list 'Rows'"),
+    ("table", lambda b: b["Result"]["TableList"][0]["Rows"][0].update(
+        Prices=b["Result"]["TableList"][0]["Rows"][0].pop("PriceInfoList")),
+     "has no PriceInfoList"),
+    ("table", lambda b: b["Result"]["TableList"][0]["Rows"][0].update(
+        Code=b["Result"]["TableList"][0]["Rows"][0].pop("ConfigurationCode")),
+     "lacks ConfigurationCode"),
+])
+def test_renamed_field_fails_loudly(which, edit, message):
+    if which == "template":
+        with pytest.raises(VolcanoApiError, match=message):
+            list(new_spider().parse_template(edited(template_page(), edit)))
+    else:
+        with pytest.raises(VolcanoApiError, match=message):
+            list(new_spider().parse(edited(table_page(), edit), specs={}))
+
+
+def test_empty_template_list_fails_loudly():
+    page = edited(template_page(), lambda b: b["Result"].update(List=[]))
+    with pytest.raises(VolcanoApiError, match="ListTemplate returned no template"):
+        list(new_spider().parse_template(page))
+
+
+def test_template_without_ecs_instances_fails_loudly():
+    page = edited(template_page(), lambda b: b["Result"]["List"][0].update(
+        Template=json.dumps({"Children": [{"Product": "TOS", "ConfigurationCode": "std"}]})))
+    with pytest.raises(VolcanoApiError, match="lists no instance type"):
+        list(new_spider().parse_template(page))
+
+
+def test_empty_table_list_fails_loudly():
+    page = edited(table_page(), lambda b: b["Result"].update(TableList=[]))
+    with pytest.raises(VolcanoApiError, match="GetTable returned no table"):
+        list(new_spider().parse(page, specs={}))
