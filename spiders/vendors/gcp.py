@@ -2,13 +2,31 @@
 and spot, per region.
 
 Prices are for the GPU alone: the VM's vCPUs and memory are billed on top (host + accelerator).
-Without a key the public GPU pricing page is read (static HTML, a table per GPU model); with
-GCP_API_KEY the Cloud Billing Catalog API is paged instead. Which cards are read is
-normalization's decision (spiders/parsing/card_catalog.csv): a GPU it does not know (P100, K80)
-is quarantined there with the reason. In the API, SKUs outside the GPU resource group (vCPU, RAM)
-are skipped, counted in `gcp/non_gpu_skus_skipped`; GPU SKUs that are not a plain on-demand or
-spot GPU-hour (commitments, Virtual Workstation licences, reservations, sole tenancy: the SKUs
-SkyPilot's fetch_gcp.py also prunes) are skipped, counted in `gcp/gpu_skus_other_pricing`.
+Without a key the public GPU pricing page is read; with GCP_API_KEY the Cloud Billing Catalog API
+is paged instead.
+
+The page's markup is a GUESS (static HTML, one `section.gpu-model` table per GPU model): no public
+scraper of today's page was found. The only evidenced markup is an older one SkyPilot read (one
+iframe whose table had `cloud-pricer` cells with per-region `<code>-hourly` attributes and a
+region selector; zerotoone01/skypilot sky/clouds/service_catalog/data_fetchers/fetch_gcp.py
+@ 128f0557), since replaced: SkyPilot moved to the Catalog API (skypilot-org/skypilot
+@ 952dd90a) and public notes call today's page script-rendered. The manifest says so.
+
+The API is evidenced: "You must have an API key to call the Cloud Billing Catalog API",
+GET https://cloudbilling.googleapis.com/v1/services/SERVICE_ID/skus, pages of 5000 with
+nextPageToken (https://cloud.google.com/billing/v1/how-tos/catalog-api); the key goes in the
+X-Goog-Api-Key header (https://cloud.google.com/docs/authentication/api-keys-use), not in ?key=.
+Descriptions come in several real forms ("Nvidia Tesla A100 80GB GPU running in Americas",
+"Spot Preemptible Nvidia ...", "... GPU attached to Spot Preemptible VMs running in Tokyo"):
+normalization's parse_gpu reads each; "... attached to DWS Defined Duration VMs ..." and
+"Commitment v1: ..." SKUs are other pricing (usageType OnDemand for DWS), skipped here.
+
+Which cards are read is normalization's decision (spiders/parsing/card_catalog.csv): a GPU it
+does not know (P100, K80) is quarantined there with the reason. In the API, SKUs outside the GPU
+resource group (vCPU, RAM) are skipped, counted in `gcp/non_gpu_skus_skipped`; GPU SKUs that are
+not a plain on-demand or spot GPU-hour (commitments, Virtual Workstation licences, reservations,
+sole tenancy: the SKUs SkyPilot's fetch_gcp.py also prunes; DWS) are skipped, counted in
+`gcp/gpu_skus_other_pricing`.
 
 The page, the default path, is read by HtmlTableSpider. The keyed API is a second source of another
 shape (paged JSON) and a spider has one base, so `parse_skus` reads it and follows its page token.
@@ -29,9 +47,12 @@ from spiders.items import RawOffer
 
 PAGE_URL = "https://cloud.google.com/compute/gpus-pricing"
 API_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"  # Compute Engine
-# The description ("Nvidia A100 80GB GPU running in Americas", "Nvidia B200 (1 gpu slice) running
-# in ...") is a spelling parse_gpu reads. These words say the price is not the GPU-hour alone.
-OTHER_PRICING = re.compile(r"Virtual Workstation|Reserved|Sole Tenancy|Commitment|DWS", re.I)
+# The description ("Nvidia Tesla A100 80GB GPU running in Americas", "A4 Nvidia B200 (1 gpu slice)
+# running in ...") is a spelling parse_gpu reads. These words say the price is not the plain
+# on-demand or spot GPU-hour: licences, reservations (also "in Calendar Mode"), sole tenancy,
+# commitments, Dynamic Workload Scheduler ("DWS Defined Duration", "DWS Calendar Mode").
+OTHER_PRICING = re.compile(r"Virtual Workstation|Reserved|Sole Tenancy|Commitment|DWS|"
+                           r"Calendar Mode", re.I)
 API_KINDS = {"OnDemand": "on_demand", "Preemptible": "spot"}
 
 
@@ -40,6 +61,11 @@ class GcpSpider(HtmlTableSpider):
     vendor = "Google Cloud"
     vendor_kind = "hyperscaler"
     api_key_env = "GCP_API_KEY"
+    key_envs = ("GCP_API_KEY",)
+    public_path = ("the public GPU pricing page cloud.google.com/compute/gpus-pricing "
+                   "(markup a guess)")
+    keyed_path = ("the Cloud Billing Catalog API (Compute Engine SKUs, paged; GCP_API_KEY in the "
+                  "X-Goog-Api-Key header)")
     start_urls = [PAGE_URL]
     # One table per GPU model, the model named in its section's heading; every cell is per GPU
     # per hour.

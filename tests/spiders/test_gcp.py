@@ -1,9 +1,10 @@
 """Google Cloud: the keyless GPU pricing page (default) and the keyed Cloud Billing Catalog API.
 
-The page holds an NVIDIA T4 table (3 offers, normalized as T4-16GB cards) and a
-'Not available' spot cell (skipped). The API pages hold a T4 and an H100 Mega SKU (both kept: every
-GPU is), a commitment and a CPU SKU (skipped, counted). Prices are per GPU, GPU only (the host VM
-is billed on top)."""
+The page (its markup a guess, said so in path_note and the manifest) holds an NVIDIA T4 table (3
+offers, normalized as T4-16GB cards) and a 'Not available' spot cell (skipped). The API pages
+hold a T4 and an H100 Mega SKU (both kept: every GPU is), the A100 80GB in its real "Nvidia Tesla
+A100 80GB GPU ..." and "... attached to Spot Preemptible VMs ..." forms, a commitment, a DWS and
+a CPU SKU (skipped, counted). Prices are per GPU, GPU only (the host VM is billed on top)."""
 
 import asyncio
 import functools
@@ -199,14 +200,16 @@ def test_api_offer_fields(api_offers):
 
 def test_api_keeps_every_gpu_and_skips_commitments_and_cpu_skus_counted(api_offers):
     descriptions = {o["vendor_data"]["description"] for o in api_offers}
-    assert not any(w in d for d in descriptions for w in ("Commitment", "Core"))
+    assert not any(w in d for d in descriptions for w in ("Commitment", "Core", "DWS"))
     assert {o["vendor_data"]["usageType"] for o in api_offers} == {"OnDemand", "Preemptible"}
     models = {(normalize_offer(dict(o))["gpu_model"], o["vendor_data"]["description"])
               for o in api_offers if "T4" in o["gpu_text"] or "Mega" in o["gpu_text"]}
     assert models == {("T4-16GB", "Nvidia Tesla T4 GPU running in Americas"),
                       ("H100-80GB", "Nvidia H100 80GB Mega GPU running in Americas")}
     assert crawler.stats.get_value("gcp/non_gpu_skus_skipped") == 1        # the N2 core
-    assert crawler.stats.get_value("gcp/gpu_skus_other_pricing") == 1      # the commitment
+    # the commitment and the DWS Defined Duration H100 (usageType OnDemand, so only its words
+    # tell it apart from the plain on-demand H100)
+    assert crawler.stats.get_value("gcp/gpu_skus_other_pricing") == 2
 
 
 def _sku(description: str, usage: str = "OnDemand", group: str = "GPU", unit: str = "h") -> dict:
@@ -219,6 +222,13 @@ def _sku(description: str, usage: str = "OnDemand", group: str = "GPU", unit: st
 
 @pytest.mark.parametrize("sku, kept", [
     (_sku("Nvidia H200 141GB GPU running in Americas"), True),
+    (_sku("Nvidia H100 80GB GPU attached to DWS Defined Duration VMs running in Americas"), False),
+    (_sku("Nvidia H100 Mega 80GB GPU attached to DWS Defined Duration VMs running in Americas"),
+     False),
+    (_sku("DWS Calendar Mode Nvidia H100 80GB GPU running in Americas"), False),
+    (_sku("Reserved Nvidia H100 80GB Mega GPU in Americas in Calendar Mode"), False),
+    (_sku("Commitment v1: Nvidia L4 GPU in Frankfurt for 1 Year", usage="OnDemand"), False),
+    (_sku("Nvidia Tesla A100 80GB GPU running in Americas"), True),
     (_sku("Nvidia B200 (1 gpu slice) running in Americas"), True),
     (_sku("Nvidia Tesla P100 GPU running in Americas"), True),   # unknown card: quarantined later
     (_sku("Nvidia Tesla T4 Virtual Workstation GPU running in Americas"), False),  # licence
@@ -233,6 +243,39 @@ def test_api_keeps_plain_gpu_hours_of_any_card(sku, kept):
     offers = list(fresh.parse_skus(response))
     assert len(offers) == (1 if kept else 0)
     assert fresh.crawler.stats.get_value("gcp/gpu_skus_other_pricing", 0) == (0 if kept else 1)
+
+
+@pytest.mark.parametrize("description, usage, kind, model", [
+    # the real description forms (real-formats.md §7.1): each reaches normalization as its card
+    ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", "on_demand", "A100-40GB"),
+    ("Nvidia Tesla A100 80GB GPU running in Americas", "OnDemand", "on_demand", "A100-80GB"),
+    ("Nvidia A100 80GB GPU running in Americas", "OnDemand", "on_demand", "A100-80GB"),
+    ("Spot Preemptible Nvidia Tesla A100 80GB GPU running in Americas", "Preemptible", "spot",
+     "A100-80GB"),
+    ("Nvidia Tesla A100 80GB GPU attached to Spot Preemptible VMs running in Americas",
+     "Preemptible", "spot", "A100-80GB"),
+    ("Nvidia H100 80GB GPU running in Americas", "OnDemand", "on_demand", "H100-80GB"),
+    ("Nvidia H100 80GB Mega GPU attached to Spot Preemptible VMs running in Tokyo",
+     "Preemptible", "spot", "H100-80GB"),
+    ("Nvidia H100 80GB Plus GPU running in Americas", "OnDemand", "on_demand", "H100-80GB"),
+    ("Nvidia H200 141GB GPU running in Americas", "OnDemand", "on_demand", "H200-141GB"),
+    ("A4 Nvidia B200 (1 gpu slice) running in Americas", "OnDemand", "on_demand", "B200-180GB"),
+])
+def test_api_description_forms_reach_their_card(description, usage, kind, model):
+    response = TextResponse(url=API_URL, body=json.dumps({"skus": [_sku(description, usage)]})
+                            .encode(), headers={"Content-Type": "application/json"})
+    [offer] = spider.parse_skus(response)
+    assert offer["offer_kind"] == kind
+    assert normalize_offer(dict(offer))["gpu_model"] == model
+
+
+def test_path_texts_say_the_page_markup_is_a_guess(monkeypatch):
+    monkeypatch.delenv("GCP_API_KEY", raising=False)
+    assert "markup a guess" in GcpSpider.public_path
+    assert GcpSpider.path_note() == f"GCP_API_KEY not set: public path, {GcpSpider.public_path}"
+    monkeypatch.setenv("GCP_API_KEY", "k-123")
+    assert GcpSpider.path_note() == f"keys set: {GcpSpider.keyed_path}"
+    assert "Cloud Billing Catalog API" in GcpSpider.keyed_path
 
 
 def test_api_b200_and_unknown_card_reach_normalization():
