@@ -137,11 +137,11 @@ def test_get_table_is_not_paged():
 
 def test_gpu_rows_become_offers_and_the_rest_is_counted(offers):
     stats = parsed()[1]
-    assert len(offers) == 15
+    assert len(offers) == 13
     assert stats["volcengine_cn/cpu_configurations_skipped"] == 2       # g3i.large, c3a.large
     assert stats["volcengine_cn/non_instance_rows_skipped"] == 1        # system disk
     assert stats["volcengine_cn/multi_month_terms_skipped"] == 2        # two Times 12 totals
-    assert stats["volcengine_cn/unmapped_gpu_configurations"] == 2      # gni2.8xlarge, vgn2i
+    assert "volcengine_cn/unmapped_gpu_configurations" not in stats    # every GPU row is known
     assert not [o for o in offers if o["sku"] in ("ecs.g3i.large", "ecs.c3a.large")]
 
 
@@ -180,25 +180,11 @@ def test_offers_normalize(offers, sku, region, period, model, count, per_gpu_hou
 
 
 def test_regions_are_placed(offers):
-    landed = [normalize_offer(o) for o in offers if o["gpu_count"] != UNMAPPED_COUNT]
+    landed = [normalize_offer(o) for o in offers]
     assert len(landed) == 13
     assert {(r["region_code"], r["province_or_state"], r["is_tier1_city"]) for r in landed} == {
         ("cn-beijing", "Beijing", True), ("cn-shanghai", "Shanghai", True),
         ("cn-guangzhou", "Guangdong", True)}
-
-
-def test_unknown_family_goes_on_and_is_quarantined(offers):
-    offer = by(offers, "ecs.vgn2i.2xlarge", "cn-beijing", "hour")
-    assert offer["gpu_text"] == "ecs.vgn2i (family not in GPU_FAMILIES)"
-    with pytest.raises(Quarantined, match="unknown GPU model.*ecs.vgn2i"):
-        normalize_offer(offer)
-
-
-def test_unknown_size_goes_on_and_is_quarantined(offers):
-    offer = by(offers, "ecs.gni2.8xlarge", "cn-beijing", "hour")
-    assert (offer["gpu_text"], offer["gpu_count"]) == ("NVIDIA A10 24GB", UNMAPPED_COUNT)
-    with pytest.raises(Quarantined, match="gpu_count is not a number"):
-        normalize_offer(offer)
 
 
 def test_offer_invariants(offer):
@@ -298,6 +284,41 @@ def test_missing_price_goes_on_and_is_quarantined(price):
                                                 "Price": price}]))[0]
     with pytest.raises(Quarantined, match="price"):
         normalize_offer(offer)
+
+
+def test_unknown_family_goes_on_and_is_quarantined():
+    out, stats = _yielded(one_row(ConfigurationCode="ecs.vgn2i.2xlarge",
+                                  ChargeItemCode="ecs.vgn2i_2xlarge_cn-beijing"))
+    (offer,) = out
+    assert offer["gpu_text"] == "ecs.vgn2i (family not in GPU_FAMILIES)"
+    assert stats["volcengine_cn/unmapped_gpu_configurations"] == 1
+    with pytest.raises(Quarantined, match=r"unknown GPU model.*ecs\.vgn2i"):
+        normalize_offer(offer)
+
+
+def test_unknown_size_goes_on_and_is_quarantined():
+    out, stats = _yielded(one_row(ConfigurationCode="ecs.gni2.8xlarge.month",
+                                  ChargeItemCode="ecs.gni2_8xlarge_cn-beijing",
+                                  PriceInfoList=[{"Period": "monthly", "Times": 1,
+                                                  "Price": "13700.00"}]))
+    (offer,) = out
+    assert (offer["sku"], offer["gpu_text"], offer["gpu_count"]) == (
+        "ecs.gni2.8xlarge", "NVIDIA A10 24GB", UNMAPPED_COUNT)
+    assert stats["volcengine_cn/unmapped_gpu_configurations"] == 1
+    with pytest.raises(Quarantined, match="gpu_count is not a number"):
+        normalize_offer(offer)
+
+
+@pytest.mark.parametrize("code", ["ecs.g3i.large", "ecs.c3a.large.month", "ecs.hfg2.xlarge"])
+def test_cpu_rows_are_skipped_and_counted(code):
+    out, stats = _yielded(one_row(ConfigurationCode=code, ChargeItemCode="x_cn-beijing"))
+    assert out == [] and stats["volcengine_cn/cpu_configurations_skipped"] == 1
+
+
+@pytest.mark.parametrize("code", ["system-EBS_ESSD_PL0.month", "SUSE.month", "ecs.g3i"])
+def test_non_instance_rows_are_skipped_and_counted(code):
+    out, stats = _yielded(one_row(ConfigurationCode=code, ChargeItemCode="x_cn-beijing"))
+    assert out == [] and stats["volcengine_cn/non_instance_rows_skipped"] == 1
 
 
 def test_gpu_row_of_another_product_name_is_still_read():
