@@ -6,8 +6,8 @@ One run over modified copies of five snapshots:
   azure          page 3 with hostile skuName / location, and one item with a hostile region
   idc_sinnet_bj  the page re-encoded in GBK, declared only by <meta charset="gbk">
   idc_ulanqab    declared UTF-8, with one cell written in GBK bytes (mixed encodings)
-  tencent_cn     instances named like spreadsheet formulas or full of controls, and an absurdly
-                 cheap A100 80GB (tests/helpers/hostile_cells.py)
+  tencent_cn     instance types (its Nanjing zone answer) named like spreadsheet formulas or
+                 full of controls, and an absurdly cheap A100 80GB (tests/helpers/hostile_cells.py)
 Nothing is executed or crashes: hostile rows land with their text stored verbatim (or are
 quarantined with a reason), the tables stay whole, the feeds parse, the CSV feeds are safe for a
 spreadsheet, the raw archive keeps the original bytes, the absurd price is held back.

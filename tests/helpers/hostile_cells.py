@@ -1,6 +1,6 @@
 """Hostile cells for tests/faults/test_hostile_input.py: a tencent_cn snapshot copy whose Nanjing
-page lists instances named like spreadsheet formulas or full of control characters, and an
-absurdly cheap A100 80GB (a possible outlier, inside the card's bounds); and the scans that
+zone answer lists instance types named like spreadsheet formulas or full of control characters,
+and an absurdly cheap A100 80GB (a possible outlier, inside the card's bounds); and the scans that
 count, in the feeds, the cells a spreadsheet would evaluate or mangle."""
 
 from __future__ import annotations
@@ -27,22 +27,25 @@ CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\
 CELL_LIMIT = 1000
 
 
-def _instance(sku: str, gpu: str, hour: str) -> dict:
-    return {"instanceType": sku, "instanceFamily": "GT4", "zone": "ap-nanjing-1", "cpu": 16,
-            "memory": 96, "gpu": gpu, "gpuCount": 1,
-            "price": {"postpaidByHour": hour, "prepaidMonthly": None, "spotByHour": None},
-            "soldOut": False}
+def _instance(sku: str, family: str, hour: float) -> dict:
+    """A POSTPAID_BY_HOUR item of a DescribeZoneInstanceConfigInfos answer (the SDK's members)."""
+    price = {"UnitPrice": hour, "UnitPriceDiscount": hour, "ChargeUnit": "HOUR",
+             "OriginalPrice": 0.0, "DiscountPrice": 0.0, "Discount": 100.0}
+    return {"Zone": "ap-nanjing-1", "InstanceType": sku, "InstanceChargeType": "POSTPAID_BY_HOUR",
+            "InstanceFamily": family, "TypeName": family, "Cpu": 16, "Memory": 96, "Gpu": 1,
+            "GpuCount": 1, "Status": "SELL", "Price": price, "StatusCategory": "EnoughStock"}
 
 
 def build_tencent(copy: Path) -> bytes:
-    """tencent_cn copied under `copy`, its Nanjing page with the hostile instances (A100 40GB at
-    Tencent's own price, and the outlier); returns the page's bytes."""
+    """tencent_cn copied under `copy`, its Nanjing zone answer with the hostile instance types
+    (GT4, an A100 40GB, at Tencent's own price, and the outlier: a family the card table does not
+    know, whose own text names an A100 80GB); returns the body's bytes."""
     shutil.copytree(SNAPSHOT_DIR / "tencent_cn", copy / "tencent_cn")
-    page = copy / "tencent_cn" / "gpu_ap-nanjing.json"
+    page = copy / "tencent_cn" / "zone_ap-nanjing-1.json"
     body = json.loads(page.read_text(encoding="utf-8"))
-    body["data"]["instances"] += [_instance(sku, "NVIDIA A100 40GB", "26.90")
-                                  for sku in (*FORMULA_SKUS, CONTROL_SKU)]
-    body["data"]["instances"].append(_instance(OUTLIER_SKU, "NVIDIA A100 80GB", "1.50"))
+    quota = body["data"]["Response"]["InstanceTypeQuotaSet"]
+    quota += [_instance(sku, "GT4", 26.90) for sku in (*FORMULA_SKUS, CONTROL_SKU)]
+    quota.append(_instance(OUTLIER_SKU, "A100 80GB", 1.50))
     written = json.dumps(body, ensure_ascii=False).encode("utf-8")
     page.write_bytes(written)
     return written

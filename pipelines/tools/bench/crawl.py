@@ -22,9 +22,12 @@ CRAWL_KINDS: dict[str, dict[str, Any]] = {
     "html": {"source": "idc_sinnet_bj", "label": "static HTML table (Sinnet IDC page)",
              "url": "https://www.sinnet.com.cn/gpu/price.html?bench={n}",
              "file": "gpu_price.html", "content_type": "text/html; charset=utf-8"},
-    "json": {"source": "tencent_cn", "label": "JSON API (Tencent price JSON)",
-             "url": "https://buy.cloud.tencent.com/api/price/cvm/gpu?region=ap-beijing&bench={n}",
-             "file": "gpu_ap-beijing.json", "content_type": "application/json; charset=utf-8"},
+    # the zone answer alone (plain_start: without the region list the spider asks for first)
+    "json": {"source": "tencent_cn", "label": "JSON API (Tencent zone price JSON)",
+             "url": "https://workbench.cloud.tencent.com/cgi/api?i=cvm/"
+                    "DescribeZoneInstanceConfigInfos&uin=&region=ap-beijing&bench={n}",
+             "file": "zone_ap-beijing-6.json", "content_type": "application/json; charset=utf-8",
+             "plain_start": True},
     "playwright": {"source": "autodl_cn", "label": "Chromium page + its XHR JSON (AutoDL market)",
                    "url": "https://www.autodl.com/market/list?bench={n}",
                    "file": "market_list.html", "content_type": "text/html; charset=utf-8"},
@@ -54,7 +57,7 @@ Base = spider_class({source!r})
 class BenchSpider(Base):
     name = {name!r}
     start_urls = {urls!r}
-
+{start}
     def parse(self, response, **kwargs):
         now = monotonic()
         self.bench_first = getattr(self, "bench_first", now)
@@ -76,6 +79,13 @@ class BenchSpider(Base):
         }}
         with open(self.settings.get("BENCH_STATS_FILE"), "w", encoding="utf-8") as fh:
             json.dump(figures, fh)
+'''
+
+# A GET of every start URL, for a source whose own start asks for something else first.
+PLAIN_START = '''
+    async def start(self):
+        for url in self.start_urls:
+            yield self.request(url)
 '''
 
 
@@ -108,8 +118,8 @@ def crawl_once(root: Path, replay_url: str, kind: str, count: int, mode: str) ->
     module = root / "spiders" / f"{name}.py"
     module.parent.mkdir(parents=True, exist_ok=True)
     module.write_text(SPIDER_TEMPLATE.format(
-        source=spec["source"], name=name, urls=[spec["url"].format(n=n) for n in range(count)]),
-        encoding="utf-8")
+        source=spec["source"], name=name, urls=[spec["url"].format(n=n) for n in range(count)],
+        start=PLAIN_START if spec.get("plain_start") else ""), encoding="utf-8")
     data = root / "data"
     stats_file = root / f"{name}.stats.json"
     crawl_id = f"bench-{mode}"
