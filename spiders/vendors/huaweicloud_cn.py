@@ -51,6 +51,7 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
+from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 
 PORTAL = "https://portal.huaweicloud.com/api/calculator/rest/cbc/portalcalculatornodeservice/v4/api"
 MENU_URL = f"{PORTAL}/menuInfo?sign=common&language=zh-cn"
@@ -73,6 +74,9 @@ PLAN_TERMS: dict[str, tuple[str, str, frozenset]] = {
     "YEARLY": ("on_demand", "year", frozenset({1})),
 }
 SKIPPED_MODES = {"RI": "ri_plans_skipped"}   # a reservation's total price, not a term price
+# The gpu_count of a flavor whose card text says no count: normalization cannot read it as a
+# number and quarantines the offer with this text, so the flavor is seen, never guessed as 1.
+UNREAD_COUNT = "unknown: acceleratorCard names no card count (spiders/vendors/huaweicloud_cn.py)"
 
 # "2 * NVIDIA T4 / 2 * 16G": cards times the card, then cards times each card's memory.
 _ACCELERATOR_RE = re.compile(r"^\s*(\d+)\s*\*\s*(.+?)\s*(?:/\s*(\d+)\s*\*\s*(\S+))?\s*$")
@@ -84,10 +88,10 @@ _UNIT_KEY_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*"
                           r"(?:BSSUNIT\.[A-Za-z]+\.\d+|dataInfo_\d+_)\s*$")
 
 
-def accelerator(text: Any) -> tuple[str, int | None] | None:
+def accelerator(text: Any) -> tuple[str, int | str | None] | None:
     """(card as written, cards per flavor) of an `acceleratorCard` text, None for no GPU.
-    "2 * NVIDIA T4 / 2 * 16G" -> ("NVIDIA T4 16G", 2); a text of another form is kept whole
-    with no count (the base spider reads one written in it, normalization says what it lacks)."""
+    "2 * NVIDIA T4 / 2 * 16G" -> ("NVIDIA T4 16G", 2); a text of another form is kept whole with
+    no count (one written in it is read later), two counts that disagree with UNREAD_COUNT."""
     if text is None or not str(text).strip() or str(text).strip() == "0":
         return None
     written = _GLUED_MAKER_RE.sub("NVIDIA ", str(text).strip())
@@ -96,7 +100,7 @@ def accelerator(text: Any) -> tuple[str, int | None] | None:
         return written, None
     cards, card, memory_cards, memory = m.groups()
     if memory_cards and memory_cards != cards:   # "2 * T4 / 4 * 16G": which count is it?
-        return written, None
+        return written, UNREAD_COUNT
     return (f"{card} {memory}" if memory else card), int(cards)
 
 
@@ -287,6 +291,16 @@ class HuaweiCloudCnSpider(JsonApiSpider):
     def flavor_offer(self, vm: dict, response: Response, region: str, kind: str, period: str,
                      amount: Decimal, currency: str, extra: dict) -> RawOffer:
         card, count = accelerator(vm["acceleratorCard"])  # type: ignore[misc]  # a GPU flavor
+        if count is None:
+            try:
+                count = gpu_count_in_text(card)
+            except GpuCountError:
+                count = None
+        if count in (None, UNREAD_COUNT):
+            self.crawler.stats.inc_value(f"{self.name}/unread_gpu_counts")
+            self.logger.warning("%s: no card count in %r (%s): its offer goes to quarantine",
+                                self.name, vm["acceleratorCard"], vm["spec"])
+            count = UNREAD_COUNT
         disk = vm.get("localDisk")
         return self.offer(
             response, sku=vm["spec"], gpu_text=card, gpu_count=count, region_text=region,
