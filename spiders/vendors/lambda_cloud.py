@@ -1,12 +1,22 @@
-"""Lambda (lambda.ai): the public GPU cloud price table, or the keyed instance-types API.
+"""Lambda (lambda.ai): the public GPU instances price table, or the keyed instance-types API.
 
-Without LAMBDA_API_KEY the spider reads the pricing page. Lambda charges the same price in every
-region and the page names none, so page offers carry region "us" (country only: most Lambda
-regions are in the US; an assumption, not a per-region price). With the key, the API lists the
-regions with capacity right now: one offer per such region, and an instance type with no capacity
-anywhere keeps its price as one "us" offer with available=False.
+Without LAMBDA_API_KEY the spider reads the public page https://lambda.ai/instances. Its texts
+and prices are grounded in a dated third-party transcription of that page
+(api-evangelist/lambda-labs plans/lambda-labs-plans-pricing.yml @ 1929382e, 2026-09-20: "every
+price_text was found verbatim in the fetched page text"): plans named "8x NVIDIA H100 SXM" with
+a bare "$3.99" whose unit is "per GPU per hour" ("GPU instance hourly pricing per GPU"). So every
+page price is one GPU's, "/ GPU" written or not, and an 8x instance costs 8 times it. The page's
+MARKUP is a guess (table.pricing-table with Instance type / VRAM / GPU / vCPUs / RAM / Storage /
+Price headers): the transcription quotes texts, not HTML; the manifest says so. Lambda charges the
+same price in every region and the page names none, so page offers carry region "us" (country
+only: most Lambda regions are in the US; an assumption, not a per-region price).
 
-Every GPU instance is yielded (A100, H100, A10, GH200, B200 ...): which cards are read is
+With the key, the API (GET https://cloud.lambdalabs.com/api/v1/instance-types, Bearer key;
+gpuhunt, SkyPilot, an SDK generated from Lambda's spec) lists the regions with capacity right now:
+one offer per such region, and an instance type with no capacity anywhere keeps its price as one
+"us" offer with available=False. price_cents_per_hour is the whole instance's.
+
+Every GPU instance is yielded (A100, H100, A10, GH200, B200, V100 ...): which cards are read is
 normalization's decision, from spiders/parsing/card_catalog.csv. An API instance type without GPUs
 (specs.gpus == 0) is no GPU offer: skipped, counted in the stat `lambda_cloud/cpu_only_skipped`.
 
@@ -25,11 +35,10 @@ from scrapy.http import Response
 from spiders.base import HtmlTableSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
-from spiders.parsing.prices import is_per_card
 
-PAGE_URL = "https://lambda.ai/service/gpu-cloud"
+PAGE_URL = "https://lambda.ai/instances"
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
-INSTANCE_RE = re.compile(r"^\s*(\d+)x\s+(.+?)\s*$")          # "8x A100 (80 GB SXM4)"
+INSTANCE_RE = re.compile(r"^\s*(\d+)x\s+(.+?)\s*$")   # "8x NVIDIA H100 SXM", "8x A100 (80 GB SXM4)"
 PRICE_RE = re.compile(r"\$\s*([0-9][0-9,]*(?:\.[0-9]+)?)")
 # The page's machine columns, read when present: a layout without them still yields its prices.
 MACHINE_HEADERS = {"vcpus_text": "vCPUs", "memory_text": "RAM", "disk_text": "Storage"}
@@ -40,6 +49,10 @@ class LambdaCloudSpider(HtmlTableSpider):
     vendor = "Lambda"
     vendor_kind = "gpu_cloud"
     api_key_env = "LAMBDA_API_KEY"
+    key_envs = ("LAMBDA_API_KEY",)
+    public_path = ("the public instances page lambda.ai/instances (texts and per-GPU prices as "
+                   "transcribed; markup a guess)")
+    keyed_path = "the instance-types API (prices per instance, regions with capacity now)"
     start_urls = [PAGE_URL]
     rows = "table.pricing-table tbody tr"
     columns = {"gpu_text": "Instance type", "vram_gb": "VRAM / GPU"}
@@ -63,16 +76,15 @@ class LambdaCloudSpider(HtmlTableSpider):
                       offer_kind="on_demand", price_text=price_text, billing_period="hour",
                       available=None, vendor_data={"row": cells}, **machine)
         if not (m and price):
-            # Not the "8x A100 (...)" / "$X" shape: the texts go to normalization as written
-            # (count from the name, "/ GPU" from the price), which reads them or says why not.
-            yield self.offer(response, gpu_text=instance, **common)
+            # Not the "8x NVIDIA H100 SXM" / "$X" shape: the texts go to normalization as written
+            # (the count from the name), the price marked one GPU's as every page price is.
+            yield self.offer(response, gpu_text=instance, price_per_card=True, **common)
             return
         count, listed = int(m[1]), Decimal(price[1].replace(",", ""))
-        # The page quotes "$2.79 / GPU / hr" for the whole 8-GPU instance; the API quotes the
-        # instance. The instance price goes in price_amount (exact: 2.79 x 8 = 22.32) so page and
-        # API rows list the same amount for the same instance.
-        amount = listed * count if is_per_card(price_text) else listed
-        yield self.offer(response, gpu_text=m[2], gpu_count=count, price_amount=str(amount),
+        # Every page price is per GPU per hour, bare ("$3.99") or not ("$3.99 / GPU / hr"); the
+        # API quotes the instance. The instance price goes in price_amount (exact: 3.99 x 8 =
+        # 31.92) so page and API rows list the same amount for the same instance.
+        yield self.offer(response, gpu_text=m[2], gpu_count=count, price_amount=str(listed * count),
                          currency="USD", **common)
 
     def parse_api(self, response: Response) -> Iterable[RawOffer]:
