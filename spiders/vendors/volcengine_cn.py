@@ -41,7 +41,7 @@ from typing import Any
 from scrapy.http import Response
 
 from spiders.base import JsonApiSpider
-from spiders.base.json_api import checked_json
+from spiders.base.json_api import checked_json, json_shape_problem
 from spiders.items import RawOffer
 
 PRICE_API = "https://www.volcengine.com/anonymous-api/trade/price"
@@ -118,6 +118,18 @@ def instance_type(configuration_code: str) -> str:
     return configuration_code.removesuffix(".month")
 
 
+def decoded_template(text: str, url: str) -> Any:
+    """The Template string decoded, with the same refusal of pathological JSON as a body."""
+    if (problem := json_shape_problem(text.encode("utf-8"))) is not None:
+        raise VolcanoApiError(f"volcengine_cn: refused the ListTemplate Template ({url}): "
+                              f"{problem}")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise VolcanoApiError(f"volcengine_cn: the ListTemplate Template is not JSON ({url}): "
+                              f"{exc}") from exc
+
+
 def template_specs(result: dict, url: str) -> dict[str, dict]:
     """Instance type -> {abilities, regions, zones} from every template of a ListTemplate result."""
     templates = required_list(result, "List", f"ListTemplate Result ({url})")
@@ -128,7 +140,7 @@ def template_specs(result: dict, url: str) -> dict[str, dict]:
         text = entry.get("Template") if isinstance(entry, dict) else None
         if not isinstance(text, str):
             raise VolcanoApiError(f"volcengine_cn: a ListTemplate entry has no Template ({url})")
-        for obj in walk_objects(json.loads(text)):
+        for obj in walk_objects(decoded_template(text, url)):
             code = obj.get("ConfigurationCode")
             if obj.get("Product") != "ECS" or not isinstance(code, str) \
                     or not _INSTANCE.fullmatch(instance_type(code)):

@@ -386,6 +386,16 @@ def test_template_without_ecs_instances_fails_loudly():
         list(new_spider().parse_template(page))
 
 
+@pytest.mark.parametrize("template, message", [
+    ("{not json", "Template is not JSON"),
+    ("[" * 300 + "]" * 300, "nesting deeper than 200 levels"),
+])
+def test_bad_template_string_fails_loudly(template, message):
+    page = edited(template_page(), lambda b: b["Result"]["List"][0].update(Template=template))
+    with pytest.raises(VolcanoApiError, match=message):
+        list(new_spider().parse_template(page))
+
+
 def test_empty_table_list_fails_loudly():
     page = edited(table_page(), lambda b: b["Result"].update(TableList=[]))
     with pytest.raises(VolcanoApiError, match="GetTable returned no table"):
