@@ -176,9 +176,9 @@ class AlibabaCNSpider(GpuPriceSpider):
                                         instance_type=itype, price_unit=unit,
                                         period=1 if unit == "Month" else None)
 
-    def api_call(self, action: str, request, region: str, callback, **cb_kwargs):
+    def api_call(self, action: str, request, api_region: str, callback, /, **cb_kwargs):
         keys = self.credentials() or {}
-        signed = signed_request(action, request, region, keys.get(self.key_envs[0], ""),
+        signed = signed_request(action, request, api_region, keys.get(self.key_envs[0], ""),
                                 keys.get(self.key_envs[1], ""), nonce=self.signing_nonce,
                                 date=self.signing_date)
         # error envelopes come with 4xx: read them instead of dropping them

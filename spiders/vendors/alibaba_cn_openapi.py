@@ -10,8 +10,9 @@ ECS call takes unless `signature_algorithm='v2'`): version, action, date, nonce 
 in `x-acs-*` headers, the signature in `Authorization`. So the URL (method POST, the API's
 parameters in the query, an empty body) holds neither the secret nor the varying nonce/date, and
 replay matches it as is. The nonce and date are injectable (`signed_request(..., nonce=, date=)`)
-so a test can pin the signature. Responses are read through the SDK's response models
-(`DescribePriceResponseBody().from_map(...)`).
+so a test can pin the signature (tests/spiders/test_alibaba_cn_keyed.py checks that every header,
+the signature included, equals what the SDK's own `describe_price_with_options` builds).
+Responses are read through the SDK's response models (`DescribePriceResponseBody().from_map(...)`).
 """
 
 from __future__ import annotations
@@ -60,10 +61,13 @@ def signed_request(action: str, request: TeaModel, region_id: str, access_key_id
         "host": host,
         "x-acs-version": API_VERSION,
         "x-acs-action": action,
+        "user-agent": Utils.get_user_agent(None),
         "x-acs-date": date or Utils.get_timestamp(),
         "x-acs-signature-nonce": nonce or Utils.get_nonce(),
         "accept": "application/json",
         "x-acs-content-sha256": payload,
+        # what the SDK's credential client names a plain AccessKey pair (also signed)
+        "x-acs-credentials-provider": "static_ak",
     }
     headers = dict(dara.headers)
     headers["Authorization"] = Utils.get_authorization(dara, SIGN_TYPE, payload, access_key_id,
