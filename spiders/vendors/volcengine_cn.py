@@ -237,6 +237,9 @@ class VolcengineCNSpider(JsonApiSpider):
             raise VolcanoApiError(f"volcengine_cn: row {code} has no PriceInfoList list")
         spec = (specs or {}).get(instance_type(code), {})
         for price in prices:
+            if not isinstance(price, dict):
+                raise VolcanoApiError(f"volcengine_cn: row {code} has a price that is not an "
+                                      f"object: {price!r}")
             period, times = price.get("Period"), price.get("Times")
             if period in PERIODS and not is_one(times):
                 stats.inc_value("volcengine_cn/multi_month_terms_skipped")

@@ -321,6 +321,11 @@ def test_non_instance_rows_are_skipped_and_counted(code):
     assert out == [] and stats["volcengine_cn/non_instance_rows_skipped"] == 1
 
 
+def test_price_entry_that_is_not_an_object_fails_loudly():
+    with pytest.raises(VolcanoApiError, match=r"price that is not an object: '27\.50'"):
+        _yielded(one_row(PriceInfoList=["27.50"]))
+
+
 def test_gpu_row_of_another_product_name_is_still_read():
     (offer,) = _yielded(one_row(Product="GPU_Server"))[0]
     assert offer["vendor_data"]["Product"] == "GPU_Server"
