@@ -46,7 +46,10 @@ select
     price_amount,                                       -- as listed, per billing_period
     currency,
     last_seen_at,
-    url
+    url,
+    price_basis,                                        -- live | captured | published | ...
+    prices_as_of,
+    price_basis_label                                   -- where the price comes from, in words
 from ranked
 where rank <= (select p.offers_per_group from params as p)
 order by gpu_model, offer_kind, billing_period, country, region_group, rank
