@@ -234,6 +234,9 @@ def normalize_offer(item: dict) -> dict:
         "source": item["source"],
         "vendor": item["vendor"],
         "vendor_kind": item["vendor_kind"],
+        # how the source reached the offer (the spider's reaches_via): direct, or aggregator /
+        # second_path / archive, which the SQL models count once (docs/signals.md)
+        "reaches_via": item.get("reaches_via") or "direct",
         "region_code": region.region_code,
         "country": region.country,
         "province_or_state": region.province_or_state,

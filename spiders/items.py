@@ -12,6 +12,9 @@ class RawOffer(scrapy.Item):
     source = scrapy.Field()        # spider name, e.g. "azure"
     vendor = scrapy.Field()        # display name, e.g. "Microsoft Azure"
     vendor_kind = scrapy.Field()   # "hyperscaler" | "gpu_cloud" | "marketplace" | "idc"
+    # how the source reaches the offer: unset = "direct"; "aggregator" | "second_path" |
+    # "archive" (the spider's `reaches_via`): such an offer is counted once (docs/signals.md)
+    reaches_via = scrapy.Field()
     sku = scrapy.Field()           # the vendor's instance / plan / row id
     gpu_text = scrapy.Field()      # the card as the vendor writes it: "A100 80G SXM4", "2g.20gb"
     gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice

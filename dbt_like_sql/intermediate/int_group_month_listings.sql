@@ -25,6 +25,7 @@ hourly as (
     from intermediate.int_offer_local_daily
     where billing_period = 'hour'
         and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 windowed as (   -- each offer-day in its own month, and days 1-7 again as M-1's next start

@@ -9,6 +9,8 @@ select
     any_value(source) as source,
     any_value(vendor) as vendor,
     any_value(vendor_kind) as vendor_kind,
+    any_value(reaches_via) as reaches_via,          -- direct | aggregator | second_path | ...
+    bool_and(counted) as counted,                   -- counted once (staging.stg_observations)
     any_value(region_code) as region_code,
     any_value(country) as country,
     any_value(province_or_state) as province_or_state,

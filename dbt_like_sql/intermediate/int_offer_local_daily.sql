@@ -18,6 +18,8 @@ select
     any_value(source) as source,
     any_value(vendor) as vendor,
     any_value(vendor_kind) as vendor_kind,
+    any_value(reaches_via) as reaches_via,              -- direct | aggregator | ...
+    bool_and(counted) as counted,                       -- counted once (stg_observations)
     any_value(gpu_model) as gpu_model,
     any_value(gpu_variant) as gpu_variant,              -- null: the listing did not say
     any_value(region_code) as region_code,

@@ -36,6 +36,7 @@ local_days as (   -- the rebuilt months' days and the next month's start (all in
     from intermediate.int_offer_local_daily
     where billing_period = 'hour'
         and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start

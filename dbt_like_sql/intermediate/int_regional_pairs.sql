@@ -17,6 +17,7 @@ with offers as (
     -- an incremental build pairs only the rebuilt days (getvariable('since') is unset in a full
     -- build): each row depends on its own day only
     where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 regions as (

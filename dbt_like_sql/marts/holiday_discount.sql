@@ -85,6 +85,7 @@ windowed as (
     inner join rebuilt_holidays as h
         on d.local_date between h.first_day - p.baseline_first_days_before and h.last_day
     where d.local_time_zone = 'Asia/Shanghai'
+        and d.counted  -- counted once (staging.stg_observations)
         -- the rebuilt holidays' days only, before the range join
         and d.local_date >= (select min(r.first_day) from rebuilt_holidays as r)
         - p.baseline_first_days_before

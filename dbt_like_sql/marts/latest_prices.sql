@@ -25,6 +25,10 @@ latest_days as (
 select
     d.offer_id,
     d.source,
+    d.reaches_via,                -- direct, or aggregator | second_path | archive
+    -- false: a direct source listed the like-for-like offer that day and is counted instead
+    -- (docs/signals.md, "Counted once"); cheapest_offers and every signal skip such rows
+    d.counted,
     d.vendor,
     d.vendor_kind,
     d.gpu_model,

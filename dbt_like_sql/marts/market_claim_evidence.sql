@@ -25,6 +25,7 @@ latest_offers as (
     select o.*
     from intermediate.int_offer_daily as o
     where o.observed_date = (select max(d.observed_date) from intermediate.int_offer_daily as d)
+        and o.counted  -- counted once (staging.stg_observations)
 ),
 
 prices as (       -- price claims: the offer's own price, as the guide quotes it

@@ -34,6 +34,7 @@ daily as (
         lag(currency) over offer_days as previous_currency
     from intermediate.int_offer_local_daily
     where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
     window offer_days as (partition by offer_id order by local_date)
 ),
 

@@ -12,6 +12,7 @@ with monthly as (
     from intermediate.int_offer_daily
     where billing_period = 'month'
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 hourly as (
@@ -19,6 +20,7 @@ hourly as (
     from intermediate.int_offer_daily
     where billing_period = 'hour' and close_price_cny_per_gpu_hour > 0
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 candidates as (

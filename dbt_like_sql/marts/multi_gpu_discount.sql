@@ -11,6 +11,7 @@ with servers as (
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count > 1
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 singles as (

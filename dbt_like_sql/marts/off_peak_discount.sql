@@ -22,6 +22,7 @@ looks as (
         < (select p.night_end_hour from params as p) as at_night   -- local 00:00-06:59
     from staging.stg_observations
     where billing_period = 'hour'
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
         and observed_hour >= coalesce(
             (getvariable('since')::date - interval 1 day)::timestamptz,
             timestamptz '0001-01-01 00:00:00+00'

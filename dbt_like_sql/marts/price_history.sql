@@ -14,6 +14,8 @@ select
     local_date,                                         -- the vendor's calendar day
     local_time_zone,                                    -- 'Asia/Shanghai' or 'UTC'
     source,                                             -- the spider that read it
+    reaches_via,                                        -- direct, or aggregator | second_path
+    counted,                                            -- false: its direct twin counts
     vendor,                                             -- the vendor's name as shown
     gpu_model,                                          -- canonical card, e.g. A100-80GB
     region_code,                                        -- the vendor's own region code

@@ -14,6 +14,7 @@ with spot as (
     from intermediate.int_offer_daily
     where offer_kind = 'spot'
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 on_demand as (
@@ -21,6 +22,7 @@ on_demand as (
     from intermediate.int_offer_daily
     where offer_kind = 'on_demand' and close_price_cny_per_gpu_hour > 0
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 candidates as (

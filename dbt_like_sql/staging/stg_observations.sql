@@ -1,9 +1,64 @@
 /* Observations with the fields every signal derives: card family, UTC day and month, the vendor's
    local calendar (time zone, local day and month), the region group signals compare (province in
    China, country elsewhere), the instance's own hourly price, and the offer line (what an offer
-   is, apart from where and at what price) that like-for-like comparisons pair on. */
+   is, apart from where and at what price) that like-for-like comparisons pair on.
+   Counted once: `counted` is the one home of the rule (docs/signals.md, "Counted once"). An
+   observation its source reached directly (reaches_via 'direct', the vendor's own prices) always
+   counts; one reached another way (an aggregator, a second path, an archive) counts only when no
+   direct source observed the like-for-like offer the same UTC day: the same vendor, card
+   (gpu_model, gpu_variant: a variant one side does not state matches any), gpu_count,
+   gpu_fraction, offer_kind, billing_period and country. Every model that counts offers reads
+   only counted rows; latest_prices and price_history show every row, with reaches_via and
+   counted. The day is the UTC day because the incremental models rebuild by UTC day (each
+   new observation's day is rebuilt, so a flag it flips is rebuilt with it); direct observations
+   are read from the same first day as the readers (getvariable('since') - 1 day, unset: all). */
 -- materialized: view
-with zoned as (
+with direct as (
+    -- the like-for-like offers some direct source observed, per UTC day
+    select distinct
+        vendor,
+        gpu_model,
+        gpu_variant,
+        gpu_count,
+        gpu_fraction,
+        offer_kind,
+        billing_period,
+        country,
+        timezone('UTC', observed_at)::date as observed_date
+    from observations
+    where
+        coalesce(reaches_via, 'direct') = 'direct'
+        and observed_hour >= coalesce(
+            (getvariable('since')::date - interval 1 day)::timestamptz,
+            timestamptz '0001-01-01 00:00:00+00'
+        )
+),
+
+reached as (
+    select
+        o.* replace (coalesce(o.reaches_via, 'direct') as reaches_via),
+        coalesce(o.reaches_via, 'direct') = 'direct' or not exists (
+            select 1
+            from direct as d
+            where
+                d.vendor = o.vendor
+                and d.gpu_model = o.gpu_model
+                and (
+                    d.gpu_variant = o.gpu_variant
+                    or d.gpu_variant is null
+                    or o.gpu_variant is null
+                )
+                and d.gpu_count = o.gpu_count
+                and d.gpu_fraction = o.gpu_fraction
+                and d.offer_kind = o.offer_kind
+                and d.billing_period = o.billing_period
+                and d.country = o.country
+                and d.observed_date = timezone('UTC', o.observed_at)::date
+        ) as counted
+    from observations as o
+),
+
+zoned as (
     select
         o.*,
         -- The vendor's billing calendar: Beijing time for offers in China and for every Chinese
@@ -13,7 +68,7 @@ with zoned as (
             when o.country = 'CN' or o.source like '%\_cn' escape '\' then 'Asia/Shanghai'
             else 'UTC'
         end as local_time_zone
-    from observations as o
+    from reached as o
 )
 
 select

@@ -25,6 +25,13 @@ Attributes a vendor spider sets:
                 its price. None (default): a range is kept whole and quarantined, never one end.
   price_per_card    True when the source says once (a note, a header) that every price is one
                 card's; prices that say so themselves ("元/卡/月", "per GPU") need nothing.
+  reaches_via   how the source reaches its offers: "direct" (default: the vendor's own prices),
+                "aggregator" (a marketplace API listing other clouds' offers: each offer names
+                its own vendor, `self.offer(response, vendor=..., vendor_kind=...)`),
+                "second_path" (a second read of a direct source's offers, e.g. a documentation
+                table; set `second_path_of` to that source) or "archive". A non-direct offer is
+                counted once (dbt_like_sql/staging/stg_observations.sql, docs/signals.md).
+  second_path_of  the direct source a "second_path" source reads again ("tencent_cn").
   effective_at  ISO date the source's page states its prices took effect ("Effective Date:
                 2025-09-01"): every offer carries it as `effective_at`, and normalization uses it
                 as the observation time instead of the crawl's (a spider reading several dated
@@ -73,8 +80,17 @@ class GpuPriceSpider(scrapy.Spider):
     fetch_style: ClassVar[str] = "HTTP"   # shown by `gpuprices sources`
     range_end: ClassVar[str | None] = None
     price_per_card: ClassVar[bool] = False
+    reaches_via: ClassVar[str] = "direct"
+    second_path_of: ClassVar[str | None] = None
     effective_at: ClassVar[str | None] = None
     is_template: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # a source that names the direct source it reads again is a second path, unless it says
+        # otherwise: `second_path_of = "tencent_cn"` is the whole declaration
+        if cls.second_path_of and "reaches_via" not in cls.__dict__:
+            cls.reaches_via = "second_path"
 
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -171,11 +187,18 @@ class GpuPriceSpider(scrapy.Spider):
     def _render_failed(self, failure) -> None:
         render_failed(self, failure)
 
-    def offer(self, response: Response, **fields: Any) -> RawOffer:
-        """A RawOffer with the provenance fields filled in from the response."""
+    def offer(self, response: Response, *, vendor: str | None = None,
+              vendor_kind: str | None = None, **fields: Any) -> RawOffer:
+        """A RawOffer with the provenance fields filled in from the response. Only a source
+        that does not read its vendor directly (an aggregator) names each offer's vendor."""
+        if (vendor or vendor_kind) and self.reaches_via == "direct":
+            raise ValueError(f"{self.name}: a direct source's offers are its own vendor's")
         observed = captured_at(response) or datetime.now(UTC).isoformat(timespec="seconds")
+        if self.reaches_via != "direct":   # a direct source's items stay as they were
+            fields.setdefault("reaches_via", self.reaches_via)
         return RawOffer(
-            source=self.name, vendor=self.vendor, vendor_kind=self.vendor_kind,
+            source=self.name, vendor=vendor or self.vendor,
+            vendor_kind=vendor_kind or self.vendor_kind,
             url=response.url, raw_ref=hashlib.sha256(response.body).hexdigest(),
             observed_at=observed, **self.written_fields(fields),
         )

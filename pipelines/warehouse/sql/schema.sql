@@ -101,6 +101,11 @@ create table if not exists observation_batch as select * from observations limit
 alter table observation_batch add column if not exists vcpus decimal(9, 2);
 alter table observation_batch add column if not exists memory_gib decimal(12, 2);
 alter table observation_batch add column if not exists disk_gb decimal(12, 2);
+-- How the source reached the offer (the spider's reaches_via): 'direct', or 'aggregator' |
+-- 'second_path' | 'archive', counted once by staging.stg_observations (docs/signals.md); null in
+-- rows from before the column: direct.
+alter table observations add column if not exists reaches_via varchar;
+alter table observation_batch add column if not exists reaches_via varchar;
 
 create table if not exists quarantine (
     source varchar not null,

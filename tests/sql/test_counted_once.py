@@ -1,0 +1,168 @@
+"""Counted once: an offer that reaches the pipeline directly and through an aggregator (or a second
+path) counts once in the cheapest offers, the market claims and the signals; an aggregator's offer
+of a vendor no direct source reads still counts. latest_prices and price_history keep every row,
+with reaches_via and counted. The rule's one home is staging.stg_observations (`counted`)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from pipelines.warehouse.sql_models import load_models
+from spiders.layout import SQL_DIR
+from spiders.registry import source_names, spider_class
+from tests.helpers.observations import BEIJING, DAY, EXTERNAL, ULANQAB, build, obs, records
+
+AGGREGATOR = {"source": "primeintellect", "reaches_via": "aggregator"}
+
+
+def direct_and_aggregated(price: float, aggregated_price: float, **offer) -> list[dict]:
+    """The same offer read by its vendor's own source and by the aggregator (another region
+    code and SKU, as an aggregator writes them; the same vendor, card, count, kind, country)."""
+    return [obs(price, **offer),
+            obs(aggregated_price, **{**offer, **AGGREGATOR, "region_code": "agg-dc-1",
+                                     "sku": f"agg:{offer.get('sku', 'x')}"})]
+
+
+def vendors(prices, markup: float = 0, **overrides) -> list[dict]:
+    """One offer per price, each at its own vendor and direct source, and each also through the
+    aggregator at that price plus `markup`."""
+    return [row for i, p in enumerate(prices)
+            for row in direct_and_aggregated(p, p + markup, vendor=f"Vendor {i}",
+                                             source=f"idc_{i}", sku=f"s{i}", **overrides)]
+
+
+def test_cheapest_offers_count_the_direct_offer_once_and_keep_the_only_view(con):
+    build(con, [*direct_and_aggregated(20, 15, vendor="RunPod", source="runpod", sku="h100"),
+                obs(18, vendor="Hyperstack", sku="n3", **AGGREGATOR)])   # not crawled directly
+    rows = records(con, "select rank, vendor, source, price_per_gpu_hour_cny "
+                        "from marts.cheapest_offers order by rank")
+    assert [(r["rank"], r["vendor"], r["source"], float(r["price_per_gpu_hour_cny"]))
+            for r in rows] == [(1, "Hyperstack", "primeintellect", 18.0),
+                               (2, "RunPod", "runpod", 20.0)]
+
+
+def test_latest_prices_and_price_history_keep_every_row_and_say_which_counts(con):
+    build(con, [*direct_and_aggregated(20, 15, vendor="RunPod", source="runpod", sku="h100"),
+                obs(18, vendor="Hyperstack", sku="n3", **AGGREGATOR)])
+    for table in ("marts.latest_prices", "marts.price_history"):
+        rows = records(con, f"select vendor, source, reaches_via, counted from {table} "
+                            "order by vendor, source")
+        assert rows == [
+            {"vendor": "Hyperstack", "source": "primeintellect", "reaches_via": "aggregator",
+             "counted": True},
+            {"vendor": "RunPod", "source": "primeintellect", "reaches_via": "aggregator",
+             "counted": False},
+            {"vendor": "RunPod", "source": "runpod", "reaches_via": "direct", "counted": True},
+        ], table
+
+
+@pytest.mark.parametrize("differs, counted", [
+    ({}, False),                                       # the like-for-like offer: left out
+    ({"gpu_variant": None}, False),                    # a variant one side does not state
+    ({"gpu_count": 8}, True),                          # another instance: counts
+    ({"gpu_variant": "PCIe"}, True),                   # another card variant
+    ({"offer_kind": "spot"}, True),
+    ({"billing_period": "month"}, True),
+    ({"country": "CA"}, True),                         # another country
+    ({"vendor": "Lambda"}, True),                      # another vendor
+    ({"observed_at": DAY + timedelta(days=1)}, True),  # another day: the direct one was not seen
+])
+def test_the_like_for_like_key(con, differs, counted):
+    offer = {"vendor": "RunPod", "source": "runpod", "sku": "h100", "country": "US",
+             "region_code": "us-tx-3", "province_or_state": None, "city": None,
+             "is_tier1_city": False}
+    direct, aggregated = direct_and_aggregated(20, 15, **offer)
+    build(con, [direct, {**aggregated, **differs}])
+    assert records(con, "select counted from staging.stg_observations "
+                        "where source = 'primeintellect'") == [{"counted": counted}]
+
+
+def test_a_second_path_counts_once_too(con):
+    build(con, [obs(60, vendor="Tencent", source="tencent_cn", sku="GN7"),
+                obs(60, vendor="Tencent", source="tencent_cn_list", sku="GN7 list",
+                    reaches_via="second_path")])
+    assert records(con, "select source, counted from marts.latest_prices order by source") == [
+        {"source": "tencent_cn", "counted": True},
+        {"source": "tencent_cn_list", "counted": False}]
+
+
+def test_market_claims_count_offers_and_vendors_once(con):
+    # the aggregator lists each vendor's offer 1 CNY dearer: 11 units if its twins counted
+    rows = [*vendors([60, 62, 64, 66, 68], markup=1),
+            obs(70, vendor="Only via aggregator", sku="only", **AGGREGATOR)]
+    build(con, rows)
+    claim = records(con, "select * from marts.market_claims "
+                         "where claim_id = 'a100_80gb_beijing_hourly'")[0]
+    assert (claim["distinct_offers"], claim["vendors"]) == (6, 6)
+    assert claim["median_value"] == 65.0          # 60, 62, 64, 66, 68, 70
+    units = records(con, "select vendor, offers, offer_ids from marts.market_claim_evidence "
+                         "where claim_id = 'a100_80gb_beijing_hourly' order by vendor")
+    expected = sorted([r["offer_id"]] for r in rows
+                      if r["source"] != "primeintellect" or r["vendor"] == "Only via aggregator")
+    assert sorted(u["offer_ids"] for u in units) == expected
+    assert {u["offers"] for u in units} == {1}
+
+
+def test_spot_discount_pairs_each_offer_once(con):
+    rows = []
+    for i, share in enumerate([18, 20, 21, 22, 19]):
+        place = {"vendor": f"Vendor {i}", "source": f"idc_{i}"}
+        rows += direct_and_aggregated(50, 50, sku="od", **place)
+        rows += direct_and_aggregated(50 * share / 100, 50 * share / 100, sku="spot",
+                                      offer_kind="spot", **place)
+    build(con, rows)
+    pairs = records(con, "select source, vendor from marts.spot_discount order by vendor")
+    assert pairs == [{"source": f"idc_{i}", "vendor": f"Vendor {i}"} for i in range(5)]
+    claim = records(con, "select distinct_offers, vendors from marts.market_claims "
+                         "where claim_id = 'spot_share_of_regular'")[0]
+    assert (claim["distinct_offers"], claim["vendors"]) == (5, 5)
+
+
+def test_regional_discount_counts_the_direct_offer_once(con):
+    rows = []
+    for i in range(3):
+        place = {"vendor": f"Vendor {i}", "source": f"idc_{i}"}
+        rows += direct_and_aggregated(60, 60, sku="bj", **place, **BEIJING)
+        rows += direct_and_aggregated(45, 45, sku="nm", **place, **ULANQAB)
+    build(con, rows)
+    row = records(con, "select vendors, offers, distinct_offers, discount_pct "
+                       "from marts.regional_discount where region_group = 'Inner Mongolia'")
+    # 3 Inner Mongolia offers against 3 Beijing ones: 12 if the aggregator's twins counted
+    assert row == [{"vendors": 3, "offers": 6, "distinct_offers": 6, "discount_pct": 25.0}]
+    counted_ids = {r["offer_id"] for r in records(
+        con, "select offer_id from marts.latest_prices where counted")}
+    paired = records(con, "select region_offer_ids, reference_offer_ids "
+                          "from intermediate.int_regional_pairs")
+    assert {i for p in paired for i in p["region_offer_ids"] + p["reference_offer_ids"]} \
+        <= counted_ids
+
+
+def test_every_model_that_counts_offers_reads_only_counted_rows():
+    """A model reading the daily series or the observations filters on `counted`, except the
+    ones that show every row (or, like the price changes and source reads, follow one offer or
+    source through time)."""
+    shows_every_row = {"marts.latest_prices", "marts.price_history", "marts.price_outliers",
+                       "intermediate.int_price_changes", "intermediate.int_source_month_reads"}
+    series = {"staging.stg_observations", "intermediate.int_offer_daily",
+              "intermediate.int_offer_local_daily"}
+    for model in load_models(SQL_DIR, EXTERNAL):
+        if model.table in series or model.table in shows_every_row:
+            continue
+        if series & set(model.reads):
+            assert "counted" in model.sql, f"{model.table} reads {series & set(model.reads)}"
+
+
+def test_every_source_declares_how_it_reaches_its_offers():
+    """The registry is the one place a source's reach comes from; a second path names a
+    registered direct source of the same vendor."""
+    for name in source_names():
+        spider = spider_class(name)
+        assert spider.reaches_via in ("direct", "aggregator", "second_path", "archive"), name
+        if spider.reaches_via == "second_path":
+            direct = spider_class(spider.second_path_of)
+            assert direct.reaches_via == "direct" and direct.vendor == spider.vendor, name
+        else:
+            assert spider.second_path_of is None, name
+    assert spider_class("primeintellect").reaches_via == "aggregator"
