@@ -25,6 +25,10 @@ Keyed path (ALIBABA_CLOUD_ACCESS_KEY_ID + ALIBABA_CLOUD_ACCESS_KEY_SECRET): Desc
 (MinimumGPUAmount=1, paged by NextToken) for the GPU types and their GPUSpec/GPUAmount, then
 DescribePrice (ResourceType=instance, PriceUnit Hour and Month) per region and type, built and
 signed by the SDK (alibaba_cn_openapi.py), sent by Scrapy, read through the SDK's response models.
+
+No second path from a documentation price table: Alibaba's GPU billing page
+(https://help.aliyun.com/document_detail/163808.html) refers instance prices to the ECS pricing
+page, and the one documentation price table found (PAI's) is another product's single row.
 """
 
 from __future__ import annotations
