@@ -17,7 +17,10 @@ Public path (no keys), as public clients read it:
   hours/months/years of {price, period}, key `region::type::vpc::linux::optimized`, period "1");
   apache/libcloud contrib/update_ecs_prices.py @ ed63f66e0332 (hours[0] = pay-as-you-go,
   months[0] = prepaid). The file names no GPU: each instance type is resolved to its card and
-  count through alibaba_cn_gpus.csv (Alibaba's instance-family documentation); a type the table
+  count through alibaba_cn_gpus.csv, read from Alibaba's instance-family pages (GPU计算型实例规格族,
+  https://www.alibabacloud.com/help/en/ecs/user-guide/gpu-accelerated-compute-optimized-and-vgpu-accelerated-instance-families-1,
+  and the bare-metal page .../elastic-bare-metal-server-overview#ebmgn8v; rows whose page names
+  only the GPU memory, not the card, are marked weak); a type the table
   lacks goes on with the gpu_count `UNMAPPED_COUNT`, which normalization quarantines with that
   text, and is counted in `alibaba_cn/unmapped_gpu_types`.
 

@@ -54,7 +54,7 @@ def test_all_sources_and_card_families_land(first_run):
                           "where gpu_model = 'H20-96GB' and source = 'idc_guian' order by 1, 2")
     assert h20 == [(1, "hour", Decimal("15")), (1, "month", Decimal("3300")),
                    (8, "hour", Decimal("105")), (8, "month", Decimal("24000"))]
-    # alibaba_cn's ebmgn8v (its card is not in alibaba_cn_gpus.csv: 2 regions x hour/month) and
+    # alibaba_cn's gn5 (a P100 family not in alibaba_cn_gpus.csv: 2 regions x hour/month) and
     # its 1/6-of-an-A10 vGPU (an unsupported slice fraction: hour/month)
     assert query(data_dir, "select source, count(*) from quarantine where stage = 'card' "
                            "group by 1 order by 1") == [("alibaba_cn", 6)]

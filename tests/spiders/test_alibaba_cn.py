@@ -1,8 +1,9 @@
 """Alibaba Cloud ECS GPU prices on the public path: the pricing page names the price file's
 version folder, instancePrice.json is read for Linux/VPC rows of GPU families only, cards come from
 alibaba_cn_gpus.csv. The snapshot holds CPU, Windows and classic-network rows (skipped and
-counted), a monthly-only row, a half A10 (lands), a 1/6 A10 (quarantined by normalization) and
-ebmgn8v, whose family the table lacks (quarantined with the instance type as the reason)."""
+counted), a monthly-only row, a half A10 (lands), a 1/6 A10 (quarantined by normalization),
+ebmgn8v read as 8x H20 (a weak table row) and gn5, whose family the table lacks (quarantined with
+the instance type as the reason)."""
 
 import json
 from decimal import Decimal
@@ -105,14 +106,14 @@ def test_a_page_without_a_version_fails_loudly():
 # ---- the price file ------------------------------------------------------------------------
 def test_offer_count_and_skips_are_counted(offers, parsed):
     _, stats = parsed
-    # 21 GPU rows x (hour, month), one of them monthly only (hours: [])
-    assert len(offers) == 41
+    # 23 GPU rows x (hour, month), one of them monthly only (hours: [])
+    assert len(offers) == 45
     assert stats["alibaba_cn/cpu_rows_skipped"] == 3
     assert stats["alibaba_cn/not_linux_vpc_rows_skipped"] == 2
-    assert stats["alibaba_cn/unmapped_gpu_types"] == 2   # ebmgn8v in two regions
+    assert stats["alibaba_cn/unmapped_gpu_types"] == 2   # gn5 in two regions
     gpu_keys = [k for k in recorded_file()["pricingInfo"]
                 if GPU_TYPE_RE.match(k.split("::")[1]) and "::vpc::linux::" in k]
-    assert len({(o["region_text"], o["sku"]) for o in offers}) == len(gpu_keys) == 21
+    assert len({(o["region_text"], o["sku"]) for o in offers}) == len(gpu_keys) == 23
 
 
 def test_beijing_a100_80gb_prices_are_the_file_strings(offers):
@@ -147,6 +148,7 @@ def test_windows_and_classic_rows_yield_nothing(offers):
     ("ecs.gn6v-c8g1.2xlarge", "cn-beijing", "V100-16GB", 1, 1, "26.46"),
     ("ecs.gn6i-c4g1.xlarge", "cn-hangzhou", "T4-16GB", 1, 1, "8.97"),
     ("ecs.vgn7i-vws-m12.3xlarge", "cn-beijing", "A10-24GB", Decimal("0.5"), 1, "13.78"),
+    ("ecs.ebmgn8v.48xlarge", "cn-wulanchabu", "H20-96GB", 1, 8, "18.30"),
 ])
 def test_cards_normalize_from_the_family_table(offers, sku, region, model, fraction, count,
                                                per_gpu_hour):
@@ -157,10 +159,12 @@ def test_cards_normalize_from_the_family_table(offers, sku, region, model, fract
 
 
 def test_family_missing_from_the_table_is_quarantined_with_its_name(offers):
-    for offer in [o for o in offers if o["sku"] == "ecs.ebmgn8v.48xlarge"]:
-        assert (offer["gpu_text"], offer["gpu_count"]) == ("ecs.ebmgn8v.48xlarge", UNMAPPED_COUNT)
+    gn5 = [o for o in offers if o["sku"] == "ecs.gn5-c4g1.xlarge"]
+    assert len(gn5) == 4
+    for offer in gn5:
+        assert (offer["gpu_text"], offer["gpu_count"]) == ("ecs.gn5-c4g1.xlarge", UNMAPPED_COUNT)
         # the card stage fails first, on the instance type the spider passed on as the card
-        with pytest.raises(Exception, match=r"^card: unknown GPU model .*'ecs\.ebmgn8v\.48xlarge'"):
+        with pytest.raises(Exception, match=r"^card: unknown GPU model .*'ecs\.gn5-c4g1\.xlarge'"):
             normalize_offer(offer)
 
 
@@ -173,7 +177,7 @@ def test_a_sixth_of_an_a10_is_quarantined_not_guessed(offers):
 
 def test_regions_resolve_to_six_provinces(offers):
     rows = [normalize_offer(o) for o in offers
-            if o["sku"] not in ("ecs.ebmgn8v.48xlarge", "ecs.vgn7i-vws-m4.xlarge")]
+            if o["sku"] not in ("ecs.gn5-c4g1.xlarge", "ecs.vgn7i-vws-m4.xlarge")]
     assert {r["province_or_state"] for r in rows} == {"Beijing", "Shanghai", "Zhejiang",
                                                       "Guangdong", "Hebei", "Inner Mongolia"}
 
@@ -246,8 +250,9 @@ def test_family_table_rows_name_a_card_a_count_and_evidence():
         assert itype.startswith(f"ecs.{row['family'].split('-')[0]}"), itype
         assert int(row["gpu_count"]) >= 1 and row["source"]
     weak = {r["family"] for r in rows.values() if r["evidence"] == "weak"}
-    assert weak == {"gn7e", "gn7"}   # the page names only their memory, not the card
-    assert "ecs.ebmgn8v.48xlarge" not in rows
+    assert weak == {"gn7e", "gn7", "ebmgn8v"}   # the pages name only their memory, not the card
+    assert rows["ecs.ebmgn8v.48xlarge"]["gpu_text"] == "NVIDIA H20 96GB"   # 96GB: not an H800
+    assert not [t for t in rows if t.startswith("ecs.gn5")]   # P100: no cited row, quarantined
 
 
 @pytest.mark.parametrize(("itype", "gpu"), [
@@ -272,4 +277,4 @@ def test_public_crawl_passes_its_monitor_in_two_requests(crawl):
     assert verdict["passed"], verdict["failures"]
     fetched = [f["url"] for f in verdict["fetches"] if not f["url"].endswith("/robots.txt")]
     assert fetched == [PRICING_PAGE, FILE_URL]
-    assert len(offers) == 41 and {o["url"] for o in offers} == {FILE_URL}
+    assert len(offers) == 45 and {o["url"] for o in offers} == {FILE_URL}
