@@ -1,18 +1,26 @@
-"""Regional IDCs configured in spiders/vendors/idc_tables.toml (no code): each parses its recorded
-page.
+"""Regional sources configured in spiders/vendors/idc_tables.toml (no code): each parses its
+recorded page.
 
-The pages are modeled (see each manifest.json); the prices are illustrative. 面议 cells still
-yield offers, which normalization quarantines at the price stage; 售罄 rows are kept as
-available=False.
+Two kinds. The templates (idc_nanjing, idc_ulanqab, idc_guian, idc_northwest, and idc_sinnet_bj
+in test_idc_tables.py) are modeled pages with illustrative prices and no real operator behind
+them (`template = true`): they stay as HTML-table fixtures and are marked so that signals leave
+them out. 面议 cells still yield offers, which normalization quarantines at the price stage; 售罄
+rows are kept as available=False. The real operators (university and research computing centres
+with a public price table, at the end of this file) are published prices: each test below names
+the row of the page it checks.
 """
 
 import functools
+import json
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
+from scrapy.http import HtmlResponse, Request
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
+from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
 from tests.helpers.responses import file_response, snapshot_entries
 
@@ -91,7 +99,8 @@ def test_nanjing_whole_card_slices_and_server(by_slug):
     server = [o for o in by_slug["idc_nanjing"] if o["gpu_text"] == "NVIDIA A100 80G SXM4 整机"]
     assert {(o["gpu_count"], o["sku"]) for o in server} == {("8", "NVIDIA A100 80G SXM4 整机 | 8")}
     assert {o["region_text"] for o in by_slug["idc_nanjing"]} == {"南京"}
-    assert {o["vendor"] for o in by_slug["idc_nanjing"]} == {"南京某IDC (Jiangsu)"}
+    assert {o["vendor"] for o in by_slug["idc_nanjing"]} == {
+        "template (no public price page found): 南京某IDC (Jiangsu)"}
 
 
 def test_nanjing_negotiable_monthly_price_next_to_an_hourly_one(by_slug):
@@ -251,3 +260,195 @@ def test_normalized_per_gpu_hour(slug, gpu_text, period, fraction, per_gpu_hour_
              if r["sku"].startswith(gpu_text + " |") and r["billing_period"] == period]
     assert row["gpu_fraction"] == fraction
     assert row["price_per_gpu_hour_cny"] == per_gpu_hour_cny.quantize(Decimal("0.000001"))
+
+
+# ---- templates are marked; real operators are not ------------------------------------------
+
+TEMPLATES = ("idc_sinnet_bj", "idc_nanjing", "idc_ulanqab", "idc_guian", "idc_northwest")
+REAL = ("idc_pku_bj", "idc_cibr_bj", "idc_cuhksz_sz", "idc_srils_sz", "idc_hkustgz_gz",
+        "compshare_cn", "featurize_cn")
+
+
+def test_templates_are_marked_and_named_as_templates():
+    from spiders.vendors.idc_tables import template_sources
+    assert template_sources() == sorted(TEMPLATES)
+    for slug in TEMPLATES:
+        cls = spider_class(slug)
+        assert cls.is_template is True
+        assert cls.vendor.startswith("template (no public price page found): ")
+        meta = json.loads((SNAPSHOT_DIR / slug / "manifest.json").read_text(encoding="utf-8"))
+        assert meta["price_basis"] == "illustrative" and meta["prices_as_of"] is None
+
+
+@pytest.mark.parametrize("slug", REAL)
+def test_real_operators_are_not_templates_and_read_real_hosts(slug):
+    cls = spider_class(slug)
+    assert cls.is_template is False
+    assert not any(".example" in url for url in cls.start_urls)
+    meta = json.loads((SNAPSHOT_DIR / slug / "manifest.json").read_text(encoding="utf-8"))
+    assert meta["price_basis"] == "published" and meta["prices_as_of"]
+    assert cls.start_urls == [e["url"] for e in snapshot_entries(slug)]
+
+
+def test_template_key_must_be_a_boolean(tmp_path):
+    from spiders.vendors.idc_tables import load_table_spiders
+    config = tmp_path / "t.toml"
+    config.write_text('[html_table.x]\nvendor = "x"\nvendor_kind = "idc"\nrows = "tr"\n'
+                      'template = "yes"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="template must be true or false"):
+        load_table_spiders(config)
+
+
+# ---- real operators: each configured table parses its recorded page -------------------------
+
+REAL_FILES = {"idc_pku_bj": "guide_6.html", "idc_cibr_bj": "hpc_info.html",
+              "idc_cuhksz_sz": "page_263.html", "idc_srils_sz": "pricing.html",
+              "idc_hkustgz_gz": "prices_phase3.html"}
+
+
+@functools.cache
+def real_offers(slug: str) -> tuple:
+    return tuple(_parse(slug, file_response(slug, REAL_FILES[slug])))
+
+
+def _outcome(offer) -> tuple:
+    try:
+        row = normalize_offer(dict(offer))
+    except Quarantined as exc:
+        return ("quarantined", exc.stage)
+    return ("ok", row["gpu_model"], row["price_per_gpu_hour_cny"], row["province_or_state"],
+            row["city"], row["is_tier1_city"])
+
+
+@pytest.mark.parametrize("slug, count", [
+    ("idc_pku_bj", 11), ("idc_cibr_bj", 1), ("idc_cuhksz_sz", 4), ("idc_srils_sz", 2),
+    ("idc_hkustgz_gz", 2),
+])
+def test_real_operator_offer_counts(slug, count):
+    offers = real_offers(slug)
+    assert len(offers) == count >= spider_class(slug).min_offers
+    assert len({(o["sku"], o["billing_period"]) for o in offers}) == count
+
+
+def test_pku_reads_gpu_rows_only_with_merged_cells_filled_in():
+    offers = real_offers("idc_pku_bj")
+    # keep_rows: the CPU rows (核心小时) are not read; rowspan: GPU410 takes the merged
+    # 费用名称, 单位 and 分区名 of GPU400's row
+    assert [o["sku"] for o in offers[3:6]] == ["GPU40G | 1 | GPU400", "GPU40G | 1 | GPU410",
+                                               "GPU40G | 1 | GPU420"]
+    row = offers[4]["vendor_data"]["row"]
+    assert (row["费用名称"], row["单位"], row["单价/元"], row["QOS"], row["GPU数"]) == (
+        "GPU节点机时费", "卡小时", "5.00", "normal", "4")
+    assert offers[4]["price_text"] == "5.00 元 卡小时" and offers[4]["price_per_card"] is True
+    # the node's GPU数 is not the offer's count: a price is one card-hour
+    assert {o["gpu_count"] for o in offers} == {None}
+    assert [o["price_text"].split()[0] for o in offers[:3]] == ["4.00", "6.00", "8.00"]
+
+
+def test_pku_partitions_name_no_card_so_every_offer_is_quarantined():
+    assert {_outcome(o) for o in real_offers("idc_pku_bj")} == {("quarantined", "card")}
+
+
+@pytest.mark.parametrize("slug, gpu_text, outcome", [
+    # CUHK-Shenzhen: one card per rate; two cards or "others" under one rate are not guessed
+    ("idc_cuhksz_sz", "V100", ("ok", "V100-16GB", Decimal("1.500000"), "Guangdong", "Shenzhen",
+                               True)),
+    ("idc_cuhksz_sz", "A100、A800", ("quarantined", "card")),
+    ("idc_cuhksz_sz", "GPUs other than 2080Ti, V100, A100 and A800", ("quarantined", "card")),
+    ("idc_cuhksz_sz", "2080Ti", ("quarantined", "card")),
+    # SRILS: the external standard price (标准价 (院外)) per 卡·时
+    ("idc_srils_sz", "GPU (4090)", ("ok", "RTX4090-24GB", Decimal("5.000000"), "Guangdong",
+                                    "Shenzhen", True)),
+    ("idc_srils_sz", "GPU (高性能)", ("quarantined", "card")),
+    # CIBR: the card is in the unit (RMB/V100·HOUR), which the price grammar does not read yet
+    ("idc_cibr_bj", "GPU node 1.00 RMB/V100·HOUR", ("quarantined", "price")),
+    # HKUST(GZ): GPU(ACD) names no card model
+    ("idc_hkustgz_gz", "GPU(ACD)", ("quarantined", "card")),
+    ("idc_hkustgz_gz", "GPU Server (ACD)", ("quarantined", "card")),
+])
+def test_real_operator_rows_normalize_as_the_page_allows(slug, gpu_text, outcome):
+    [offer] = [o for o in real_offers(slug) if o["gpu_text"] == gpu_text]
+    assert _outcome(offer) == outcome
+
+
+@pytest.mark.parametrize("slug, gpu_text, tariff_cells, offered", [
+    # the comparable list price is the offer; the other tariffs stay in the row as written
+    ("idc_srils_sz", "GPU (4090)", {"院内价 (6折)": "¥ 3.00", "合作价 (8折)": "¥ 4.00"},
+     "¥ 5.00"),
+    ("idc_srils_sz", "GPU (高性能)", {"院内价 (6折)": "¥ 15.00", "合作价 (8折)": "¥ 20.00"},
+     "¥ 25.00"),
+    ("idc_hkustgz_gz", "GPU(ACD)", {"Exclusive (Official)": "3.75 CNY/Card/Hour",
+                                    "Emergency (Official)": "6.00 CNY/Card/Hour"},
+     "2.40 CNY/Card/Hour"),
+    ("idc_cibr_bj", "GPU node 1.00 RMB/V100·HOUR", {"Receivable price(RMB)": "Price×tiered rate"},
+     "1.00 RMB/V100·HOUR"),
+])
+def test_tariffs_are_kept_as_the_page_writes_them(slug, gpu_text, tariff_cells, offered):
+    [offer] = [o for o in real_offers(slug) if o["gpu_text"] == gpu_text]
+    assert offer["price_text"] == offered and offer["billing_period"] == "hour"
+    assert tariff_cells.items() <= offer["vendor_data"]["row"].items()
+
+
+def test_srils_and_cuhk_read_only_per_card_rows():
+    assert {o["vendor_data"]["row"]["计费单位"] for o in real_offers("idc_srils_sz")} == {"卡·时"}
+    assert all("per Card" in o["price_text"] for o in real_offers("idc_cuhksz_sz"))
+
+
+def test_hkust_node_rental_is_a_daily_price():
+    [node] = [o for o in real_offers("idc_hkustgz_gz") if o["billing_period"] == "day"]
+    assert node["price_text"] == "720.00 CNY/Machine/Day"
+
+
+# ---- effective dates land as the observation date -------------------------------------------
+
+def test_hkust_offers_carry_the_pages_effective_date():
+    offers = real_offers("idc_hkustgz_gz")
+    assert {o["effective_at"] for o in offers} == {"2025-09-01"}
+    assert {o["observed_at"] for o in offers} == {"2026-11-30T09:00:00Z"}   # the crawl's, kept
+
+
+def test_other_sources_carry_no_effective_date():
+    for slug in ("idc_pku_bj", "idc_srils_sz", "idc_cuhksz_sz"):
+        assert not any(o.get("effective_at") for o in real_offers(slug))
+
+
+def _a_priced_offer(**changes) -> dict:
+    [offer] = [o for o in real_offers("idc_srils_sz") if o["gpu_text"] == "GPU (4090)"]
+    return {**dict(offer), **changes}
+
+
+@pytest.mark.parametrize("effective_at, observed", [
+    (None, datetime(2026, 11, 30, 9, tzinfo=UTC)),                        # the crawl's time
+    ("", datetime(2026, 11, 30, 9, tzinfo=UTC)),
+    ("2025-09-01", datetime(2025, 9, 1, tzinfo=UTC)),                     # a date: midnight UTC
+    ("2025-11-11T00:00:00+08:00", datetime(2025, 11, 10, 16, tzinfo=UTC)),
+    ("2025-12-31T08:00:00Z", datetime(2025, 12, 31, 8, tzinfo=UTC)),
+])
+def test_effective_date_is_the_observation_date(effective_at, observed):
+    row = normalize_offer(_a_priced_offer(effective_at=effective_at))
+    assert row["observed_at"] == observed
+    assert row["observed_hour"] == observed.replace(minute=0, second=0, microsecond=0)
+
+
+@pytest.mark.parametrize("bad", ["September 1, 2025", "2025-13-01", "soon"])
+def test_an_effective_date_that_is_not_a_date_is_quarantined(bad):
+    with pytest.raises(Quarantined) as caught:
+        normalize_offer(_a_priced_offer(effective_at=bad))
+    assert caught.value.stage == "effective_at"
+
+
+def test_a_configured_effective_date_reaches_every_offer(tmp_path):
+    from spiders.vendors.idc_tables import load_table_spiders
+    config = tmp_path / "t.toml"
+    config.write_text(
+        '[html_table.dated]\nvendor = "d"\nvendor_kind = "idc"\nrows = "table tbody tr"\n'
+        'columns = { gpu_text = "卡型" }\nprices = { hour = "按量" }\nregion = "北京"\n'
+        'page_unit = "元"\neffective_at = "2025-11-11"\n', encoding="utf-8")
+    cls = load_table_spiders(config)["dated"]
+    page = ("<table><thead><tr><th>卡型</th><th>按量</th></tr></thead><tbody>"
+            "<tr><td>A100 80G</td><td>10.75</td></tr></tbody></table>").encode()
+    response = HtmlResponse(url="https://d.test/p", body=page, encoding="utf-8",
+                            request=Request("https://d.test/p"))
+    [offer] = cls(crawl_id="t").parse(response)
+    assert offer["effective_at"] == "2025-11-11" and offer["price_text"] == "10.75 元"
+    assert normalize_offer(dict(offer))["observed_at"] == datetime(2025, 11, 11, tzinfo=UTC)

@@ -94,3 +94,100 @@ def test_configured_machine_columns_read_back_through_machine_specs(tmp_path):
     assert machine_specs(server) == {"vcpus": 128, "memory_gib": 1024, "disk_gb": 7680}
     assert card["memory_text"] == "64G"
     assert machine_specs(card) == {"vcpus": 16, "memory_gib": 64, "disk_gb": None}
+
+
+# ---- merged cells, kept rows, a page's unit, the vendor's row id ---------------------------
+
+FEE_URL = "https://fees.test/gpu.html"
+
+
+def _configured(tmp_path, extra: str, page: str) -> list:
+    path = tmp_path / "idc_tables.toml"
+    path.write_text('[html_table.fees]\nvendor = "v"\nvendor_kind = "idc"\n'
+                    'start_urls = ["https://fees.test/gpu.html"]\nregion = "北京"\n' + extra,
+                    encoding="utf-8")
+    response = HtmlResponse(url=FEE_URL, body=page.encode(), encoding="utf-8",
+                            request=Request(FEE_URL))
+    return list(load_table_spiders(path)["fees"](crawl_id="t").parse(response))
+
+
+FEE_CONFIG = """rows = "table tbody tr"
+columns = { gpu_text = "分区", sku_text = "代码", price_unit = "单位" }
+prices = { hour = "单价/元" }
+page_unit = "元"
+"""
+FEE_HEAD = ("<table><thead><tr><th>代码</th><th>名称</th><th>单位</th><th>单价/元</th>"
+            "<th>QOS</th><th>分区</th></tr></thead><tbody>")
+
+
+def test_rowspan_cells_fill_every_row_they_cover(tmp_path):
+    page = FEE_HEAD + """
+<tr><td>G1</td><td rowspan="3">GPU机时费</td><td rowspan="3">卡小时</td><td>4.00</td>
+    <td>low</td><td rowspan="2">A100 80G</td></tr>
+<tr><td>G2</td><td>6.00</td><td>normal</td></tr>
+<tr><td>G3</td><td>8.00</td><td>high</td><td>H800</td></tr>
+</tbody></table>"""
+    offers = _configured(tmp_path, FEE_CONFIG, page)
+    assert [(o["sku"], o["price_text"], o["vendor_data"]["row"]["QOS"]) for o in offers] == [
+        ("A100 80G | 1 | G1", "4.00 元 卡小时", "low"),
+        ("A100 80G | 1 | G2", "6.00 元 卡小时", "normal"),
+        ("H800 | 1 | G3", "8.00 元 卡小时", "high")]
+    assert all(o["vendor_data"]["row"]["名称"] == "GPU机时费" for o in offers)
+
+
+def test_colspan_cell_fills_its_columns_and_a_full_width_note_is_no_row(tmp_path):
+    page = FEE_HEAD + """
+<tr><td>G1</td><td colspan="2">GPU机时费 卡小时</td><td>4.00</td><td>low</td><td>A100 80G</td></tr>
+<tr><td colspan="6">注：价格以控制台为准</td></tr>
+</tbody></table>"""
+    offers = _configured(tmp_path, FEE_CONFIG, page)
+    assert len(offers) == 1
+    assert offers[0]["vendor_data"]["row"]["单位"] == "GPU机时费 卡小时"
+    assert offers[0]["vendor_data"]["row"]["单价/元"] == "4.00"
+
+
+@pytest.mark.parametrize("span", ['rowspan="x"', 'rowspan="0"', 'rowspan="99999"', 'rowspan=""'])
+def test_a_malformed_span_counts_as_one(span, tmp_path):
+    page = FEE_HEAD + f"""
+<tr><td>G1</td><td {span}>GPU机时费</td><td>卡小时</td><td>4.00</td><td>low</td>
+<td>A100 80G</td></tr>
+<tr><td>G2</td><td>GPU机时费</td><td>卡小时</td><td>6.00</td><td>normal</td><td>A100 80G</td></tr>
+</tbody></table>"""
+    assert [o["price_text"] for o in _configured(tmp_path, FEE_CONFIG, page)] == [
+        "4.00 元 卡小时", "6.00 元 卡小时"]
+
+
+def test_keep_rows_reads_only_matching_rows(tmp_path):
+    page = FEE_HEAD + """
+<tr><td>C1</td><td>CPU机时费</td><td>核心小时</td><td>0.04</td><td>low</td><td>C064</td></tr>
+<tr><td>G1</td><td>GPU机时费</td><td>卡小时</td><td>4.00</td><td>low</td><td>A100 80G</td></tr>
+</tbody></table>"""
+    assert len(_configured(tmp_path, FEE_CONFIG, page)) == 2
+    kept = _configured(tmp_path, FEE_CONFIG + 'keep_rows = { "名称" = "GPU" }\n', page)
+    assert [o["sku"] for o in kept] == ["A100 80G | 1 | G1"]
+
+
+@pytest.mark.parametrize("page_unit, unit_cell, cell, read_as, per_gpu_hour", [
+    # the page's unit first, then the unit cell (or header): a bare number gets both
+    ("元", "卡小时", "4.00", "4.00 元 卡小时", "4.000000"),
+    ("元", "元/卡时", "4.00", "4.00 元 元/卡时", "4.000000"),   # 元 said twice: still one price
+    ("元", "卡小时", "面议", "面议", None),                 # not a number: quarantined
+    ("", "元/卡时", "4.00", "4.00 元/卡时", "4.000000"),
+    ("RMB", "per Card per Hour", "2.00", "2.00 RMB per Card per Hour", "2.000000"),
+    ("元", "卡小时", "¥ 5.00", "¥ 5.00", "5.000000"),      # a cell with its own unit is kept
+    ("元", "", "36.73", "36.73 元", "36.730000"),
+])
+def test_page_unit_and_unit_cell_tables(page_unit, unit_cell, cell, read_as, per_gpu_hour,
+                                        tmp_path):
+    from pipelines.normalize import Quarantined, normalize_offer
+    config = FEE_CONFIG.replace('page_unit = "元"\n', f'page_unit = "{page_unit}"\n' if page_unit
+                                else "")
+    page = FEE_HEAD + (f"<tr><td>G1</td><td>GPU</td><td>{unit_cell}</td><td>{cell}</td>"
+                       "<td>low</td><td>A100 80G</td></tr></tbody></table>")
+    [offer] = _configured(tmp_path, config, page)
+    assert offer["price_text"] == read_as
+    if per_gpu_hour is None:
+        with pytest.raises(Quarantined):
+            normalize_offer(dict(offer))
+    else:
+        assert str(normalize_offer(dict(offer))["price_per_gpu_hour_cny"]) == per_gpu_hour
