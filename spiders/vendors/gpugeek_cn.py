@@ -1,4 +1,9 @@
-"""GpuGeek (gpugeek.com): the public GPU product list, a paged JSON API (no key).
+"""GpuGeek (gpugeek.com): a GUESSED public GPU product list, a paged JSON API (no key).
+
+No evidence of this endpoint exists: api.gpugeek.com is GpuGeek's LLM gateway, and the documented
+instance API (https://gpugeek.com/docs/openapi, api-cloud.gpugeek.com) is enterprise-only with no
+price-list fields read (../shared/research/real-formats.md §14). The URL, envelope and fields below
+are a model, kept so the source's pipeline path stays exercised; sources.md says so.
 
 Each product is a machine of 1, 2, 4 or 8 cards in one region, priced per machine per hour, day
 and month in 元. Field names and URL are modeled (sources.md #18, unverified).
@@ -29,6 +34,8 @@ class GpugeekCNSpider(JsonApiSpider):
     offers_path = "data.list"
     next_page_path = "data.next"
     min_offers = 40
+    public_path = ("a guess: api.gpugeek.com/api/product/gpu/list (no evidence: that host is the "
+                   "LLM gateway; the real instance API is enterprise-only)")
 
     def parse_offer(self, offer: dict, response: Response) -> Iterable[RawOffer]:
         for field, period in PERIODS.items():

@@ -1,43 +1,113 @@
-"""恒源云 (gpushare.com): the GPU market page, a JavaScript app rendered in Chromium.
+"""恒源云 GPUSHARE (gpushare.com): the GPU machine market, a paged JSON API behind a user token.
 
-The page is a shell until its script has fetched the market JSON; it then shows one card per
-machine (not a <table>), each a list of label/value fields: 型号 / 显存 / 地区 / 按时 / 按天 /
-包月 / 空闲, read by HtmlTableSpider as a table whose header texts are the labels
-(`card_fields`). Page path and markup are modeled (sources.md #15, unverified).
+Reads `GET https://api.gpushare.com/app/api/market/machine/list?models=-1&gpuName=&priceOrder=asc
+&pn=<page>&ps=50` with `Authorization: Bearer <token>` and the store page as Origin / Referer, as
+public monitor scripts do; pages while `pn * 50 < data.total`. An expired token is HTTP 401 (the
+crawl fails naming it); an answer without `data.list` is an error body and fails loudly.
+Each machine: `id`, `machineName`, `isOnline`, `gpuNum`, `gpuUsed`, `baseInfo{gpuName,
+gpuToolkitVersion, gpuDriverVersion, netDownloadSpeed}`, `skuList[{skuName: "payg", price}]`, the
+price in 元 per hour (shown as ¥{price}/h).
+
+Evidence: three public monitor scripts in the code-search index (files 70935214704, 71083369768,
+70936694952; their repository is not named by the index), described in
+../shared/research/real-formats.md §12 and real-payloads/README.md. Still a guess (sources.md):
+the price read as one card's, and the place (no region field is shown: offers are placed in
+China only).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlencode
 
 from scrapy.http import Response
 
-from spiders.base import HtmlTableSpider
-from spiders.base.html_table import availability
+from spiders.base import JsonApiSpider
+from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
+from spiders.parsing.api_units import UnitError, yuan
+
+LIST_URL = "https://api.gpushare.com/app/api/market/machine/list"
+PAGE_SIZE = 50
+STORE = "https://www.gpushare.com/store"
+PRICE_UNIT = "元"
+PAYG = "payg"
+REGION_TEXT = "中国"   # the list names no place: country only
 
 
-class GpushareCNSpider(HtmlTableSpider):
+def list_url(page: int) -> str:
+    query = {"models": -1, "gpuName": "", "priceOrder": "asc", "pn": page, "ps": PAGE_SIZE}
+    return f"{LIST_URL}?{urlencode(query)}"
+
+
+def checked_data(body: Any, url: str) -> dict:
+    """`data` with its list and total; anything else is an error body or a changed API."""
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("list"), list) or \
+            isinstance(data.get("total"), bool) or not isinstance(data.get("total"), int):
+        said = ({k: body.get(k) for k in ("code", "msg", "message")}
+                if isinstance(body, dict) else body)
+        raise ValueError(f"gpushare_cn: no data.list and data.total in {url} (answer: {said!r})")
+    return data
+
+
+class GpushareCNSpider(JsonApiSpider):
     name = "gpushare_cn"
     vendor = "恒源云 GPUSHARE"
     vendor_kind = "marketplace"
-    render_js = True
-    start_urls = ["https://gpushare.com/market"]
-    rows = "div.machine-card"
-    wait_for = rows
-    card_fields = (".field", ".label", ".value")
-    extra_cells = {"machine_id": "@data-machine-id"}
-    columns = {"gpu_text": "型号", "vram_gb": "显存", "region_text": "地区", "available": "空闲"}
-    prices = {"hour": "按时", "day": "按天", "month": "包月"}
-    not_offered = frozenset({"—", "-"})   # the machine is not rented on this term
-    min_offers = 20
+    start_urls = [list_url(1)]
+    offers_path = "data.list"
+    key_envs = ("GPUSHARE_TOKEN",)
+    api_key_required = True
+    keyed_path = ("the market machine list, GET api.gpushare.com/app/api/market/machine/list "
+                  "with the user token as Bearer (payg price in 元 per hour)")
+    min_offers = 3
 
-    def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
-        card = {label: text for label, text in cells.items() if label != "machine_id"}
-        for kind, period, _, price_text in self.price_cells(cells):
-            # Prices are per card: an instance takes 1..n cards of the machine at this rate.
-            yield self.offer(
-                response, sku=cells["machine_id"] or card.get("型号"), gpu_text=card.get("型号"),
-                vram_gb=card.get("显存"), gpu_count=1, region_text=card.get("地区"),
-                offer_kind=kind, price_text=price_text, billing_period=period,
-                available=availability(card.get("空闲")), vendor_data={"card": card})
+    async def start(self):
+        yield self.page_request(1)
+
+    def page_request(self, page: int):
+        token = (self.credentials() or {}).get("GPUSHARE_TOKEN", "")
+        return self.api_request(list_url(page), headers={
+            "Authorization": f"Bearer {token}", "Origin": "https://www.gpushare.com",
+            "Referer": STORE}, cb_kwargs={"page": page})
+
+    def parse(self, response: Response, page: int = 1) -> Iterable[Any]:
+        data = checked_data(checked_json(response), response.url)
+        for machine in data["list"]:
+            yield from self.parse_offer(machine, response)
+        if page * PAGE_SIZE < data["total"] and data["list"]:
+            yield self.page_request(page + 1)
+
+    def parse_offer(self, machine: dict, response: Response, **_: Any) -> Iterable[RawOffer]:
+        missing = [f for f in ("id", "isOnline", "gpuNum", "gpuUsed", "baseInfo", "skuList")
+                   if f not in machine]
+        if "baseInfo" in machine and "gpuName" not in (machine["baseInfo"] or {}):
+            missing.append("baseInfo.gpuName")
+        if missing:   # a renamed field is a changed API, not an offer without it
+            raise ValueError(f"gpushare_cn: machine without {', '.join(missing)} in {response.url}")
+        sku = next((s for s in machine["skuList"] or [] if s.get("skuName") == PAYG), None)
+        if sku is None:   # not rented by the hour: no price to read
+            if (crawler := getattr(self, "crawler", None)) is not None:
+                crawler.stats.inc_value("gpushare_cn/no_payg_sku_skipped")
+            return
+        free = int(machine["gpuNum"] or 0) - int(machine["gpuUsed"] or 0)
+        yield self.offer(
+            response, sku=str(machine["id"]), gpu_text=machine["baseInfo"]["gpuName"],
+            gpu_count=1,   # the price read as one card's (inferred: sources.md)
+            region_text=REGION_TEXT, offer_kind="on_demand", billing_period="hour",
+            available=machine["isOnline"] is True and free > 0, **sku_price(sku.get("price")),
+            vendor_data={"machineName": machine.get("machineName"), "free_gpus": free,
+                         "gpuNum": machine["gpuNum"], "isOnline": machine["isOnline"],
+                         **{k: machine["baseInfo"].get(k) for k in (
+                             "gpuToolkitVersion", "gpuDriverVersion")}},
+        )
+
+
+def sku_price(raw: object) -> dict[str, str]:
+    try:
+        return {"price_amount": yuan(raw, PRICE_UNIT), "currency": "CNY",
+                "price_text": f"¥{raw}/h"}
+    except UnitError:   # null or unreadable: normalization quarantines it, with the raw value
+        return {"price_text": f"payg price: {raw!r} ({PRICE_UNIT})"}

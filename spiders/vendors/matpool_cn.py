@@ -1,57 +1,115 @@
-"""矩池云 Matpool (matpool.com): the static GPU price list, one table row per card, region and
-billing term (plain HTTP, no JavaScript needed; page path unverified, sources.md #16).
+"""矩池云 Matpool (matpool.com): the GPU machine pools its web market lists, a keyless JSON API.
 
-The price cell holds amount and unit together ("¥2.39/时", "¥1,399/月"); a promotion shows the
-struck-through list price next to the current one ("原价¥2.29 现价¥1.89", no unit: the term comes
-from the 计费方式 column), and a sold-out term shows "售罄" instead of a price.
+Reads `GET https://matgo.cn/api/machine_pools?machine_category=0&page=<n>&per_page=100`
+(machine_category 0 = GPU, an integer: the string "gpu" is refused), paged by
+`pagination.num_pages` (not the PaaS list's `numPages`). The answer is `{pools: [...],
+pagination: {...}}` and may carry no `code`: a missing code is no failure, but a `code` other than
+0 (Matpool's business status, 0 = success) is an error sent with HTTP 200 and fails the crawl.
+Each pool: `gpu_model` ("NVIDIA RTX A2000"), `domain` (zone id: 0 is zone 1),
+`driver_version`, `max_available_units` (units rentable now), `resource_pool_id`, and
+`machine.hardware.discountPriceMillicent` (falling back to `priceMillicent`).
 
-Machine specs: disk_text only, from the page's note that every price includes a system disk
-("价格为单卡价格，含系统盘 50GB"); the page states no vCPUs or RAM.
+Unit: `*PriceMillicent / 100000` is 元 per hour per unit (1 millicent = 1/1000 分). An agent note
+on the logged-in `/api/machines` called the same field 厘 yet gave 55000 = ¥0.55/h; the keyless
+machine_pools note settles it ("discountPriceMillicent / 100000 为折扣后的元/小时/份"), and the
+2026-10-04 prices (RTX 4090 ¥2.20/h) fit it: see spiders/parsing/api_units.py.
+
+Evidence: a note dated 2026-09-07, "从官网公开客户端代码确认并实测" (code-search index file
+70205348888; its repository is not named by the index), quoted in ../shared/research/cn-prices.md
+§5; the numeric code and the hardware shape: Aoblex/matpool-cli (real-formats.md §13).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
+from contextlib import suppress
+from typing import Any
+from urllib.parse import urlencode
 
 from scrapy.http import Response
 
-from spiders.base import HtmlTableSpider
-from spiders.base.html_table import availability
+from spiders.base import JsonApiSpider
+from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
+from spiders.parsing.api_units import UnitError, yuan
 
-# "含系统盘 50GB" in the note above the table: the disk every (one-card) price includes
-INCLUDED_DISK_RE = re.compile(r"含\s*(系统盘\s*[0-9]+(?:\.[0-9]+)?\s*[GT]i?B?)")
-PERIODS = {"按时": "hour", "按小时": "hour", "按天": "day", "按周": "week", "包月": "month"}
+POOLS_URL = "https://matgo.cn/api/machine_pools"
+GPU_CATEGORY = 0
+PER_PAGE = 100
+PRICE_UNIT = "millicent"
+PRICE_FIELDS = ("discountPriceMillicent", "priceMillicent")   # the current price first
 
 
-class MatpoolCNSpider(HtmlTableSpider):
+def pools_url(page: int) -> str:
+    query = {"machine_category": GPU_CATEGORY, "page": page, "per_page": PER_PAGE}
+    return f"{POOLS_URL}?{urlencode(query)}"
+
+
+def checked_body(body: Any, url: str) -> dict:
+    """The answer, or a loud error: a non-zero code, or no pools list / pagination."""
+    if not isinstance(body, dict):
+        raise ValueError(f"matpool_cn: not a JSON object in {url}")
+    if body.get("code") not in (None, 0):
+        raise ValueError(f"matpool_cn: API error {body['code']!r}: "
+                         f"{body.get('msg') or body.get('message')!r} ({url})")
+    if not isinstance(body.get("pools"), list) or not isinstance(body.get("pagination"), dict):
+        raise ValueError(f"matpool_cn: no pools list and pagination in {url}")
+    return body
+
+
+class MatpoolCNSpider(JsonApiSpider):
     name = "matpool_cn"
     vendor = "矩池云 Matpool"
     vendor_kind = "gpu_cloud"
-    start_urls = ["https://matpool.com/host-market/gpu"]
-    rows = "table.price-table tbody tr"
-    columns = {"region_text": "地区", "gpu_text": "GPU型号", "vram_gb": "显存",
-               "billing_period": "计费方式", "price_text": "价格", "available": "库存"}
-    min_offers = 15
+    start_urls = [pools_url(1)]
+    offers_path = "pools"
+    public_path = ("the keyless market machine pools, GET matgo.cn/api/machine_pools "
+                   "(prices in millicent = 1e-5 元 per hour per unit)")
+    min_offers = 3
 
-    def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
-        gpu_text, vram = self.column(cells, "gpu_text"), self.column(cells, "vram_gb")
-        term = self.column(cells, "billing_period")
-        # "售罄" rows are kept: normalization quarantines them as "sold out" (seen, not priced).
+    def parse(self, response: Response, page: int = 1) -> Iterable[Any]:
+        body = checked_body(checked_json(response), response.url)
+        for pool in body["pools"]:
+            yield from self.parse_offer(pool, response)
+        num_pages = body["pagination"].get("num_pages")
+        if isinstance(num_pages, bool) or not isinstance(num_pages, int):
+            raise ValueError(f"matpool_cn: no integer pagination.num_pages in {response.url}")
+        if page < num_pages:
+            yield self.api_request(pools_url(page + 1), cb_kwargs={"page": page + 1})
+
+    def parse_offer(self, pool: dict, response: Response, **_: Any) -> Iterable[RawOffer]:
+        missing = [f for f in ("gpu_model", "domain", "max_available_units", "resource_pool_id")
+                   if f not in pool]
+        hardware = (pool.get("machine") or {}).get("hardware") if isinstance(
+            pool.get("machine"), dict) else None
+        if not isinstance(hardware, dict) or not any(f in hardware for f in PRICE_FIELDS):
+            missing.append("machine.hardware.discountPriceMillicent|priceMillicent")
+        if missing:   # a renamed field is a changed API, not an offer without it
+            raise ValueError(f"matpool_cn: pool without {', '.join(missing)} in {response.url}")
         yield self.offer(
-            response, sku=f"{gpu_text} {vram}", gpu_text=gpu_text, vram_gb=vram,
-            gpu_count=1,  # the page says prices are per card (单卡价格)
-            region_text=self.column(cells, "region_text"), offer_kind="on_demand",
-            price_text=self.column(cells, "price_text"),
-            billing_period=PERIODS.get(term or ""),  # unknown term: None, quarantined loudly
-            available=availability(self.column(cells, "available")),
-            disk_text=included_disk(response), vendor_data={"row": cells},
+            response, sku=str(pool["resource_pool_id"]), gpu_text=pool["gpu_model"],
+            gpu_count=1,   # priced per unit (份); one unit taken as one card (sources.md)
+            region_text=f"domain {pool['domain']}", offer_kind="on_demand",
+            billing_period="hour", available=int(pool["max_available_units"] or 0) > 0,
+            **pool_price(hardware),
+            vendor_data={k: pool.get(k) for k in ("domain", "driver_version",
+                                                  "max_available_units")},
         )
 
 
-def included_disk(response: Response) -> str | None:
-    """The system disk the page says every price includes ("系统盘 50GB"), or None."""
-    notes = " ".join(response.xpath("//p[not(ancestor::table)]//text()").getall())
-    match = INCLUDED_DISK_RE.search(notes)
-    return match[1] if match else None
+def pool_price(hardware: dict) -> dict[str, str]:
+    """price_amount/currency/price_text from the discounted price, else the list price; the list
+    price beside a discount as list_price_amount. Unreadable: the raw field, for quarantine."""
+    field = next((f for f in PRICE_FIELDS if hardware.get(f) is not None), PRICE_FIELDS[0])
+    raw = hardware.get(field)
+    try:
+        price = {"price_amount": yuan(raw, PRICE_UNIT), "currency": "CNY",
+                 "price_text": f"{field} {raw} ({PRICE_UNIT}/时)"}
+    except UnitError:
+        return {"price_text": f"{field}: {raw!r} ({PRICE_UNIT})"}
+    listed = hardware.get("priceMillicent")
+    if field == "discountPriceMillicent" and listed is not None:
+        # the list price is extra: an unreadable one leaves the current price alone
+        with suppress(UnitError):
+            price["list_price_amount"] = yuan(listed, PRICE_UNIT)
+    return price

@@ -44,7 +44,7 @@ def test_sources_command_prints_the_fetch_text(tmp_path, monkeypatch):
     result = CliRunner(env={"GPUPRICES_DATA_DIR": str(tmp_path)}).invoke(main, ["sources"])
     assert result.exit_code == 0, result.output
     assert "HTML table; API with GCP_API_KEY" in result.output
-    assert "Chromium + HTML table" in result.output
+    assert "JSON API; API with AUTODL_TOKEN" in result.output
 
 
 @pytest.mark.parametrize("readme", ["README.md", "README.zh-CN.md"])

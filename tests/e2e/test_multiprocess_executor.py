@@ -18,9 +18,10 @@ from spiders.layout import REPO_ROOT
 
 pytestmark = pytest.mark.e2e
 
-# A plain-HTTP source, a Chromium one, and two whose quarantine is not empty: every kind of raw
-# step, at a third of the full run's step count.
+# A plain-HTTP source, a token-only one (autodl_cn, run with a fake token: replay matches no
+# header), and two whose quarantine is not empty, at a third of the full run's step count.
 SOURCES = ("azure", "autodl_cn", "idc_sinnet_bj", "vastai")
+FAKE_TOKENS = {"AUTODL_TOKEN": "fake-autodl-token-for-replay"}
 # Columns that name the run or the moment it ran, not what it found.
 RUN_COLUMNS = {"crawl_id", "run_id", "quarantined_at"}
 
@@ -31,6 +32,7 @@ def gpuprices_run(root: Path, executor: str | None) -> subprocess.CompletedProce
     shutil.copy(REPO_ROOT / "dagster.yaml", home / "dagster.yaml")  # the pool limit
     env = {**os.environ, "GPUPRICES_DATA_DIR": str(root / "data"), "DAGSTER_HOME": str(home)}
     env.pop("GPUPRICES_EXECUTOR", None)
+    env.update(FAKE_TOKENS)
     if executor:
         env["GPUPRICES_EXECUTOR"] = executor
     args = [arg for source in SOURCES for arg in ("--source", source)]

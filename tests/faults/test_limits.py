@@ -47,6 +47,9 @@ MAX_SIZE = 16 * 1024 * 1024                  # spiders/settings.py DOWNLOAD_MAXS
 FIFTY_MB = 50 * 1024 * 1024
 AUTODL_XHR = ("https://www.autodl.com/api/v1/market/gpu_list?"
               "charge_type=all&page_index=1&page_size=50")
+# a recorded JSON GET the bounded fetch replays (Matpool's keyless machine pools, page 1)
+RECORDED_GET = "https://matgo.cn/api/machine_pools?machine_category=0&page=1&per_page=100"
+RECORDED_FILE = SNAPSHOT_DIR / "matpool_cn" / "machine_pools_page1.json"
 AZURE_PAGE1 = json.loads((SNAPSHOT_DIR / "azure" / "manifest.json").read_text())["entries"][0]
 IDC, IDC_URL = "idc_sinnet_bj", "https://www.sinnet.com.cn/gpu/price.html"
 JSON_TYPE = {"Content-Type": "application/json; charset=utf-8"}
@@ -116,9 +119,9 @@ def test_pathological_json_fails_the_crawl_naming_it(body, named, tmp_path):
 @pytest.mark.parametrize("declared", [True, False], ids=["declared", "streamed"])
 def test_bounded_fetch_refuses_a_big_body_while_it_streams(declared):
     big = Fault(kind="big", size_bytes=FIFTY_MB, declare_length=declared)
-    with (ReplayServer(SNAPSHOT_DIR, faults={AUTODL_XHR: [big]}) as server,
+    with (ReplayServer(SNAPSHOT_DIR, faults={RECORDED_GET: [big]}) as server,
           pytest.raises(ResponseTooLarge) as refused):
-        bounded_fetch(replay_url(server.url, AUTODL_XHR), "GET", None, MAX_SIZE, 30)
+        bounded_fetch(replay_url(server.url, RECORDED_GET), "GET", None, MAX_SIZE, 30)
     assert refused.value.size > MAX_SIZE
     served = server.served
     assert [s.kind for s in served] == ["big"]
@@ -126,10 +129,10 @@ def test_bounded_fetch_refuses_a_big_body_while_it_streams(declared):
 
 
 def test_bounded_fetch_returns_the_recorded_body_and_follows_no_redirect():
-    recorded = (SNAPSHOT_DIR / "autodl_cn" / "gpu_list.json").read_bytes()
+    recorded = RECORDED_FILE.read_bytes()
     with ReplayServer(SNAPSHOT_DIR,
                       faults={IDC_URL: [Fault(kind="redirect_loop")]}) as server:
-        status, headers, body = bounded_fetch(replay_url(server.url, AUTODL_XHR), "GET", None,
+        status, headers, body = bounded_fetch(replay_url(server.url, RECORDED_GET), "GET", None,
                                               MAX_SIZE, 30)
         assert (status, body) == (200, recorded)
         assert "X-Gpuprices-Captured-At" in headers
@@ -137,7 +140,8 @@ def test_bounded_fetch_returns_the_recorded_body_and_follows_no_redirect():
                                            MAX_SIZE, 30)
         assert status == 302 and headers["Location"] == IDC_URL
         with pytest.raises(ResponseTooLarge):                  # the limit is the caller's
-            bounded_fetch(replay_url(server.url, AUTODL_XHR), "GET", None, len(recorded) - 1, 30)
+            bounded_fetch(replay_url(server.url, RECORDED_GET), "GET", None, len(recorded) - 1,
+                          30)
 
 
 # --- the raw archive middleware: a write that fails, a rendered page over the limit -------------

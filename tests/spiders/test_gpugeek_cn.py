@@ -177,3 +177,18 @@ def test_offer_invariants(offer):
 def test_offers_are_unique(offers):
     keys = [(o["sku"], o["billing_period"]) for o in offers]
     assert len(keys) == len(set(keys))
+
+
+def test_the_guess_is_said_where_people_read_it():
+    """No evidence of this endpoint exists: the path note, the manifest and sources.md say so."""
+    import json
+
+    from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+
+    assert GpugeekCNSpider.path_note().startswith("a guess: ")
+    meta = json.loads((SNAPSHOT_DIR / "gpugeek_cn" / "manifest.json").read_text(encoding="utf-8"))
+    assert meta["verification"] == "unverified" and meta["price_basis"] == "illustrative"
+    assert any(u.startswith("A guess, not evidence") for u in meta["unverified"])
+    row = next(line for line in (REPO_ROOT / "docs" / "sources.md").read_text(
+        encoding="utf-8").splitlines() if line.startswith("| `gpugeek_cn` |"))
+    assert "guess" in row and "LLM gateway" in row

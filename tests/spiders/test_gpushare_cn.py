@@ -1,144 +1,156 @@
-"""恒源云 market: a JavaScript page of machine cards. Without a browser there are no cards and the
-spider says so; rendered in Chromium (over the replay server, XHR included) every machine of the
-market JSON becomes one offer per listed term.
+"""恒源云 GPUSHARE: the market machine list JSON API behind a user token (GPUSHARE_TOKEN), parsed
+from snapshot pages built on the public monitor scripts' shape, through normalization; paging by
+data.total, offline and fully rented machines, error bodies, renamed fields, a missing token."""
 
-The snapshot holds RTX 3090 and A800 machines (outside the four mission families, still kept as
-observations) and an A100 with no 包月 price (rendered "—", skipped)."""
-
-import functools
-import gzip
+import copy
 import json
 from decimal import Decimal
 
 import pytest
-from scrapy.http import HtmlResponse
+from scrapy.http import Request, TextResponse
 
 from pipelines.normalize import Quarantined, normalize_offer
+from pipelines.resources import CrawlerResource
 from spiders.layout import SNAPSHOT_DIR
-from spiders.vendors.gpushare_cn import GpushareCNSpider
+from spiders.vendors.gpushare_cn import GpushareCNSpider, list_url
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
 
-TERMS = {"hour": ("price_hour", "时"), "day": ("price_day", "天"), "month": ("price_month", "月")}
+PAGES = ("machine_list_pn1.json", "machine_list_pn2.json")
+FAKE_TOKEN = "fake-gpushare-token-for-tests"
 
 
-@functools.cache
-def recorded_machines() -> list[dict]:
-    """The machines of the recorded market JSON, read once (collection needs them too: one test
-    per machine)."""
-    return json.loads((SNAPSHOT_DIR / "gpushare_cn" / "market_machines.json")
-                      .read_text(encoding="utf-8"))["data"]["machines"]
+def spider() -> GpushareCNSpider:
+    return GpushareCNSpider(crawl_id="t")
 
 
-@pytest.fixture(scope="module")
-def machines() -> list[dict]:
-    return recorded_machines()
+def page(n: int) -> dict:
+    return json.loads((SNAPSHOT_DIR / "gpushare_cn" / PAGES[n - 1]).read_text(encoding="utf-8"))
 
 
-def pytest_generate_tests(metafunc):
-    """The tests taking `machine` run once per recorded machine (collection needs the list)."""
-    if metafunc.function.__name__ == "test_each_machine_matches_the_market_json":
-        metafunc.parametrize("machine", recorded_machines(), ids=lambda m: m["machine_id"])
+def response(body, n: int = 1) -> TextResponse:
+    url = list_url(n)
+    return TextResponse(url=url, body=json.dumps(body).encode(), encoding="utf-8",
+                        request=Request(url))
 
 
-def test_unrendered_shell_has_no_cards_and_says_so():
-    shell = file_response("gpushare_cn", "market.html")
-    with pytest.raises(ValueError, match=r"gpushare_cn: no machine cards \(div.machine-card\)"):
-        list(GpushareCNSpider(crawl_id="t").parse(shell))
+def parsed(n: int):
+    return list(spider().parse(file_response("gpushare_cn", PAGES[n - 1]), page=n))
 
 
-@pytest.fixture(scope="module")
-def crawl(replay_server, tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("gpushare")
-    offers, verdict = run_crawl("gpushare_cn", replay_server.url, data_dir)
-    return offers, verdict, data_dir
+def offers(n: int) -> list[dict]:
+    return [dict(o) for o in parsed(n) if not isinstance(o, Request)]
 
 
-@pytest.fixture(scope="module")
-def offers(crawl):
-    return crawl[0]
+def test_the_request_is_the_scripts_query_with_bearer_token_and_store_origin(monkeypatch):
+    monkeypatch.setenv("GPUSHARE_TOKEN", FAKE_TOKEN)
+    request = spider().page_request(1)
+    assert request.url == ("https://api.gpushare.com/app/api/market/machine/list"
+                           "?models=-1&gpuName=&priceOrder=asc&pn=1&ps=50")
+    assert request.method == "GET"
+    assert request.headers["Authorization"] == f"Bearer {FAKE_TOKEN}".encode()
+    assert request.headers["Origin"] == b"https://www.gpushare.com"
+    assert request.headers["Referer"] == b"https://www.gpushare.com/store"
 
 
-def test_crawl_passes_with_every_listed_term(crawl, machines):
-    offers, verdict, _ = crawl
-    assert verdict["passed"], verdict["failures"]
-    listed = sum(1 for m in machines for field, _ in TERMS.values() if m[field] is not None)
-    assert len(offers) == verdict["offers"] == listed == 41
+@pytest.mark.parametrize("pn, total, listed, more", [
+    (1, 53, 5, True), (2, 53, 2, False), (1, 50, 5, False), (1, 51, 5, True), (3, 200, 0, False)])
+def test_paging_goes_on_while_pn_times_50_is_below_total(pn, total, listed, more):
+    body = {"data": {"list": page(1)["data"]["list"][:listed], "total": total}}
+    requests = [r for r in spider().parse(response(body, pn), page=pn) if isinstance(r, Request)]
+    assert [r.url for r in requests] == ([list_url(pn + 1)] if more else [])
 
 
-def test_rendered_prices_are_the_card_text(offers):
-    bj_4090 = {o["billing_period"]: o["price_text"] for o in offers if o["sku"] == "bj1-0107"}
-    assert bj_4090 == {"hour": "¥2.28/时", "day": "¥52.00/天", "month": "¥1,399.00/月"}
+def test_every_machine_with_a_payg_sku_is_one_card_offer_in_yuan():
+    machines = page(1)["data"]["list"] + page(2)["data"]["list"]
+    got = offers(1) + offers(2)
+    payg = [m for m in machines if m["skuList"]]
+    assert [o["sku"] for o in got] == [str(m["id"]) for m in payg]
+    for o, m in zip(got, payg, strict=True):
+        assert Decimal(o["price_amount"]) == Decimal(str(m["skuList"][0]["price"]))
+        assert (o["currency"], o["billing_period"], o["gpu_count"]) == ("CNY", "hour", 1)
+        assert o["gpu_text"] == m["baseInfo"]["gpuName"] and o["region_text"] == "中国"
 
 
-def test_card_fields(offers):
-    (a100,) = [o for o in offers if o["sku"] == "bj1-0213" and o["billing_period"] == "month"]
-    assert (a100["gpu_text"], a100["vram_gb"], a100["gpu_count"]) == ("A100 SXM4", "80 GB", 1)
-    assert (a100["region_text"], a100["offer_kind"]) == ("北京一区", "on_demand")
-    assert a100["available"] is True
-    assert a100["vendor_data"]["card"]["空闲"] == "1/16"
-    assert a100["observed_at"] == "2026-11-30T09:00:00Z"
-
-
-def test_each_machine_matches_the_market_json(offers, machine):
-    mine = {o["billing_period"]: o for o in offers if o["sku"] == machine["machine_id"]}
-    expected = {p for p, (field, _) in TERMS.items() if machine[field] is not None}
-    assert set(mine) == expected
-    for period, offer in mine.items():
-        field, unit = TERMS[period]
-        assert offer["price_text"] == f"¥{Decimal(machine[field]):,.2f}/{unit}"
-        assert offer["region_text"] == machine["region"]
-        assert offer["available"] is (machine["idle_gpus"] > 0)
-
-
-def test_term_not_offered_is_skipped(offers):
-    assert sorted(o["billing_period"] for o in offers if o["sku"] == "nm1-0061") == ["day", "hour"]
-
-
-def test_sold_out_h800_is_unavailable(offers):
-    h800 = [o for o in offers if o["region_text"] == "北京二区" and o["gpu_text"] == "H800"]
-    assert len(h800) == 3 and all(o["available"] is False for o in h800)
-
-
-def test_normalizes_every_card(offers):
-    rows, quarantined = [], []
-    for offer in offers:
+def test_published_prices_land_per_gpu_hour_in_china():
+    rows = {}
+    for o in offers(1) + offers(2):
         try:
-            rows.append(normalize_offer(offer))
-        except Quarantined as exc:
-            quarantined.append((offer["gpu_text"], exc.stage))
-    assert quarantined == [] and len(rows) == 41
-    assert {r["gpu_model"] for r in rows} == {"RTX4090-24GB", "RTX4090D-24GB", "A100-40GB",
-                                               "A100-80GB", "H800-80GB", "A800-80GB",
-                                               "RTX3090-24GB"}
-    rows = [r for r in rows if r["gpu_model"] not in ("A800-80GB", "RTX3090-24GB")]
-    assert {r["province_or_state"] for r in rows} == {"Beijing", "Jiangsu", "Inner Mongolia"}
-    (sq_h800,) = [r for r in rows if r["sku"] == "sq1-0101" and r["billing_period"] == "month"]
-    per_gpu_hour = (Decimal("9800") / 730).quantize(Decimal("0.000001"))  # 包月 ÷ 730 h
-    assert sq_h800["price_per_gpu_hour_cny"] == per_gpu_hour
+            row = normalize_offer(o)
+        except Quarantined:
+            continue
+        rows.setdefault(row["gpu_model"], row)
+    assert {m: r["price_per_gpu_hour_cny"] for m, r in rows.items()} == {
+        "RTX3090-24GB": Decimal("0.76"), "RTXA6000-48GB": Decimal("2.2")}
+    assert rows["RTX3090-24GB"]["country"] == "CN"
+    assert rows["RTX3090-24GB"]["province_or_state"] is None   # the list names no place
 
 
-def test_xhr_json_and_rendered_dom_are_archived(crawl):
-    offers, verdict, data_dir = crawl
-    urls = [f["url"] for f in verdict["fetches"]]
-    assert "https://gpushare.com/api/v1/market/machines?page=1&page_size=50" in urls
-    assert all(o["url"] == "https://gpushare.com/market" for o in offers)
-    # The archived rendered DOM parses to the same offers (what `run --from-raw` relies on).
-    (ref,) = {o["raw_ref"] for o in offers}
-    dom = gzip.decompress((data_dir / "raw" / "objects" / ref[:2] / f"{ref}.gz").read_bytes())
-    again = GpushareCNSpider(crawl_id="t").parse(
-        HtmlResponse(url="https://gpushare.com/market", body=dom, encoding="utf-8"))
-    assert sorted((o["sku"], o["billing_period"], o["price_text"]) for o in again) == sorted(
-        (o["sku"], o["billing_period"], o["price_text"]) for o in offers)
+def test_offline_and_fully_rented_machines_are_unavailable():
+    by_sku = {o["sku"]: o for o in offers(1)}
+    assert by_sku["10231"]["available"] is True            # 8 cards, 5 used
+    assert by_sku["10232"]["available"] is False           # 8 of 8 used
+    assert by_sku["10417"]["available"] is False           # isOnline false
 
 
-def test_offer_invariants(offers):
-    for o in offers:
-        assert o["price_text"].startswith("¥") and o["billing_period"] in TERMS, o
-        assert o["gpu_count"] == 1 and o["vram_gb"] in ("24 GB", "40 GB", "80 GB"), o
-        assert o["available"] in (True, False) and len(o["raw_ref"]) == 64, o
+def test_a_machine_without_payg_sku_is_skipped():
+    assert "11507" not in {o["sku"] for o in offers(2)}
 
 
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["billing_period"]) for o in offers]
-    assert len(keys) == len(set(keys))
+def test_the_unknown_card_is_quarantined_with_its_name():
+    [a16] = [o for o in offers(1) if o["gpu_text"] == "NVIDIA A16"]
+    with pytest.raises(Quarantined, match=r"unknown GPU model .*A16"):
+        normalize_offer(a16)
+
+
+@pytest.mark.parametrize("price", [None, "", "面议"])
+def test_an_unreadable_price_is_quarantined_not_guessed(price):
+    body = page(1)
+    body["data"]["list"][0]["skuList"][0]["price"] = price
+    [o] = [dict(x) for x in spider().parse(response(body), page=2)
+           if not isinstance(x, Request)][:1]
+    with pytest.raises(Quarantined):
+        normalize_offer(o)
+
+
+@pytest.mark.parametrize("body", [
+    {"code": 401, "msg": "登录已过期"}, {"data": None}, {"data": {"list": []}},
+    {"data": {"records": [], "total": 0}}, []])
+def test_an_error_body_fails_loudly(body):
+    with pytest.raises(ValueError, match=r"no data.list and data.total"):
+        list(spider().parse(response(body)))
+
+
+@pytest.mark.parametrize("field", ["isOnline", "gpuNum", "gpuUsed", "skuList", "baseInfo"])
+def test_a_renamed_field_fails_loudly(field):
+    body = copy.deepcopy(page(1))
+    machine = body["data"]["list"][0]
+    machine[f"{field}V2"] = machine.pop(field)
+    with pytest.raises(ValueError, match=rf"machine without {field}"):
+        list(spider().parse(response(body)))
+
+
+def test_a_renamed_card_field_fails_loudly():
+    body = page(1)
+    info = body["data"]["list"][0]["baseInfo"]
+    info["gpuModel"] = info.pop("gpuName")
+    with pytest.raises(ValueError, match=r"machine without baseInfo.gpuName"):
+        list(spider().parse(response(body)))
+
+
+def test_without_the_token_the_source_is_skipped_with_one_clear_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("GPUSHARE_TOKEN", raising=False)
+    result = CrawlerResource(data_dir=str(tmp_path)).crawl("gpushare_cn", "c1")
+    assert result.skipped and result.status == "skipped" and not result.passed
+    assert result.failures == ["skipped: gpushare_cn needs an API key in the environment variable "
+                               "GPUSHARE_TOKEN"]
+
+
+def test_with_a_token_the_replayed_crawl_reads_both_pages_and_archives_no_token(
+        replay_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("GPUSHARE_TOKEN", FAKE_TOKEN)
+    got, verdict = run_crawl("gpushare_cn", replay_server.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    assert sorted(o["sku"] for o in got) == sorted(o["sku"] for o in offers(1) + offers(2))
+    fetch_log = tmp_path / "raw" / "fetches" / "gpushare_cn" / "test.jsonl"
+    assert FAKE_TOKEN not in fetch_log.read_text()

@@ -1,153 +1,157 @@
-"""矩池云 price list: parse the recorded page once (one offer per table row), then many checks.
+"""矩池云 Matpool: the keyless machine pools JSON API (2026-09-07 note), parsed from snapshot pages
+built on its shape, through normalization; the millicent unit, paging by num_pages, an error code,
+renamed fields, sold-out pools and an unknown card."""
 
-The snapshot holds RTX 3090 and L40S rows (outside the four mission families, still kept) and a
-包月 row whose price cell says 售罄, which normalization quarantines with its reason."""
-
-import functools
+import copy
+import json
+import re
 from decimal import Decimal
 
 import pytest
-from scrapy.http import HtmlResponse
+from scrapy.http import Request, TextResponse
 
 from pipelines.normalize import Quarantined, normalize_offer
-from spiders.parsing.machine import machine_specs
-from spiders.vendors.matpool_cn import MatpoolCNSpider
+from spiders.layout import SNAPSHOT_DIR
+from spiders.vendors.matpool_cn import MatpoolCNSpider, pools_url
+from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
 
-spider = MatpoolCNSpider(crawl_id="test")
-OTHER_CARDS = {"RTX 3090": "RTX3090-24GB", "L40S": "L40S-48GB"}   # not mission cards, kept
+PAGES = ("machine_pools_page1.json", "machine_pools_page2.json")
 
 
-@functools.cache
-def parsed() -> list[dict]:
-    """The offers of the recorded page, parsed once (collection needs them too: one test per
-    offer)."""
-    return list(spider.parse(file_response("matpool_cn", "host_market_gpu.html")))
+def spider() -> MatpoolCNSpider:
+    return MatpoolCNSpider(crawl_id="t")
 
 
-@pytest.fixture(scope="module")
-def page():
-    return file_response("matpool_cn", "host_market_gpu.html")
+def page(n: int) -> dict:
+    return json.loads((SNAPSHOT_DIR / "matpool_cn" / PAGES[n - 1]).read_text(encoding="utf-8"))
 
 
-@pytest.fixture(scope="module")
-def offers() -> list[dict]:
-    return [dict(o) for o in parsed()]
+def response(body: dict, n: int = 1) -> TextResponse:
+    url = pools_url(n)
+    return TextResponse(url=url, body=json.dumps(body).encode(), encoding="utf-8",
+                        request=Request(url))
 
 
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_other_cards_are_kept":
-        metafunc.parametrize("offer", [dict(o) for o in parsed()
-                                       if any(u in o["gpu_text"] for u in OTHER_CARDS)],
-                             ids=lambda o: f"{o['gpu_text']}-{o['billing_period']}")
-    elif metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize(
-            "offer", [dict(o) for o in parsed()],
-            ids=lambda o: f"{o['region_text']}-{o['sku']}-{o['billing_period']}")
+def parsed(n: int):
+    return list(spider().parse(file_response("matpool_cn", PAGES[n - 1]), page=n))
 
 
-def find(offers: list[dict], region: str, gpu: str, vram: str, period: str) -> dict:
-    (hit,) = [o for o in offers if (o["region_text"], o["gpu_text"], o["vram_gb"],
-                                    o["billing_period"]) == (region, gpu, vram, period)]
-    return hit
+def offers(n: int) -> list[dict]:
+    return [dict(o) for o in parsed(n) if not isinstance(o, Request)]
 
 
-def test_one_offer_per_row(offers, page):
-    assert len(offers) == len(page.css("table.price-table tbody tr")) == 30
+def test_the_start_url_is_the_keyless_pools_query():
+    assert MatpoolCNSpider.start_urls == [
+        "https://matgo.cn/api/machine_pools?machine_category=0&page=1&per_page=100"]
+    assert not MatpoolCNSpider.key_names() and not MatpoolCNSpider.api_key_required
 
 
-def test_first_offer_fields(offers):
-    first = offers[0]
-    assert first["sku"] == "NVIDIA RTX 4090 24GB"
-    assert (first["gpu_text"], first["vram_gb"]) == ("NVIDIA RTX 4090", "24GB")
-    assert first["gpu_count"] == 1
-    assert first["region_text"] == "杭州"
-    assert (first["price_text"], first["billing_period"]) == ("¥2.39/时", "hour")
-    assert first["offer_kind"] == "on_demand"
-    assert first["available"] is True
-    assert "price_amount" not in first and "currency" not in first  # read from the text
-    assert first["url"] == "https://matpool.com/host-market/gpu"
-    assert first["observed_at"] == "2026-11-30T09:00:00Z"
+def test_paging_follows_num_pages():
+    [next_page] = [r for r in parsed(1) if isinstance(r, Request)]
+    assert next_page.url == "https://matgo.cn/api/machine_pools?machine_category=0&page=2&per_page=100"
+    assert not [r for r in parsed(2) if isinstance(r, Request)]
 
 
-def test_unit_and_thousands_separator_in_one_cell(offers):
-    row = normalize_offer(find(offers, "杭州", "NVIDIA RTX 4090", "24GB", "month"))
-    assert (row["price_amount"], row["currency"]) == (Decimal("1399"), "CNY")
-    assert row["billing_period"] == "month"
+def test_every_pool_is_one_offer_priced_from_millicent():
+    pools = page(1)["pools"] + page(2)["pools"]
+    got = offers(1) + offers(2)
+    assert [o["sku"] for o in got] == [p["resource_pool_id"] for p in pools]
+    for o, p in zip(got, pools, strict=True):
+        hw = p["machine"]["hardware"]
+        raw = hw.get("discountPriceMillicent", hw.get("priceMillicent"))
+        assert Decimal(o["price_amount"]) == Decimal(raw) / 100000
+        assert (o["currency"], o["billing_period"], o["gpu_count"]) == ("CNY", "hour", 1)
+        assert o["available"] is (p["max_available_units"] > 0)
 
 
-def test_weekly_term(offers):
-    offer = find(offers, "北京", "NVIDIA A100", "40GB", "week")
-    assert offer["price_text"] == "¥759/周"
-    assert normalize_offer(offer)["gpu_model"] == "A100-40GB"
-    assert {o["billing_period"] for o in offers} == {"hour", "day", "week", "month"}
+def test_published_prices_land_per_gpu_hour():
+    rows = {}
+    for o in offers(1) + offers(2):
+        try:
+            row = normalize_offer(o)
+        except Quarantined:
+            continue
+        rows.setdefault(row["gpu_model"], row)
+    assert {m: r["price_per_gpu_hour_cny"] for m, r in rows.items()} == {
+        "RTX4090-24GB": Decimal("2.2"), "RTX3090-24GB": Decimal("1.85"),
+        "A100-40GB": Decimal("2.8"), "T4-16GB": Decimal("1.35")}
+    assert rows["RTX4090-24GB"]["region_code"] == "矩池云1区"
 
 
-def test_promotion_takes_the_current_price_and_the_term_column(offers):
-    offer = find(offers, "张家口", "NVIDIA RTX 4090", "24GB", "hour")
-    assert offer["price_text"] == "原价¥2.29 现价¥1.89"  # struck-through list price kept as written
-    row = normalize_offer(offer)
-    assert (row["price_amount"], row["billing_period"]) == (Decimal("1.89"), "hour")
+def test_the_list_price_is_the_fallback_and_kept_beside_a_discount():
+    by_sku = {o["sku"]: o for o in offers(1) + offers(2)}
+    assert by_sku["rp-t4-a1"]["price_amount"] == "1.35"          # priceMillicent only
+    assert "list_price_amount" not in by_sku["rp-t4-a1"]
+    body = page(1)
+    body["pools"][0]["machine"]["hardware"].update(discountPriceMillicent=198000)
+    [o] = [dict(x) for x in spider().parse(response(body), page=2)
+           if not isinstance(x, Request)][:1]
+    assert (o["price_amount"], o["list_price_amount"]) == ("1.98", "2.2")
 
 
-def test_sold_out_term_is_seen_and_quarantined(offers):
-    offer = find(offers, "北京", "NVIDIA A100", "80GB", "month")
-    assert (offer["price_text"], offer["available"]) == ("售罄", False)
-    with pytest.raises(Quarantined, match="sold out"):
-        normalize_offer(offer)
-    # 紧张 (scarce) is still in stock
-    assert find(offers, "北京", "NVIDIA A100", "80GB", "hour")["available"] is True
+def test_sold_out_pool_is_unavailable():
+    by_sku = {o["sku"]: o for o in offers(1)}
+    assert by_sku["rp-4090-a2"]["available"] is False and by_sku["rp-4090-a1"]["available"]
 
 
-def test_other_cards_are_kept(offer):
-    family = next(u for u in OTHER_CARDS if u in offer["gpu_text"])
-    assert normalize_offer(offer)["gpu_model"] == OTHER_CARDS[family]
+@pytest.mark.parametrize("sku, stage, reason", [
+    ("rp-a2000-a1", "card", "unknown GPU model .*RTX A2000"),
+    ("rp-3090-b1", "region", "unknown region 'domain 1'"),
+])
+def test_unknown_card_and_unplaced_zone_are_quarantined(sku, stage, reason):
+    [o] = [o for o in offers(1) + offers(2) if o["sku"] == sku]
+    with pytest.raises(Quarantined, match=reason) as q:
+        normalize_offer(o)
+    assert q.value.stage == stage
 
 
-def test_every_other_row_normalizes_across_three_provinces(offers):
-    rows = [normalize_offer(o) for o in offers
-            if not any(u in o["gpu_text"] for u in OTHER_CARDS) and o["price_text"] != "售罄"]
-    assert len(rows) == 24
-    assert {r["province_or_state"] for r in rows} == {"Zhejiang", "Beijing", "Hebei"}
-    assert {r["gpu_model"] for r in rows} == {"RTX4090-24GB", "A100-40GB", "A100-80GB"}
+def test_a_null_price_is_quarantined_not_guessed():
+    body = page(1)
+    body["pools"][0]["machine"]["hardware"] = {"discountPriceMillicent": None,
+                                               "priceMillicent": None}
+    [o] = [dict(x) for x in spider().parse(response(body), page=2)
+           if not isinstance(x, Request)][:1]
+    with pytest.raises(Quarantined, match=r"no price given"):
+        normalize_offer(o)
 
 
-def test_unknown_term_leaves_the_period_unset(page):
-    html = page.text.replace("<td>按周</td>", "<td>按季</td>", 1)
-    changed = HtmlResponse(url=page.url, body=html.encode(), encoding="utf-8")
-    weird = [o for o in spider.parse(changed) if o["vendor_data"]["row"]["计费方式"] == "按季"]
-    assert len(weird) == 1 and weird[0]["billing_period"] is None
+def test_an_answer_without_code_is_fine_but_a_nonzero_code_fails_loudly():
+    assert "code" not in page(1)
+    with pytest.raises(ValueError, match=r"API error 400: 'machine_category 类型错误'"):
+        list(spider().parse(response({"code": 400, "msg": "machine_category 类型错误"})))
 
 
-def test_every_offer_carries_the_system_disk_the_page_says_prices_include(offers):
-    # "价格为单卡价格，含系统盘 50GB": a disk, and no vCPUs or RAM, for every row
-    assert {o["disk_text"] for o in offers} == {"系统盘 50GB"}
-    assert all(machine_specs(o) == {"vcpus": None, "memory_gib": None, "disk_gb": 50}
-               for o in offers)
+@pytest.mark.parametrize("path", [("gpu_model",), ("max_available_units",), ("domain",),
+                                  ("machine", "hardware")])
+def test_a_renamed_field_fails_loudly(path):
+    body = copy.deepcopy(page(1))
+    holder = body["pools"][0]
+    for key in path[:-1]:
+        holder = holder[key]
+    holder[f"{path[-1]}V2"] = holder.pop(path[-1])
+    with pytest.raises(ValueError, match=r"pool without"):
+        list(spider().parse(response(body)))
 
 
-def test_a_page_without_the_disk_note_states_no_disk(page):
-    html = page.text.replace("含系统盘 50GB；", "")
-    changed = HtmlResponse(url=page.url, body=html.encode(), encoding="utf-8")
-    assert all(machine_specs(o)["disk_gb"] is None for o in spider.parse(changed))
+def test_renamed_price_fields_fail_loudly():
+    body = page(1)
+    body["pools"][0]["machine"]["hardware"] = {"discountPrice": 220000}
+    fields = "machine.hardware.discountPriceMillicent|priceMillicent"
+    with pytest.raises(ValueError, match=re.escape(fields)):
+        list(spider().parse(response(body)))
 
 
-def test_changed_layout_fails_loudly(page):
-    html = page.text.replace("<th>计费方式</th>", "<th>计费</th>")
-    changed = HtmlResponse(url=page.url, body=html.encode(), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"matpool_cn: table headers \['计费方式'\] not found"):
-        list(spider.parse(changed))
+def test_a_renamed_paging_key_fails_loudly():
+    body = page(1)
+    body["pagination"] = {"numPages": 2}      # the PaaS list's key, not machine_pools'
+    with pytest.raises(ValueError, match=r"no integer pagination.num_pages"):
+        list(spider().parse(response(body)))
+    with pytest.raises(ValueError, match=r"no pools list"):
+        list(spider().parse(response({"machines": [], "pagination": {"num_pages": 1}})))
 
 
-def test_offer_invariants(offer):
-    assert offer["price_text"].startswith(("¥", "原价¥")) or offer["price_text"] == "售罄"
-    assert offer["billing_period"] in ("hour", "day", "week", "month")
-    assert offer["region_text"] in ("杭州", "北京", "张家口")
-    assert offer["available"] in (True, False)
-    assert len(offer["raw_ref"]) == 64
-
-
-def test_offers_are_unique(offers):
-    keys = [(o["region_text"], o["sku"], o["billing_period"]) for o in offers]
-    assert len(keys) == len(set(keys))
+def test_the_replayed_crawl_reads_both_pages(replay_server, tmp_path):
+    got, verdict = run_crawl("matpool_cn", replay_server.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    assert sorted(o["sku"] for o in got) == sorted(o["sku"] for o in offers(1) + offers(2))
