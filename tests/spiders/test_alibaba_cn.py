@@ -82,6 +82,8 @@ def test_pricing_page_names_the_price_file():
     page = file_response("alibaba_cn", "ecs_pricing_zh.html")
     [request] = list(new_spider().parse_pricing_page(page))
     assert request.url == FILE_URL
+    # the whole-ECS file may exceed the crawl-wide 16 MiB limit: lifted for this request only
+    assert request.meta["download_maxsize"] == 128 * 1024 * 1024
 
 
 @pytest.mark.parametrize(("html", "folder"), [
