@@ -6,8 +6,10 @@
    n = 400 the normal approximation of those ranks, coverage about 90 %), and the verdict is read
    from the interval: 'holds' inside the expected range, 'does not hold' entirely outside it,
    'inconclusive' overlapping it, 'not enough data' below 5 distinct offers (no interval of a
-   median reaches 90 % below 5: 1 - 2/2^4 = 0.875). The minimum and the interval's constants: the
-   `params` CTE; each claim's expected range: the `claims` CTE. */
+   median reaches 90 % below 5: 1 - 2/2^4 = 0.875), 'illustrative only' when every distinct offer
+   comes from a source whose prices are a modeled snapshot's (illustrative or mixed,
+   intermediate.int_source_price_basis): no verdict is read from invented numbers. The minimum
+   and the interval's constants: the `params` CTE; each claim's expected range: the `claims` CTE. */
 -- alias: market_claims
 with params as (
     select
@@ -166,17 +168,34 @@ claims as (
     )
 ),
 
+-- Each distinct value, illustrative when every offer behind it comes from a source whose prices
+-- are modeled (month-end ids are "source|region"); a source that states no basis is not.
+unit_basis as (
+    select
+        e.claim_id,
+        e.value_rank,
+        bool_and(coalesce(b.price_basis in ('illustrative', 'mixed'), false)) as illustrative
+    from marts.market_claim_evidence as e
+    cross join unnest(e.offer_ids) as u (offer_id)
+    left join marts.latest_prices as l on u.offer_id = l.offer_id
+    left join intermediate.int_source_price_basis as b
+        on coalesce(l.source, split_part(u.offer_id, '|', 1)) = b.source
+    group by e.claim_id, e.value_rank
+),
+
 stats as (
     select
-        claim_id,
-        any_value(measured_on) as measured_on,
-        any_value(distinct_offers) as n,
-        sum(offers)::bigint as offers,
-        count(distinct vendor) as vendors,
-        median(value) as median_value,
-        list(value order by value_rank) as sorted_values
-    from marts.market_claim_evidence
-    group by claim_id
+        e.claim_id,
+        any_value(e.measured_on) as measured_on,
+        any_value(e.distinct_offers) as n,
+        sum(e.offers)::bigint as offers,
+        count(distinct e.vendor) as vendors,
+        count(*) filter (where u.illustrative) as illustrative_offers,
+        median(e.value) as median_value,
+        list(e.value order by e.value_rank) as sorted_values
+    from marts.market_claim_evidence as e
+    left join unit_basis as u on e.claim_id = u.claim_id and e.value_rank = u.value_rank
+    group by e.claim_id
 ),
 
 ranked as (
@@ -212,6 +231,7 @@ scored as (
         coalesce(r.offers, 0) as offers,
         coalesce(r.n, 0) as distinct_offers,
         coalesce(r.vendors, 0) as vendors,
+        coalesce(r.illustrative_offers, 0) as illustrative_offers,
         r.median_value,
         r.sorted_values[r.lower_rank] as ci_low,
         r.sorted_values[r.upper_rank] as ci_high,
@@ -232,6 +252,7 @@ select
     -- n: distinct evidence values (copies of one offer in many regions: once)
     distinct_offers,
     vendors,                                            -- distinct vendors behind them
+    illustrative_offers,                                -- of them, from modeled prices only
     round(median_value, 4)::double as median_value,     -- median of the distinct values
     round(ci_low, 4)::double as ci_low,                 -- interval of the median (order stats)
     round(ci_high, 4)::double as ci_high,
@@ -241,6 +262,8 @@ select
     expected_high::double as expected_high,             -- null: open-ended ("20-40 %+")
     min_distinct_offers,                                -- no verdict on fewer distinct offers
     case
+        when distinct_offers > 0 and illustrative_offers = distinct_offers
+            then 'illustrative only'
         when distinct_offers < min_distinct_offers then 'not enough data'
         when ci_low >= expected_low and (expected_high is null or ci_high <= expected_high)
             then 'holds'
@@ -250,6 +273,11 @@ select
     case
         when distinct_offers = 0
             then coalesce(empty_reason, 'no offer in scope on the latest day')
+        when distinct_offers > 0 and illustrative_offers = distinct_offers
+            then 'all ' || distinct_offers || ' distinct offer'
+            || case when distinct_offers = 1 then '' else 's' end
+            || ' come from modeled snapshots with illustrative prices: no verdict until real '
+            || 'prices land'
         when distinct_offers < min_distinct_offers
             then 'only ' || distinct_offers || ' distinct offer'
             || case when distinct_offers = 1 then '' else 's' end || ' (minimum '

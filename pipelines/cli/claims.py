@@ -14,7 +14,10 @@ from pipelines.display import terminal_text
 
 VERDICTS = {"holds": "[green bold]holds[/]", "does not hold": "[red bold]does not hold[/]",
             "inconclusive": "[yellow bold]inconclusive[/]",
-            "not enough data": "[dim]not enough data[/]"}
+            "not enough data": "[dim]not enough data[/]",
+            "illustrative only": "[yellow]illustrative only[/]"}
+# Verdicts that are no verdict: their reason is shown under the claim.
+WITHHELD = ("not enough data", "illustrative only")
 
 
 def _number(value) -> str:
@@ -33,8 +36,10 @@ def claims_table(con) -> tuple[Table, list[dict]]:
                   show_lines=True, title_justify="left", title_style="bold",
                   caption=f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
                           f"{counts['inconclusive']} inconclusive, "
-                          f"{counts['not enough data']} without enough data; a verdict needs "
-                          "5+ distinct offers and is read from the interval of the median",
+                          f"{counts['not enough data']} without enough data, "
+                          f"{counts['illustrative only']} from illustrative prices only; a "
+                          "verdict needs 5+ distinct offers, not all of them modeled, and is "
+                          "read from the interval of the median",
                   caption_justify="left")
     table.add_column("claim", ratio=3)
     table.add_column("median", justify="right")
@@ -52,7 +57,7 @@ def claims_table(con) -> tuple[Table, list[dict]]:
                     f"{r['vendors']} vendors[/]")
         claim = (f"{terminal_text(r['claim'])}\n"
                  f"[dim]{terminal_text(r['measure'])}; {terminal_text(r['scope'])}[/]")
-        if r["verdict"] == "not enough data" and r["reason"]:
+        if r["verdict"] in WITHHELD and r["reason"]:
             claim += f"\n[yellow]{terminal_text(r['reason'])}[/]"
         table.add_row(claim, _number(r["median_value"]), interval, expected, evidence,
                       VERDICTS.get(r["verdict"], terminal_text(r["verdict"])))
@@ -68,7 +73,8 @@ def claims_command(fmt: str) -> None:
     Each claim (docs/market-claims.md) is measured on the latest day of the mart it reads
     (marts.market_claims; the values behind it: marts.market_claim_evidence). The verdict is read
     from the 90 % interval of the median over distinct offers: holds (inside the expected range),
-    does not hold (outside), inconclusive (overlapping), not enough data (under 5 offers).
+    does not hold (outside), inconclusive (overlapping), not enough data (under 5 offers),
+    illustrative only (every offer comes from a modeled snapshot's illustrative prices).
 
     Exit codes: 0 shown; 3 no database yet, or no claims measured.
     """

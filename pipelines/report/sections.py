@@ -206,7 +206,8 @@ def workloads(con: duckdb.DuckDBPyConnection) -> dict:
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
 
 VERDICT_CLASSES = {"holds": "verdict-holds", "does not hold": "verdict-fails",
-                   "inconclusive": "verdict-inconclusive", "not enough data": "verdict-nodata"}
+                   "inconclusive": "verdict-inconclusive", "not enough data": "verdict-nodata",
+                   "illustrative only": "verdict-illustrative"}
 
 
 def interval_cell(row: dict) -> Content:

@@ -33,9 +33,9 @@ CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly
              "month_end_capacity_release", "month_start_mid_month_stable", "holiday_promotions",
              "off_peak_discounts"]
 COLUMNS = ["claim_id", "claim", "measure", "scope", "measured_on", "offers", "distinct_offers",
-           "vendors", "median_value", "ci_low", "ci_high", "ci_method", "ci_coverage",
-           "expected_low", "expected_high", "min_distinct_offers", "verdict", "reason",
-           "source_doc"]
+           "vendors", "illustrative_offers", "median_value", "ci_low", "ci_high", "ci_method",
+           "ci_coverage", "expected_low", "expected_high", "min_distinct_offers", "verdict",
+           "reason", "source_doc"]
 
 
 def claims(con) -> dict[str, dict]:
@@ -105,6 +105,34 @@ def test_each_verdict_comes_from_the_interval(con, prices, verdict, interval):
     assert row["ci_coverage"] == approx(0.9375 if len(prices) == 5 else 0.875)
     if verdict == "not enough data":
         assert row["reason"].startswith("only 4 distinct offers (minimum 5)")
+
+
+def _basis(con, source: str, basis: str | None) -> None:
+    """The latest crawl of `source` says its prices are `basis` (None: says nothing)."""
+    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                "finished_at, price_basis) values (?, ?, 'replay', true, 'passed', 1, now(), ?)",
+                [f"basis-{source}", source, basis])
+
+
+@pytest.mark.parametrize("bases, verdict, illustrative", [
+    (["illustrative"] * 5, "illustrative only", 5),
+    (["illustrative"] * 3 + ["mixed"] * 2, "illustrative only", 5),   # part modeled is not real
+    (["illustrative"] * 4 + ["published"], "holds", 4),                # one real offer: a verdict
+    (["illustrative"] * 4 + [None], "holds", 4),                       # unstated: not withheld
+    (["live"] * 5, "holds", 0),
+    (["illustrative"] * 3, "illustrative only", 3),        # says why, not just "not enough data"
+])
+def test_no_verdict_from_illustrative_prices_alone(con, bases, verdict, illustrative):
+    for i, basis in enumerate(bases):
+        _basis(con, f"idc_{i}", basis)
+    row = claims(build(con, vendors([55, 60, 62, 65, 70][:len(bases)])))[
+        "a100_80gb_beijing_hourly"]
+    assert (row["verdict"], row["illustrative_offers"]) == (verdict, illustrative)
+    assert row["distinct_offers"] == len(bases)
+    if verdict == "illustrative only":
+        assert row["reason"] == (f"all {len(bases)} distinct offers come from modeled snapshots "
+                                 "with illustrative prices: no verdict until real prices land")
+        assert (row["ci_low"], row["median_value"]) != (None, None)   # the figures stay shown
 
 
 def test_interval_of_ten_by_hand(con):

@@ -66,7 +66,7 @@ def test_marts_have_the_contract_columns(con):
         "single_price_cny_per_gpu_hour server_to_single_ratio discount_pct",
         "cheapest_offers": "gpu_model offer_kind billing_period country region_group rank vendor "
         "source sku region_code gpu_fraction gpu_count price_per_gpu_hour_cny price_amount "
-        "currency last_seen_at url",
+        "currency last_seen_at url price_basis prices_as_of price_basis_label",
     }
     for mart, columns in expected.items():
         cursor = con.execute(f"select * from marts.{mart} limit 0")
