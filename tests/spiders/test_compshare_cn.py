@@ -1,7 +1,9 @@
-"""优云智算 Compshare: the 计费概览 price table of its docs (configured in idc_tables.toml), parsed
-from its recorded page and normalized. Every price is the docs' own (bill.md at
-BennielAllan/compshare-docs@ad2bf8f, cn-prices.csv rows for /docs/operation/charge/bill)."""
+"""优云智算 Compshare: the 计费概览 price table of its docs and its dated price announcements
+(spiders/vendors/compshare_cn.py), parsed from the recorded pages and normalized. Every price is
+the docs' own (bill.md and specialevent/event0, 1, 3 at BennielAllan/compshare-docs@ad2bf8f;
+cn-prices.csv rows for those URLs)."""
 
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
@@ -9,6 +11,7 @@ import pytest
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
 from spiders.registry import spider_class
+from spiders.vendors.compshare_cn import TABLE_CARD, announced_date
 from tests.helpers.responses import file_response, snapshot_entries
 
 SOURCE = "compshare_cn"
@@ -38,13 +41,14 @@ def _normalized(offers):
     return ok, bad
 
 
-def test_is_configuration_only():
+def test_the_table_is_read_as_a_configured_table_would_be():
     cls = spider_class(SOURCE)
-    assert cls.__module__ == "spiders.vendors.idc_tables" and cls.__bases__ == (HtmlTableSpider,)
+    assert cls.__module__ == "spiders.vendors.compshare_cn" and cls.__bases__ == (HtmlTableSpider,)
     assert cls.vendor == "优云智算 Compshare (UCloud)" and cls.vendor_kind == "gpu_cloud"
     assert cls.is_template is False and cls.effective_at is None
     assert cls.start_urls == [e["url"] for e in snapshot_entries(SOURCE)] == [
-        "https://www.compshare.cn/docs/operation/charge/bill"]
+        "https://www.compshare.cn/docs/operation/charge/bill",
+        *(f"https://www.compshare.cn/docs/overview/specialevent/event{n}" for n in (0, 1, 3))]
 
 
 def test_one_offer_per_card_and_term_and_the_disk_table_is_skipped(offers):
@@ -121,3 +125,105 @@ def test_an_empty_cell_is_no_offer():
     assert len(offers) == 35
     assert not [o for o in offers if o["gpu_text"].startswith("4090-24G")
                 and o["billing_period"] == "month"]
+
+
+# ---- dated announcements: list prices that land on the page's date ------------------------
+
+def _announced(n: int, response=None) -> list:
+    spider = spider_class(SOURCE)(crawl_id="test")
+    return list(spider.parse(response or file_response(SOURCE, f"event{n}.html")))
+
+
+@pytest.mark.parametrize("text, date", [
+    ("### 活动时间：2025年11月11日开始", "2025-11-11"),
+    ("活动时间：2025年10月1日00:00-2025年10月8日24:00", "2025-10-01"),
+    ("活动时间: 2025 年 12 月 31 日开始", "2025-12-31"),
+    ("订单范围：2025年10月1日09:30:00", None),   # a date, but not the announcement's
+    ("长期有效", None),
+])
+def test_announced_date(text, date):
+    assert announced_date(text) == date
+
+
+@pytest.mark.parametrize("n, effective, prices", [
+    (0, "2025-10-01", {"4090-24G 24G": "2.08元/时", "3090 24G": "1.5元/时",
+                       "A800 80G": "8.11元/时", "A100 80G": "10.75元/时"}),
+    (1, "2025-11-11", {"3090 24G": "1.19元/时", "3080ti 12G": "0.74元/时", "P40 24G": "0.67元/时",
+                       "A800 80G": "6.23元/时"}),
+    (3, "2025-12-31", {"4090-24G 24G": "1.67元/时", "P40 24G": "0.4元/时"}),
+])
+def test_announcements_list_prices_with_the_pages_date(n, effective, prices):
+    offers = _announced(n)
+    assert prices.items() <= {o["gpu_text"]: o["price_text"] for o in offers}.items()
+    assert {o["effective_at"] for o in offers} == {effective}
+    assert {(o["billing_period"], o["offer_kind"], o["region_text"]) for o in offers} == {
+        ("hour", "on_demand", "华北二")}
+
+
+@pytest.mark.parametrize("n, card, observed, per_gpu_hour", [
+    (0, "4090-24G 24G", datetime(2025, 10, 1, tzinfo=UTC), "2.080000"),
+    (1, "A800 80G", datetime(2025, 11, 11, tzinfo=UTC), "6.230000"),
+    (3, "4090-24G 24G", datetime(2025, 12, 31, tzinfo=UTC), "1.670000"),
+])
+def test_an_announced_price_is_observed_on_its_date(n, card, observed, per_gpu_hour):
+    [offer] = [o for o in _announced(n) if o["gpu_text"] == card]
+    row = normalize_offer(dict(offer))
+    assert row["observed_at"] == observed and str(row["price_per_gpu_hour_cny"]) == per_gpu_hour
+
+
+def test_one_card_is_one_offer_across_the_table_and_the_announcements(offers):
+    hourly = {o["gpu_text"]: o for o in offers if o["billing_period"] == "hour"}
+    ids = {}
+    for n in (0, 1, 3):
+        for offer in _announced(n):
+            try:
+                row = normalize_offer(dict(offer))
+            except Quarantined:
+                continue
+            ids.setdefault(offer["gpu_text"], set()).add(row["offer_id"])
+            ids[offer["gpu_text"]].add(normalize_offer(dict(hourly[offer["gpu_text"]]))["offer_id"])
+    # 4090 24 GB: 2.08 (2025-10-01) -> 1.67 (2025-12-31) -> the table's 1.66, one offer_id
+    assert ids["4090-24G 24G"] and all(len(v) == 1 for v in ids.values())
+
+
+def test_member_prices_and_the_previous_list_price_are_kept_not_offered():
+    [offer] = [o for o in _announced(1) if o["gpu_text"] == "3090 24G"]
+    data = offer["vendor_data"]
+    assert data["member_prices"] == {"白银会员": "1.13元/时", "黄金会员": "1.1元",
+                                     "钻石会员": "1.07元/时"}
+    assert data["previous_list_price"] == "1.5元/时" and data["list_price_column"] == "现价"
+    assert data["announced_card"] == "3090"
+    assert len(_announced(1)) == 4   # one offer per card, not one per tier
+    event0 = _announced(0)
+    assert {o["vendor_data"]["list_price_column"] for o in event0} == {"日常单价"}
+    assert "青铜会员" in event0[0]["vendor_data"]["member_prices"]
+
+
+@pytest.mark.parametrize("card, table_card", [
+    ("4090", "4090-24G 24G"), ("4090-48G", "4090-48G 48G"), ("3080Ti", "3080ti 12G"),
+    ("A100", "A100 80G"), ("H20", "H20 96G"),
+])
+def test_announced_cards_take_the_tables_spelling(card, table_card):
+    assert TABLE_CARD[card] == table_card
+    assert table_card.split()[0] in CARDS
+
+
+def test_an_undated_announcement_fails_loudly():
+    response = file_response(SOURCE, "event1.html")
+    undated = response.replace(body=response.body.replace("活动时间".encode(), "时间".encode()))
+    with pytest.raises(ValueError, match="no 活动时间 date"):
+        _announced(1, undated)
+
+
+def test_an_announcement_without_its_price_table_fails_loudly():
+    response = file_response(SOURCE, "event3.html")
+    changed = response.replace(body=response.body.replace("现价".encode(), "价格".encode()))
+    with pytest.raises(ValueError, match="no GPU型号 / 现价 table"):
+        _announced(3, changed)
+
+
+def test_an_empty_price_cell_is_no_offer():
+    response = file_response(SOURCE, "event3.html")
+    emptied = response.replace(body=response.body.replace("<td>0.4元/时</td>".encode(),
+                                                          b"<td></td>"))
+    assert [o["gpu_text"] for o in _announced(3, emptied)] == ["4090-24G 24G"]
