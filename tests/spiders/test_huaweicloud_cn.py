@@ -623,3 +623,12 @@ def test_keyed_crawl_over_replay_sends_signed_inquiries_and_never_stores_the_sec
             raw = gzip.decompress(raw) if path.suffix == ".gz" else raw
             assert FAKE_SK.encode() not in raw, path
             assert FAKE_AK.encode() not in raw, path
+
+
+def test_a_domain_id_when_given_is_sent_and_signed(fake_keys, monkeypatch):
+    monkeypatch.setenv("HUAWEICLOUD_SDK_DOMAIN_ID", "0123456789abcdef0123456789abcdef")
+    [request, *_] = new_spider().parse(file_response(SOURCE, product_file("cn-north-4")),
+                                       region="cn-north-4")
+    assert request.headers["X-Domain-Id"] == b"0123456789abcdef0123456789abcdef"
+    assert "x-domain-id" in request.headers["Authorization"].decode().split("SignedHeaders=")[1]
+    _entry_for(request)            # the body, hence the replay key, does not change
