@@ -29,6 +29,7 @@ Machine specs: vCPUs from `Cpu`, memory from `Memory` (GB); no disk (cloud disks
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
@@ -76,10 +77,11 @@ EXTRAS = ("InstanceFamily", "InstanceChargeType", "TypeName", "StatusCategory", 
 
 
 def workbench_headers() -> dict[str, str]:
-    """Headers of the price page's own calls (cn-prices.md §2). x-life, a millisecond timestamp
-    there, is left out: the answer does not depend on it, and replay never matches headers."""
+    """Headers of the price page's own calls (cn-prices.md §2), x-life (a millisecond timestamp)
+    included: a header only, so nothing replay matches (method, URL, body) changes with it."""
     return {"Content-Type": "application/json; charset=UTF-8",
-            "Origin": "https://buy.cloud.tencent.com", "Referer": PRICE_PAGE}
+            "Origin": "https://buy.cloud.tencent.com", "Referer": PRICE_PAGE,
+            "x-life": str(time.time_ns() // 1_000_000)}
 
 
 def zone_filters(zone: str) -> list[dict[str, Any]]:
