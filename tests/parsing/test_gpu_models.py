@@ -189,7 +189,7 @@ def test_parse_every_catalogued_card(text, hint, expected):
 
 
 REJECTED = [
-    ("", "unknown"), ("GPU", "unknown"), ("Ascend 910B", "unknown"), ("V100S", "unknown"),
+    ("", "unknown"), ("GPU", "unknown"), ("Ascend 910B", "unknown"), ("Tesla P100", "unknown"),
     ("Quadro RTX 6000", "unknown"), ("A100 or H100", "several GPU models"),
     ("A800 / H20", "several GPU models"), ("A100 80GB", "hint"),   # hint 40 contradicts 80
     ("A100 20G", "not a A100 memory size"), ("4090D 48G", "not a RTX4090D memory size"),

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipelines.normalize import Quarantined, normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.registry import spider_class
 from tests.helpers.responses import file_response, snapshot_entries
 
@@ -57,15 +57,15 @@ def test_zones_name_no_province_so_country_level(offers):
     assert {(r["country"], r["province_or_state"], r["city"]) for r in rows} == {("CN", None, None)}
 
 
-def test_older_cards_are_quarantined_as_unknown(offers):
-    stages = {}
-    for offer in offers:
-        try:
-            normalize_offer(dict(offer))
-        except Quarantined as exc:
-            stages.setdefault(offer["gpu_text"], set()).add(exc.stage)
-    assert stages == {t: {"card"} for t in ("P106 常规机型", "1660 常规机型", "1080 Ti 常规机型",
-                                            "2080 Ti 常规机型", "3080 常规机型")}
+@pytest.mark.parametrize("card, model", [
+    ("P106 常规机型", "P106-6GB"), ("1660 常规机型", "GTX1660-6GB"),
+    ("1080 Ti 常规机型", "GTX1080TI-11GB"), ("2080 Ti 常规机型", "RTX2080TI-11GB"),
+    ("3080 常规机型", "RTX3080-10GB"), ("3090 常规机型", "RTX3090-24GB"),
+    ("V100 常规机型", "V100-16GB"), ("A6000 常规机型", "RTXA6000-48GB"),
+])
+def test_every_instance_type_normalizes_to_its_card(card, model, offers):
+    rows = [normalize_offer(dict(o)) for o in offers if o["gpu_text"] == card]
+    assert len(rows) == 4 and {r["gpu_model"] for r in rows} == {model}
 
 
 def test_a_renamed_term_column_fails_loudly():

@@ -355,7 +355,8 @@ def test_pku_partitions_name_no_card_so_every_offer_is_quarantined():
                                True)),
     ("idc_cuhksz_sz", "A100、A800", ("quarantined", "card")),
     ("idc_cuhksz_sz", "GPUs other than 2080Ti, V100, A100 and A800", ("quarantined", "card")),
-    ("idc_cuhksz_sz", "2080Ti", ("quarantined", "card")),
+    ("idc_cuhksz_sz", "2080Ti", ("ok", "RTX2080TI-11GB", Decimal("0.500000"), "Guangdong",
+                                 "Shenzhen", True)),
     # SRILS: the external standard price (标准价 (院外)) per 卡·时
     ("idc_srils_sz", "GPU (4090)", ("ok", "RTX4090-24GB", Decimal("5.000000"), "Guangdong",
                                     "Shenzhen", True)),
