@@ -1,9 +1,8 @@
 /* Cheapest offers: the 3 cheapest offers per card, offer kind, billing period, country and region
    group (province in China, country elsewhere), by each offer's latest price per GPU-hour. A price
    held back as a possible outlier (marts.price_outliers: far from its card's market, not yet
-   confirmed by a later crawl) is left out until it is confirmed. An offer not counted on its
-   latest day (a non-direct twin of a direct offer: docs/signals.md, "Counted once") is left
-   out; its flag is read from the daily series, which every new observation's day rebuilds. */
+   confirmed by a later crawl) is left out until it is confirmed, and so is an offer not
+   counted (a non-direct twin of a direct offer: docs/signals.md, "Counted once"). */
 -- alias: cheapest_offers
 with params as (
     -- How many offers each group lists: the few a buyer compares, not the whole market.
@@ -16,13 +15,9 @@ offers as (
         case when l.country = 'CN' then coalesce(l.province_or_state, 'CN') else l.country end
             as region_group
     from marts.latest_prices as l
-    inner join intermediate.int_offer_daily as c
-        on l.offer_id = c.offer_id
-        and c.observed_date = timezone('UTC', l.last_seen_at)::date
-        and c.counted
     left join marts.price_outliers as h
         on l.offer_id = h.offer_id and h.outlier_status = 'held'
-    where h.offer_id is null
+    where h.offer_id is null and l.counted
 ),
 
 ranked as (

@@ -1,12 +1,15 @@
 /* The latest observation of every offer: one row per offer_id, with when it was first and last
    seen. Read from the daily series (its last day's close), not from every observation.
-   Incremental by offer: the rows of the offers in the newly loaded observations are replaced
-   (the runner keeps only those). Such an offer's latest day is one of the rebuilt days, so only
-   days from getvariable('since') on are searched for it (unset in a full build: every day);
-   first_seen_at reads all its days. price_basis is the source's, from its latest crawl that
+   Incremental by vendor: the rows of every offer of the vendors in the newly loaded
+   observations are replaced (the runner keeps only those), so that an aggregator's offer of a
+   vendor is rebuilt when the vendor's own source observes the like-for-like offer later the same
+   day, and its `counted` flips (docs/signals.md, "Counted once"). An offer of such a vendor may
+   not have been observed since, so every day is searched for its latest one, as first_seen_at
+   reads all its days (the daily series holds one row per offer and
+   day). price_basis is the source's, from its latest crawl that
    states one: an offer's row is rebuilt whenever its source observes it again. */
 -- alias: latest_prices
--- incremental: offer_id by key
+-- incremental: vendor by key
 with first_seen as (
     select
         offer_id,
@@ -18,7 +21,6 @@ with first_seen as (
 latest_days as (
     select *
     from intermediate.int_offer_daily
-    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
     qualify row_number() over (partition by offer_id order by observed_date desc) = 1
 )
 

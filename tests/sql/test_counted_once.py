@@ -166,3 +166,31 @@ def test_every_source_declares_how_it_reaches_its_offers():
         else:
             assert spider.second_path_of is None, name
     assert spider_class("primeintellect").reaches_via == "aggregator"
+
+
+def test_a_direct_observation_loaded_later_the_same_day_is_counted_once_incrementally(con):
+    """The aggregator's twin is loaded first; the vendor's own offer comes in a later crawl of
+    the same day. The incremental build then leaves the twin out, as a full rebuild does."""
+    from tests.helpers.observations import build_only, insert
+
+    direct, twin = direct_and_aggregated(20, 15, vendor="RunPod", source="runpod", sku="h100")
+    spot, spot_twin = direct_and_aggregated(5, 5, vendor="RunPod", source="runpod", sku="h100 s",
+                                            offer_kind="spot")
+    tables = ("marts.cheapest_offers", "marts.latest_prices", "marts.spot_discount",
+              "marts.market_claim_evidence", "marts.price_history", "intermediate.int_offer_daily")
+    insert(con, [twin, spot_twin], crawl_id="aggregator-09")
+    build_only(con, *tables)
+    assert [r["source"] for r in records(con, "select source from marts.cheapest_offers")] == [
+        "primeintellect", "primeintellect"]
+    insert(con, [{**direct, "observed_at": DAY + timedelta(hours=2)},
+                 {**spot, "observed_at": DAY + timedelta(hours=2)}], crawl_id="runpod-11")
+    how = build_only(con, *tables)
+    assert how["intermediate.int_offer_daily"] == "incremental from 2026-11-30", how
+    assert how["marts.latest_prices"].startswith("incremental"), how
+    incremental = {t: records(con, f"select * from {t} order by all") for t in tables}
+    assert {r["source"] for r in incremental["marts.cheapest_offers"]} == {"runpod"}
+    assert [r["source"] for r in incremental["marts.spot_discount"]] == ["runpod"]
+    assert {(r["source"], r["counted"]) for r in incremental["marts.latest_prices"]} == {
+        ("runpod", True), ("primeintellect", False)}
+    build_only(con, *tables, full=True)
+    assert {t: records(con, f"select * from {t} order by all") for t in tables} == incremental

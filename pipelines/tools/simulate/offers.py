@@ -14,8 +14,8 @@ import pandas as pd
 
 from pipelines.tools.simulate.common import (
     CLONE_JITTER_PCT,
-    MACHINE_COLUMNS,
     OFFER_COLUMNS,
+    OPTIONAL_COLUMNS,
     SimulationError,
 )
 from pipelines.tools.simulate.randomness import offer_keys, uniform
@@ -35,7 +35,7 @@ def offers_from_db(db_path: str | Path, sources: Sequence[str] | None = None) ->
         stored = {name for (name,) in con.execute(
             sql_text(__file__, "latest_prices_columns")).fetchall()}
         # a database from before the machine's specs lacks them: null, as for unstated specs
-        columns = [c if c in stored or c not in MACHINE_COLUMNS else f"null as {c}"
+        columns = [c if c in stored or c not in OPTIONAL_COLUMNS else f"null as {c}"
                    for c in OFFER_COLUMNS if c != "raw_ref"]
         query = f"select {', '.join(columns)} from marts.latest_prices order by source, offer_id"
         df = con.execute(query).df()
@@ -149,7 +149,7 @@ def as_frame(offers: pd.DataFrame | Iterable[dict]) -> pd.DataFrame:
         raise SimulationError("no offers to simulate")
     if "raw_ref" not in df:
         df["raw_ref"] = "simulated"
-    for column in MACHINE_COLUMNS:
+    for column in OPTIONAL_COLUMNS:
         if column not in df:
             df[column] = None
     missing = [c for c in OFFER_COLUMNS if c not in df]

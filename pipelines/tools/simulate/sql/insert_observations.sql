@@ -22,7 +22,8 @@ select
         as crawl_id,
     o.vcpus::decimal(9, 2) as vcpus,
     o.memory_gib::decimal(12, 2) as memory_gib,
-    o.disk_gb::decimal(12, 2) as disk_gb
+    o.disk_gb::decimal(12, 2) as disk_gb,
+    o.reaches_via::varchar as reaches_via               -- null: direct
 from sim_chunk as c
 join sim_offers as o on c.oi = o.oi
 {only_new}
