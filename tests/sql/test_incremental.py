@@ -31,7 +31,7 @@ def _tables(con, models) -> dict[str, list]:
 def test_incremental_update_equals_full_rebuild():
     con = duckdb.connect()
     ensure_schema(con)
-    models = load_models(SQL_DIR, {"observations", "quarantine"})
+    models = load_models(SQL_DIR)
     for day in range(3):
         for hour in (0, 12):
             _observe(con, f"c{day}-{hour}", T0 + timedelta(days=day, hours=hour),
