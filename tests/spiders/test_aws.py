@@ -516,3 +516,39 @@ def test_keyed_crawl_replays_every_region_and_never_records_the_secret(
     assert "DescribeSpotPriceHistory" in log.read_text()
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".gz"]
     assert written and not any(FAKE_SECRET in p.read_text(errors="replace") for p in written)
+
+
+# Real, dated DescribeSpotPriceHistory rows (AZ id, type, product, price, timestamp): the
+# 2022-05-31 capture ../shared/research/real-payloads/aws/ericpauley_spot_2022-05-31_gpu_linux.tsv
+# (ericpauley/aws-spot-price-history prices/2022/05.tsv.zst). It holds no p4d/p5 rows, so the
+# test adds its p3.16xlarge (8x V100) to the spider's types.
+ERICPAULEY_US_WEST_2 = [
+    ("usw2-az1", "p3.16xlarge", "Linux/UNIX", "9.792600", "2022-05-31T21:19:21+00:00"),
+    ("usw2-az2", "p3.16xlarge", "Linux/UNIX", "10.148100", "2022-05-31T19:19:46+00:00"),
+    ("usw2-az3", "p3.16xlarge", "Linux/UNIX", "8.123400", "2022-05-31T23:52:33+00:00"),
+    ("usw2-az1", "p3.2xlarge", "Linux/UNIX", "0.918000", "2022-05-31T23:58:39+00:00"),
+]
+
+
+def test_a_real_per_zone_capture_reduces_to_its_cheapest_zone(monkeypatch):
+    from spiders.vendors import aws
+    monkeypatch.setitem(aws.INSTANCES, "p3.16xlarge", ("V100 16GB SXM2", 8))
+    items = "".join(
+        f"<item><availabilityZone>us-west-2{'abc'[int(az[-1]) - 1]}</availabilityZone>"
+        f"<availabilityZoneId>{az}</availabilityZoneId><instanceType>{itype}</instanceType>"
+        f"<productDescription>{product}</productDescription><spotPrice>{price}</spotPrice>"
+        f"<timestamp>{stamp.replace('+00:00', '.000Z')}</timestamp></item>"
+        for az, itype, product, price, stamp in ERICPAULEY_US_WEST_2)
+    body = ('<DescribeSpotPriceHistoryResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">'
+            f"<requestId>r</requestId><spotPriceHistorySet>{items}</spotPriceHistorySet>"
+            "<nextToken/></DescribeSpotPriceHistoryResponse>").encode()
+    assert elements_unknown_to_model(body) == []
+    response = TextResponse(url=EC2_URL.format("us-west-2"), body=body)
+    keyed = AwsSpider(crawl_id="t")
+    [offer] = keyed.parse_spot_history(response, "us-west-2", keyed._spot_start(), [])
+    assert (offer["sku"], offer["region_text"], offer["price_amount"]) == (
+        "p3.16xlarge", "us-west-2", "8.123400")     # p3.2xlarge is not one of the types
+    assert offer["vendor_data"]["availability_zone_id"] == "usw2-az3"
+    assert offer["vendor_data"]["timestamp"] == "2022-05-31T23:52:33+00:00"
+    assert offer["vendor_data"]["zone_prices"] == {
+        "usw2-az1": "9.792600", "usw2-az2": "10.148100", "usw2-az3": "8.123400"}
