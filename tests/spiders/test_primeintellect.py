@@ -193,3 +193,29 @@ def test_a_direct_spider_cannot_name_another_vendor():
     with pytest.raises(ValueError, match="direct source"):
         runpod.offer(file_response("primeintellect", FILE), vendor="Other", sku="x")
     assert "reaches_via" not in runpod.offer(file_response("runpod", "places.json"), sku="x")
+
+
+def test_without_the_key_the_crawl_is_skipped_not_failed(tmp_path, monkeypatch):
+    from pipelines.resources import CrawlerResource
+
+    monkeypatch.delenv("PRIME_API_KEY", raising=False)
+    result = CrawlerResource(data_dir=str(tmp_path)).crawl("primeintellect", "c1")
+    assert result.skipped and result.status == "skipped" and not result.passed
+    assert result.failures == ["skipped: primeintellect needs an API key in the environment "
+                               "variable PRIME_API_KEY"]
+
+
+def test_with_a_key_the_replayed_crawl_reads_the_page_and_archives_no_key(
+        replay_server, tmp_path, monkeypatch):
+    from tests.helpers.crawl import run_crawl
+
+    monkeypatch.setenv("PRIME_API_KEY", FAKE_KEY)
+    got, verdict = run_crawl("primeintellect", replay_server.url, tmp_path)
+    assert verdict["passed"], verdict["failures"]
+    assert [(o["vendor"], o["reaches_via"]) for o in got][:2] == [("RunPod", "aggregator")] * 2
+    assert len(got) == 8
+    api = [f for f in verdict["fetches"] if not f["url"].endswith("/robots.txt")]
+    assert [(f["url"], f["status"]) for f in api] == [(page_url(1), 200)]
+    for path in (tmp_path / "raw").rglob("*"):
+        if path.is_file():
+            assert FAKE_KEY.encode() not in path.read_bytes(), path
