@@ -117,10 +117,10 @@ def _structure_options(command):
 
 SIMULATE_EPILOG = """\b
 Examples:
-  gpuprices simulate --months 3 --dip 8:autodl_cn,idc_ulanqab:5
+  gpuprices simulate --months 3 --dip 8:gpugeek_cn,idc_ulanqab:5
   gpuprices simulate --start 2026-06-01 --days 60 --regional-gap "Inner Mongolia:25"
-  gpuprices simulate --drop autodl_cn:10:2026-07-15T12:00 --every-hours 3
-  gpuprices simulate --trend -9:autodl_cn --churn vanish:idc_ulanqab --fx-move USD:5:2026-07-10
+  gpuprices simulate --drop gpugeek_cn:10:2026-07-15T12:00 --every-hours 3
+  gpuprices simulate --trend -9:gpugeek_cn --churn vanish:idc_ulanqab --fx-move USD:5:2026-07-10
   gpuprices simulate --offers-from data/prices.db --scale 3 --months 12 --no-models
 \b
 Effects (repeatable; none by default):
@@ -186,13 +186,13 @@ SIMULATE_EPILOG = SIMULATE_EPILOG.format(structural=_structural_help())
 @click.option("--noise", "noise_pct", type=click.FloatRange(0, 20), default=NOISE_PCT,
               show_default=True, help="Bound of the slow random walk of each price, +/- %.")
 @click.option("--dip", "dips", multiple=True, metavar="SIZE[:SOURCES][:DAYS]",
-              help="Month-end dip (repeatable), e.g. 8:autodl_cn,idc_ulanqab:5.")
+              help="Month-end dip (repeatable), e.g. 8:gpugeek_cn,idc_ulanqab:5.")
 @click.option("--dip-availability", is_flag=True,
               help="During a dip, every offer that states its stock is in stock.")
 @click.option("--drop", "drops", multiple=True, metavar="SOURCE:PCT:ISO_TIME",
-              help="Price drop (repeatable), e.g. autodl_cn:10:2026-07-15T12:00.")
+              help="Price drop (repeatable), e.g. gpugeek_cn:10:2026-07-15T12:00.")
 @click.option("--trend", "trends", multiple=True, metavar="PCT[:SOURCES]",
-              help="Steady trend, % per 30 days (repeatable), e.g. -9:autodl_cn.")
+              help="Steady trend, % per 30 days (repeatable), e.g. -9:gpugeek_cn.")
 @click.option("--churn", "churns", multiple=True, metavar="vanish|appear[:SOURCES][:DAYS][:SHARE]",
               help="Month-end listing churn (repeatable), e.g. vanish:idc_ulanqab:5:0.5.")
 @click.option("--fx-move", "fx_moves", multiple=True, metavar="CCY:PCT:ISO_TIME",
