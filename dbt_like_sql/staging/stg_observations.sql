@@ -4,7 +4,9 @@
    is, apart from where and at what price) that like-for-like comparisons pair on.
    Counted once: `counted` is the one home of the rule (docs/signals.md, "Counted once"). An
    observation its source reached directly (reaches_via 'direct', the vendor's own prices) always
-   counts; one reached another way (an aggregator, a second path, an archive) counts only when no
+   counts; a template's (reaches_via 'template': a placeholder source with no real operator
+   behind it, spiders/vendors/idc_tables.toml `template = true`) never does; one reached another
+   way (an aggregator, a second path, an archive) counts only when no
    direct source observed the like-for-like offer the same UTC day: the same vendor, card
    (gpu_model, gpu_variant: a variant one side does not state matches any), gpu_count,
    gpu_fraction, offer_kind, billing_period and country. Every model that counts offers reads
@@ -37,23 +39,25 @@ with direct as (
 reached as (
     select
         o.* replace (coalesce(o.reaches_via, 'direct') as reaches_via),
-        coalesce(o.reaches_via, 'direct') = 'direct' or not exists (
-            select 1
-            from direct as d
-            where
-                d.vendor = o.vendor
-                and d.gpu_model = o.gpu_model
-                and (
-                    d.gpu_variant = o.gpu_variant
-                    or d.gpu_variant is null
-                    or o.gpu_variant is null
-                )
-                and d.gpu_count = o.gpu_count
-                and d.gpu_fraction = o.gpu_fraction
-                and d.offer_kind = o.offer_kind
-                and d.billing_period = o.billing_period
-                and d.country = o.country
-                and d.observed_date = timezone('UTC', o.observed_at)::date
+        coalesce(o.reaches_via, 'direct') = 'direct' or (
+            o.reaches_via <> 'template' and not exists (
+                select 1
+                from direct as d
+                where
+                    d.vendor = o.vendor
+                    and d.gpu_model = o.gpu_model
+                    and (
+                        d.gpu_variant = o.gpu_variant
+                        or d.gpu_variant is null
+                        or o.gpu_variant is null
+                    )
+                    and d.gpu_count = o.gpu_count
+                    and d.gpu_fraction = o.gpu_fraction
+                    and d.offer_kind = o.offer_kind
+                    and d.billing_period = o.billing_period
+                    and d.country = o.country
+                    and d.observed_date = timezone('UTC', o.observed_at)::date
+            )
         ) as counted
     from observations as o
 ),

@@ -44,13 +44,28 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
         [col("source", "source"), col("vendor", "vendor"), col("kind", "vendor_kind"),
          col("observations", "observations", count, "num"), col("offers", "offers", count, "num"),
          col("first seen", "first_seen", utc), col("last seen", "last_seen", utc),
-         Column("prices", price_from_cell)],
+         Column("prices", price_from_cell), Column("reaches", reaches_cell)],
         source_rows, "No source has landed observations yet.")
     counts = table([col("table", "table"), col("rows", "rows", count, "num")],
                    [{"table": t, "rows": n} for t, n in row_counts.items()], "")
     modeled = [clean_text(r["source"]) for r in source_rows if not is_real_price(r["price_basis"])]
+    templates = [clean_text(r["source"]) for r in source_rows if r["reaches_via"] == "template"]
     return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
-            "counts_table": counts, "modeled_sources": modeled}
+            "counts_table": counts, "modeled_sources": modeled, "template_sources": templates}
+
+
+REACHES = {"direct": "direct", "aggregator": "through an aggregator",
+           "second_path": "second path (counted once)", "archive": "archive (counted once)"}
+
+
+def reaches_cell(row: dict) -> Content:
+    """How a source reaches its offers; a template's are in no signal, claim or index."""
+    reach = row.get("reaches_via") or "direct"
+    if reach == "template":
+        return Cell("template: not counted", css="modeled",
+                    title="a placeholder with no real operator behind it: its prices are left "
+                          "out of every signal, claim and index")
+    return REACHES.get(reach, clean_text(reach))
 
 
 def price_from_cell(row: dict) -> Cell:

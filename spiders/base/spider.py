@@ -91,6 +91,10 @@ class GpuPriceSpider(scrapy.Spider):
         # otherwise: `second_path_of = "tencent_cn"` is the whole declaration
         if cls.second_path_of and "reaches_via" not in cls.__dict__:
             cls.reaches_via = "second_path"
+        # a template's offers reach nobody: they land (quarantine and checks see them), but
+        # `counted` is false for them in every signal, claim and index
+        if cls.is_template and "reaches_via" not in cls.__dict__:
+            cls.reaches_via = "template"
 
     def __init__(self, *args: Any, crawl_id: str | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

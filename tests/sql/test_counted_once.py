@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from scrapy.http import TextResponse
 
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
@@ -88,6 +89,40 @@ def test_a_second_path_counts_once_too(con):
         {"source": "tencent_cn_list", "counted": False}]
 
 
+def test_a_template_never_counts_and_never_blocks_a_real_offer(con):
+    """A placeholder source (no real operator: `template = true`) lands its rows, shown in
+    latest_prices, but counts in no signal, claim or index, and a real offer of the same line the
+    same day still counts."""
+    template = {"source": "idc_template", "vendor": "template (no public price page found)",
+                "reaches_via": "template"}
+    rows = [obs(p, **template, sku=f"t{i}") for i, p in enumerate([60, 61, 62, 63, 64])]
+    rows += [obs(45, **template, sku="nm", **ULANQAB),
+             obs(70, vendor="template (no public price page found)", source="idc_real", sku="r")]
+    build(con, rows)
+    shown = records(con, "select source, counted, count(*) as n from marts.latest_prices "
+                         "group by all order by source")
+    assert shown == [{"source": "idc_real", "counted": True, "n": 1},
+                     {"source": "idc_template", "counted": False, "n": 6}]
+    assert records(con, "select distinct source from marts.cheapest_offers") == [
+        {"source": "idc_real"}]
+    claim = records(con, "select distinct_offers from marts.market_claims "
+                         "where claim_id = 'a100_80gb_beijing_hourly'")
+    assert claim == [{"distinct_offers": 1}]
+    # the template's Inner Mongolia price (25 % below) pairs with nothing: only the real offer
+    assert records(con, "select region_group, vendors, offers from marts.regional_discount") == [
+        {"region_group": "Beijing", "vendors": 1, "offers": 1}]
+
+
+def test_configured_templates_declare_themselves():
+    templates = [n for n in source_names() if spider_class(n).is_template]
+    assert templates, "the configured templates (idc_tables.toml template = true)"
+    response = TextResponse(url="https://template.example/", body=b"<table></table>")
+    for name in templates:
+        assert spider_class(name).reaches_via == "template", name
+        offer = spider_class(name)(crawl_id="t").offer(response, sku="x")
+        assert offer["reaches_via"] == "template", name
+
+
 def test_market_claims_count_offers_and_vendors_once(con):
     # the aggregator lists each vendor's offer 1 CNY dearer: 11 units if its twins counted
     rows = [*vendors([60, 62, 64, 66, 68], markup=1),
@@ -159,7 +194,9 @@ def test_every_source_declares_how_it_reaches_its_offers():
     registered direct source of the same vendor."""
     for name in source_names():
         spider = spider_class(name)
-        assert spider.reaches_via in ("direct", "aggregator", "second_path", "archive"), name
+        assert spider.reaches_via in ("direct", "aggregator", "second_path", "archive",
+                                      "template"), name
+        assert (spider.reaches_via == "template") == spider.is_template, name
         if spider.reaches_via == "second_path":
             direct = spider_class(spider.second_path_of)
             assert direct.reaches_via == "direct" and direct.vendor == spider.vendor, name

@@ -9,6 +9,8 @@ select
     min(o.observed_at) as first_seen,
     max(o.observed_at) as last_seen,
     any_value(b.price_basis) as price_basis,
+    -- how the source reaches its offers; a template's count in no signal or claim
+    any_value(o.reaches_via) as reaches_via,
     coalesce(any_value(b.price_basis_label), 'not stated') as price_basis_label
 from observations as o
 left join intermediate.int_source_price_basis as b on o.source = b.source
