@@ -2,7 +2,13 @@
 
 On-demand comes from the public bulk price list, one CSV per region, with or without keys. The
 real files are hundreds of MB (every instance, OS, tenancy and term), hence the long timeout; the
-rows are filtered here.
+rows are filtered here. The per-region URL is SkyPilot's (sky/catalog/data_fetchers/fetch_aws.py
+@ 00526108); the layout (five metadata rows, then the header) is AWS's price-list file docs'; the
+columns are read by name as gpuhunt (src/gpuhunt/providers/aws.py @ 023e03dd: the row filter,
+Currency, Region Code, PricePerUnit, vCPU, Memory, GPU) and ligoj/plugin-prov-aws (catalog CSV
+mappings @ d8430a91: SKU as the header's first cell, Location, Storage) read them; GPU Memory is
+a column of ligoj's recorded header (eu-west-1/index-v2.csv @ 2c02801f) and of a real 2025-09-12
+header, whose 91 names the snapshots carry.
 
 Spot, without keys (the public path): spot.json, the feed behind https://aws.amazon.com/ec2/spot/pricing/
 at website.spot.ec2.aws.a2z.com. It replaced spot-price.s3.amazonaws.com/spot.js (JSONP, frozen
@@ -81,6 +87,13 @@ ON_DEMAND_ROW = {"TermType": "OnDemand", "Operating System": "Linux", "Tenancy":
                  "Unit": "Hrs"}
 # Storage is "8 x 1000 SSD": drives times a size the price list writes without its unit, GB (the
 # instance-store figures AWS's instance type pages give in GB); "EBS only" is no local disk.
+# Every column the spider reads (filter, offer, vendor_data, machine): a renamed one fails loudly.
+# Read by name as public clients read them: gpuhunt providers/aws.py (the filter columns above,
+# Currency, Instance Type, Region Code, PricePerUnit, vCPU, Memory, GPU), ligoj plugin-prov-aws
+# catalog CSV mappings (SKU, Location, Storage, ...); GPU Memory is a column of ligoj's recorded
+# EC2 price-list header and of a real 2025-09-12 header (the snapshots carry that header).
+CSV_COLUMNS = (*ON_DEMAND_ROW, "SKU", "Instance Type", "Region Code", "PricePerUnit", "Currency",
+               "Location", "GPU", "GPU Memory", "vCPU", "Memory", "Storage")
 STORAGE_RE = re.compile(r"\s*(\d+\s*x\s*\d+(?:\.\d+)?)\s*(.*)")
 PRICE_RE = re.compile(r"\d+(?:\.\d+)?")
 SPOT_OPERATION = "DescribeSpotPriceHistory"
@@ -238,11 +251,17 @@ class AwsSpider(GpuPriceSpider):
     def parse_on_demand(self, response: Response) -> Iterable[RawOffer]:
         # Decoded from bytes: the file may come as binary/octet-stream (not a TextResponse).
         lines = response.body.decode("utf-8-sig").splitlines()
-        # A few '"FormatVersion","v1.0"'-style metadata lines precede the header.
-        start = next((i for i, line in enumerate(lines) if line.startswith('"SKU",')), None)
+        # Five '"FormatVersion","v1.0"'-style metadata lines precede the header, the first row
+        # whose first cell is SKU (quoted or not: ligoj's isHeaderRow reads it so).
+        start = next((i for i, line in enumerate(lines)
+                      if next(csv.reader([line]), [""])[:1] == ["SKU"]), None)
         if start is None:
             raise ValueError(f"aws: no CSV header starting with SKU in {response.url}")
-        for row in csv.DictReader(lines[start:]):
+        reader = csv.DictReader(lines[start:])
+        if missing := [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]:
+            raise ValueError(f"aws: the price list header lacks {', '.join(missing)}: "
+                             f"{response.url}")
+        for row in reader:
             card = INSTANCES.get(row["Instance Type"])
             if card is None or any(row.get(k) != v for k, v in ON_DEMAND_ROW.items()):
                 continue

@@ -552,3 +552,52 @@ def test_a_real_per_zone_capture_reduces_to_its_cheapest_zone(monkeypatch):
     assert offer["vendor_data"]["timestamp"] == "2022-05-31T23:52:33+00:00"
     assert offer["vendor_data"]["zone_prices"] == {
         "usw2-az1": "9.792600", "usw2-az2": "10.148100", "usw2-az3": "8.123400"}
+
+
+def _price_list(header: str, row: str) -> TextResponse:
+    return TextResponse(url=f"{PRICE_LIST}/us-east-1/index.csv",
+                        body=f'"FormatVersion","v1.0"\n{header}\n{row}\n'.encode())
+
+
+def test_the_header_is_found_quoted_or_not():
+    lines = file_response("aws", "ec2_us-east-1.csv").text.splitlines()
+    header, p4d = lines[5], next(line for line in lines if "p4d.24xlarge" in line
+                                 and '"OnDemand"' in line and '"Linux"' in line)
+    quoted = list(spider.parse_on_demand(_price_list(header, p4d)))
+    bare = list(spider.parse_on_demand(_price_list(header.replace('"', ""), p4d)))
+    assert len(quoted) == 1 and [o["price_amount"] for o in bare] == [quoted[0]["price_amount"]]
+
+
+@pytest.mark.parametrize("column", ["GPU Memory", "Region Code", "Storage", "MarketOption"])
+def test_a_renamed_column_fails_loudly(column):
+    lines = file_response("aws", "ec2_us-east-1.csv").text.splitlines()
+    header = lines[5].replace(f'"{column}"', f'"{column} (renamed)"')
+    with pytest.raises(ValueError, match=f"header lacks {re.escape(column)}"):
+        list(spider.parse_on_demand(_price_list(header, lines[6])))
+
+
+def test_the_snapshot_header_is_the_real_2025_09_12_header():
+    """The 91 column names, in order, of the real header a third-party note quotes (publication
+    20250912225308; code-search index file 14628621944): every recorded CSV carries it."""
+    real = ("SKU,OfferTermCode,RateCode,TermType,PriceDescription,EffectiveDate,StartingRange,"
+            "EndingRange,Unit,PricePerUnit,Currency,RelatedTo,LeaseContractLength,PurchaseOption,"
+            "OfferingClass,Product Family,serviceCode,Location,Location Type,Instance Type,"
+            "Current Generation,Instance Family,vCPU,Physical Processor,Clock Speed,Memory,"
+            "Storage,Network Performance,Processor Architecture,Storage Media,Volume Type,"
+            "Max Volume Size,Max IOPS/volume,Max IOPS Burst Performance,Max throughput/volume,"
+            "Provisioned,Tenancy,EBS Optimized,Operating System,License Model,Group,"
+            "Group Description,Transfer Type,From Location,From Location Type,To Location,"
+            "To Location Type,usageType,operation,AvailabilityZone,CapacityStatus,"
+            "ClassicNetworkingSupport,Dedicated EBS Throughput,ECU,Elastic Graphics Type,"
+            "Enhanced Networking Supported,From Region Code,GPU,GPU Memory,Instance,"
+            + ",".join(f"Instance Capacity - {size}" for size in (
+                "10xlarge", "12xlarge", "16xlarge", "18xlarge", "24xlarge", "2xlarge", "32xlarge",
+                "4xlarge", "8xlarge", "9xlarge", "large", "medium", "metal", "xlarge"))
+            + ",instanceSKU,Intel AVX2 Available,Intel AVX Available,Intel Turbo Available,"
+            "MarketOption,Normalization Size Factor,Physical Cores,Pre Installed S/W,"
+            "Processor Features,Product Type,Region Code,Resource Type,serviceName,"
+            "SnapshotArchiveFeeType,To Region Code,Volume API Name,VPCNetworkingSupport").split(",")
+    assert len(real) == 91
+    for name in csv_entries():
+        header = file_response("aws", name).text.splitlines()[5]
+        assert next(csv.reader([header])) == real, name
