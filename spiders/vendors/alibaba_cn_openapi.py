@@ -86,7 +86,9 @@ class OpenApiError(ValueError):
 
 
 def error_of(action: str, body: object, url: str) -> OpenApiError | None:
-    """The API's error envelope in `body`, or None when it carries no `Code`."""
+    """The API's error envelope in `body`, or None when it carries no `Code`. Code, Message and
+    RequestId are what the SDK's RPC client (alibabacloud-tea-openapi Client.do_rpcrequest) reads
+    from an error answer."""
     if isinstance(body, dict) and body.get("Code"):
         return OpenApiError(action, str(body["Code"]), str(body.get("Message", "")), url)
     if not isinstance(body, dict):

@@ -2,9 +2,11 @@
 through alibabacloud-ecs20140526's response model, and the test fails on a field the model does not
 know (Tea's from_map ignores unknown keys, so the body is compared with the model's to_map(),
 recursively) or on a field the spider reads that the body lacks. A renamed-field copy must fail.
-Error envelopes (HTTP 4xx) are not response models: they must carry Code and Message."""
+Error envelopes (HTTP 4xx) are not response models: they must carry Code and Message, the members
+the SDK's own RPC error path (alibabacloud-tea-openapi, Client.do_rpcrequest) reads."""
 
 import copy
+import inspect
 import json
 
 import pytest
@@ -134,3 +136,15 @@ def test_a_null_field_is_flagged_rather_than_trusted():
     body = copy.deepcopy(a_body("DescribePrice"))
     body["PriceInfo"]["Price"]["DiscountPrice"] = None
     assert "unknown field .PriceInfo.Price.DiscountPrice" in shape_problems("DescribePrice", body)
+
+
+def test_the_sdk_reads_the_error_envelopes_members():
+    """The recorded 4xx bodies carry what the installed SDK's RPC client reads from an error
+    answer before raising (Code, Message, RequestId); alibaba_cn reads Code and Message."""
+    from alibabacloud_tea_openapi.client import Client
+
+    source = inspect.getsource(Client.do_rpcrequest)
+    read = {name for name in ERROR_FIELDS if f'err.get("{name}")' in source}
+    assert read == {"Code", "Message", "RequestId"}
+    errors = [body for _, entry, body in recorded() if entry["status"] != 200]
+    assert errors and all(read <= set(body) for body in errors)
