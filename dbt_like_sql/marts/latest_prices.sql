@@ -27,10 +27,6 @@ latest_days as (
 select
     d.offer_id,
     d.source,
-    d.reaches_via,                -- direct, or aggregator | second_path | archive
-    -- false: a direct source listed the like-for-like offer that day and is counted instead
-    -- (docs/signals.md, "Counted once"); cheapest_offers and every signal skip such rows
-    d.counted,
     d.vendor,
     d.vendor_kind,
     d.gpu_model,
@@ -62,7 +58,11 @@ select
     -- published | illustrative | mixed | simulated; null: no crawl of its source says
     b.price_basis,
     b.prices_as_of,                                         -- the date of published prices
-    coalesce(b.price_basis_label, 'not stated') as price_basis_label   -- the same, in words
+    coalesce(b.price_basis_label, 'not stated') as price_basis_label,  -- the same, in words
+    d.reaches_via,                -- direct, or aggregator | second_path | archive
+    -- false: a direct source listed the like-for-like offer that day and is counted instead
+    -- (docs/signals.md, "Counted once"); cheapest_offers and every signal skip such rows
+    d.counted
 from latest_days as d
 inner join first_seen as f on d.offer_id = f.offer_id
 left join intermediate.int_source_price_basis as b on d.source = b.source

@@ -14,8 +14,6 @@ select
     local_date,                                         -- the vendor's calendar day
     local_time_zone,                                    -- 'Asia/Shanghai' or 'UTC'
     source,                                             -- the spider that read it
-    reaches_via,                                        -- direct, or aggregator | second_path
-    counted,                                            -- false: its direct twin counts
     vendor,                                             -- the vendor's name as shown
     gpu_model,                                          -- canonical card, e.g. A100-80GB
     region_code,                                        -- the vendor's own region code
@@ -40,7 +38,9 @@ select
     close_available,                                    -- stock at the last look
     first_observed_at,                                  -- the day's first look (UTC)
     last_observed_at,                                   -- the day's last look (UTC)
-    observations                                        -- looks at the offer that day
+    observations,                                       -- looks at the offer that day
+    reaches_via,                                        -- direct, or aggregator | second_path
+    counted                                             -- false: its direct twin counts
 from intermediate.int_offer_local_daily
 where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 order by local_date, offer_id
