@@ -30,7 +30,10 @@ def _parents(key: str) -> set[str]:
 def test_asset_graph_edges():
     assert _parents("observation_batch") == {f"raw/{s}" for s in source_names()}
     assert _parents("observations") == {"observation_batch"}
-    assert _parents("marts/latest_prices") == {"intermediate/int_offer_daily"}
+    assert _parents("marts/latest_prices") == {"intermediate/int_offer_daily",
+                                               "intermediate/int_source_price_basis"}
+    # where prices come from is read from every source's crawls (raw.crawls)
+    assert _parents("intermediate/int_source_price_basis") == {f"raw/{s}" for s in source_names()}
     assert _parents("staging/stg_observations") == {"observations"}
     assert _parents("feeds/latest_prices") == {"marts/latest_prices"}
     # the advisor leaves out the prices held back as possible outliers

@@ -23,7 +23,7 @@ from spiders.vendors.alibaba_cn_openapi import OpenApiError, endpoint, signed_re
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import snapshot_entries
 
-FAKE_ID, FAKE_SECRET = "LTAI-fake-key-id-0000", "fake-secret-must-never-leak-9f3b"
+FAKE_ID, FAKE_SECRET = "LTAI-fake-key-id-0000", "fake-secret-must-never-leak-9f3b"  # not a secret
 NONCE, DATE = "0f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-30T09:00:00Z"
 
 

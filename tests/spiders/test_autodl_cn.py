@@ -18,7 +18,7 @@ from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
 
 PAGES = ("machine_list_page1.json", "machine_list_page2.json")
-FAKE_TOKEN = "fake-autodl-token-for-tests"
+FAKE_TOKEN = "fake-autodl-token-for-tests"  # not a secret: a test's fake token
 
 
 def spider() -> AutodlCNSpider:

@@ -17,7 +17,7 @@ from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
 
 PAGES = ("machine_list_pn1.json", "machine_list_pn2.json")
-FAKE_TOKEN = "fake-gpushare-token-for-tests"
+FAKE_TOKEN = "fake-gpushare-token-for-tests"  # not a secret: a test's fake token
 
 
 def spider() -> GpushareCNSpider:
