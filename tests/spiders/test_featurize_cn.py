@@ -74,3 +74,37 @@ def test_a_renamed_term_column_fails_loudly():
     with pytest.raises(ValueError,
                        match=r"featurize_cn: table headers \['周租（7天）'\] not found"):
         _parse(changed)
+
+
+# The 价格表 of docs/prices.md at louis-she/featurize-doc@ae41f19, as written (the vendor's own
+# docs source: its readme and _config.yml name https://docs.featurize.cn).
+MARKDOWN_TABLE = """\
+|   实例配置        | 每小时单价          | 日租（1天） | 周租（7天） |  月租（30天） |
+|:-------------:  |:------------------:|:------:|:------: |:------: |
+|    P106 常规机型        |  0.7 元  |  9 元  | 48 元   | 180 元 |
+|    1660 常规机型        |  0.9 元  |  12 元 | 60 元   | 225 元 |
+|    1080 Ti 常规机型     |  1.2 元  |  23 元 | 140 元   | 520 元 |
+|    2080 Ti 常规机型     |  2.0 元  |  38 元 | 230 元  | 860 元 |
+|    3080 常规机型        |  2.4 元  |  46 元 | 280 元  | 1040 元 |
+|    3090 常规机型        |  3.6 元  |  70 元 | 420 元  | 1500 元 |
+|    V100 常规机型        |  4.5 元  |  90 元 | 550 元  | 2000 元 |
+|    A6000 常规机型        |  8 元  |  150 元 | 950 元  | 3500 元 |"""
+
+
+def test_the_recorded_table_is_the_markdown_table_as_kramdown_renders_it():
+    """kramdown 2.3.0 (Jekyll 4.1.1's default converter, pinned by the docs' Gemfile.lock):
+    the rows above the separator line become <thead><tr><th>, the rest <tbody><tr><td>, cell
+    text stripped, a :-: column gives style="text-align: center" (its converter and the
+    14_table/header fixture); just-the-docs 0.3.1's table_wrappers layout wraps the table in
+    div.table-wrapper."""
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
+            for line in MARKDOWN_TABLE.splitlines()]
+    header, separator, body = rows[0], rows[1], rows[2:]
+    assert all(s.startswith(":") and s.endswith(":") for s in separator)   # every column centred
+    page = file_response(SOURCE, "prices.html")
+    table = page.css("div.table-wrapper > table")
+    assert len(page.css("table")) == len(table) == 1
+    assert table.css("thead > tr > th::text").getall() == header
+    assert [tr.css("td::text").getall() for tr in table.css("tbody > tr")] == body
+    assert set(table.css("th::attr(style), td::attr(style)").getall()) == {"text-align: center"}
+    assert len(table.css("th, td")) == 5 * 9
