@@ -52,7 +52,7 @@ from pipelines.cli.filters import (
 )
 from pipelines.cli.options import KINDS, PERIODS
 from pipelines.cli.published import open_published
-from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_files import source_price_basis_sql, sql_text
 
 SORTS = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
          "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}
@@ -115,7 +115,7 @@ def _price_basis(con, frame: pd.DataFrame) -> dict[str, str]:
     import duckdb
 
     try:
-        rows = con.execute(sql_text(__file__, "price_basis")).fetchall()
+        rows = con.execute(source_price_basis_sql()).fetchall()
     except duckdb.CatalogException:
         return {}
     shown = set(frame["source"].dropna()) if "source" in frame.columns else None

@@ -13,8 +13,9 @@ from rich.table import Table
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db, records
-from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_files import source_price_basis_sql, sql_text
 from spiders.layout import SNAPSHOT_DIR
+from spiders.price_basis import price_from_word, snapshot_price_basis
 
 
 @click.command("sources")
@@ -27,7 +28,7 @@ def sources_command() -> None:
     facts = _source_facts()
     table = Table(title="sources", show_lines=True)
     for column in ("source", "vendor", "kind", "fetch", "path now", "cards", "kind/period",
-                   "regions", "snapshot", "last run"):
+                   "regions", "snapshot", "prices", "last run"):
         table.add_column(column, overflow="fold")
     for name in source_names():
         spider = spider_class(name)
@@ -40,8 +41,18 @@ def sources_command() -> None:
         table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
                       escape(spider.path_note()), seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
+                      escape(seen.get("prices") or snapshot_prices_text(name)),
                       escape(seen.get("last_run", "never run")))
     console.print(table)
+
+
+def snapshot_prices_text(source: str) -> str:
+    """What a replay of the source's snapshot would land, before anything has: its prices'
+    basis (published with their date, illustrative, ...), in one word."""
+    basis, as_of = snapshot_price_basis(SNAPSHOT_DIR, source)
+    if basis is None:
+        return "-"
+    return f"snapshot: {price_from_word(basis)}" + (f" {as_of}" if as_of else "")
 
 
 def fetch_text(spider) -> str:
@@ -73,4 +84,7 @@ def _facts(con) -> dict[str, dict]:
         if status != "passed" and failures:
             last += f": {failures[0]}"
         facts.setdefault(crawl["source"], {})["last_run"] = last
+    if con.execute(sql_text(__file__, "has_price_basis")).fetchone()[0]:
+        for source, label in con.execute(source_price_basis_sql()).fetchall():
+            facts.setdefault(source, {})["prices"] = label
     return facts

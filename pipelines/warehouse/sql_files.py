@@ -22,3 +22,10 @@ def not_held_predicate() -> str:
     outlier (sql/not_held.sql), as `gpuprices prices`, the API, the advisor and the SkyPilot
     export all apply it."""
     return sql_text(__file__, "not_held")
+
+
+def source_price_basis_sql() -> str:
+    """(source, price_basis_label) of every source, from intermediate.int_source_price_basis
+    (sql/source_price_basis.sql): where its prices come from, in the words every page shows, as
+    the API's frames and `gpuprices sources` read it."""
+    return sql_text(__file__, "source_price_basis")

@@ -66,4 +66,6 @@ def test_sources_lists_the_path_and_the_summary_names_the_missing_keys(keyed, tm
     assert ("GPUPRICES_TEST_ID, GPUPRICES_TEST_SECRET not set: public path, the retail prices "
             "API") in result.output
     assert "JSON API; API with GPUPRICES_TEST_ID + GPUPRICES_TEST_SECRET" in result.output
+    # before any run, what a replay of each snapshot would land
+    assert "snapshot: modeled" in result.output and "snapshot: part modeled" in result.output
     assert keyless_notes(["azure", "runpod", "not_a_source"]) == [("azure", keyed.path_note())]

@@ -123,3 +123,6 @@ def test_prices_and_the_api_say_the_same(runs):
         "runpod": "modeled snapshot: part published, part illustrative"}
     assert api.claims(data_dir=runs["published"]).attrs["price_basis"].keys() == {"azure",
                                                                                  "runpod"}
+    listed = gpuprices(runs["published"], "sources")
+    assert listed.returncode == 0, listed.stderr
+    assert "published prices as of 2026-11-30, replayed" in " ".join(listed.stdout.split())
