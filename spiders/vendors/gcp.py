@@ -5,12 +5,20 @@ Prices are for the GPU alone: the VM's vCPUs and memory are billed on top (host 
 Without a key the public GPU pricing page is read; with GCP_API_KEY the Cloud Billing Catalog API
 is paged instead.
 
-The page's markup is a GUESS (static HTML, one `section.gpu-model` table per GPU model): no public
-scraper of today's page was found. The only evidenced markup is an older one SkyPilot read (one
-iframe whose table had `cloud-pricer` cells with per-region `<code>-hourly` attributes and a
-region selector; zerotoone01/skypilot sky/clouds/service_catalog/data_fetchers/fetch_gcp.py
-@ 128f0557), since replaced: SkyPilot moved to the Catalog API (skypilot-org/skypilot
-@ 952dd90a) and public notes call today's page script-rendered. The manifest says so.
+The page is rendered in Chromium (render_js), waiting for a row of the tables it reads: public
+notes report today's page script-rendered ("cloud.google.com/compute/gpus-pricing returned
+JS-rendered content", a GPU cost catalog's design notes; "not re-verified here (the page is
+script-rendered)", a GCP deployment README), and no public scraper reads it as plain HTML. Its
+markup is a GUESS (one `section.gpu-model` table per GPU model): no public scraper of today's page
+was found. The only evidenced markup is an older one SkyPilot read, itself not plain HTML: the
+prices sat in an iframe whose table had `cloud-pricer` cells with per-region `<code>-hourly`
+attributes behind an Angular Material region selector (`md-option`) (zerotoone01/skypilot
+sky/clouds/service_catalog/data_fetchers/fetch_gcp.py @ 128f0557); when GCP "significantly
+changed the frontend implementation" of its pricing pages (skypilot-org/skypilot issue #1629)
+SkyPilot moved to the Catalog API (PR #1642; skypilot-org/skypilot @ 952dd90a). Against it: a
+2025 note reads prices server-rendered in cloud.google.com/compute/all-pricing (ddps-lab/spotlake
+issue #485), another page. Chromium draws a server-rendered page as well, so the guess costs a
+browser, not correctness. The keyed API path is JSON over plain HTTP: no Chromium page.
 
 The API is evidenced: "You must have an API key to call the Cloud Billing Catalog API",
 GET https://cloudbilling.googleapis.com/v1/services/SERVICE_ID/skus, pages of 5000 with
@@ -67,6 +75,8 @@ class GcpSpider(HtmlTableSpider):
     keyed_path = ("the Cloud Billing Catalog API (Compute Engine SKUs, paged; GCP_API_KEY in the "
                   "X-Goog-Api-Key header)")
     start_urls = [PAGE_URL]
+    render_js = True                               # the page path; the keyed path turns it off
+    wait_for = "section.gpu-model table tbody tr"  # a row of the tables parse reads
     # One table per GPU model, the model named in its section's heading; every cell is per GPU
     # per hour.
     tables = "section.gpu-model"
@@ -80,6 +90,7 @@ class GcpSpider(HtmlTableSpider):
 
     async def start(self):
         if self.api_key():
+            self.render_js = False   # JSON over plain HTTP: request() sends it without Chromium
             yield self._api_request(API_URL)
         else:
             yield self.request(PAGE_URL)

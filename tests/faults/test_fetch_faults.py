@@ -3,7 +3,8 @@
 Each fault is either transient (served once or twice, then the recorded page: the crawl retries,
 recovers and yields exactly the fault-free offers) or persistent (the source fails, and its
 verdict says what happened). Targets: idc_sinnet_bj (one HTML page), azure (three JSON pages)
-and autodl_cn (Chromium; its XHR fails). Timeouts and back-offs are lowered with `-s`.
+and gcp (Chromium; a test-only copy of its page draws the tables from an XHR, which fails:
+tests/faults/gcp_xhr_page.py). Timeouts and back-offs are lowered with `-s`.
 docs/robustness.md has the table of faults, behaviours and tests.
 """
 
@@ -22,6 +23,7 @@ from scrapy.settings import Settings
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
 from spiders.replay_server import Fault, ReplayServer, replay_url
+from tests.faults.gcp_xhr_page import TABLES_XHR, scripted_snapshots
 from tests.helpers.crawl import run_crawl
 from tests.helpers.runs import gpuprices, query
 
@@ -30,8 +32,6 @@ IDC_URL = "https://www.sinnet.com.cn/gpu/price.html"
 AZURE = "azure"
 AZURE_PAGES = [e["url"] for e in
                json.loads((SNAPSHOT_DIR / AZURE / "manifest.json").read_text())["entries"]]
-AUTODL_XHR = ("https://www.autodl.com/api/v1/market/gpu_list?"
-              "charge_type=all&page_index=1&page_size=50")
 # Its live URL is on the reserved .example TLD: if a redirect ever escapes the replay server,
 # the request can reach no real host.
 NANJING = "idc_nanjing"
@@ -265,23 +265,27 @@ def test_redirect_loop_fails_the_source_naming_it(tmp_path):
 # --- a Chromium source whose page's own XHR fails ---------------------------------------------
 
 @pytest.fixture(scope="module")
-def autodl_xhr_down(tmp_path_factory):
-    return crawl("autodl_cn", {AUTODL_XHR: [Fault(503)] * 5}, tmp_path_factory.mktemp("autodl"),
-                 SHORT_RENDER_WAIT)
+def gcp_xhr_down(tmp_path_factory):
+    root = tmp_path_factory.mktemp("gcp")
+    with pytest.MonkeyPatch.context() as env:   # keyless: the rendered page path, not the API
+        env.delenv("GCP_API_KEY", raising=False)
+        return crawl("gcp", {TABLES_XHR: [Fault(503)] * 5}, root, SHORT_RENDER_WAIT,
+                     snapshots=scripted_snapshots(root))
 
 
-def test_chromium_page_whose_xhr_fails_fails_the_source(autodl_xhr_down):
-    offers, verdict, served = autodl_xhr_down
-    assert [s.url for s in served] == [AUTODL_XHR]          # the browser's XHR met the fault
+def test_chromium_page_whose_xhr_fails_fails_the_source(gcp_xhr_down):
+    offers, verdict, served = gcp_xhr_down
+    assert spider_class("gcp").render_js
+    assert [s.url for s in served] == [TABLES_XHR]          # the browser's XHR met the fault
     assert offers == [] and not verdict["passed"]
     # the page never rendered its table: waiting for it timed out
     assert "only 0 offers collected (expected at least 10)" in failure_text(verdict)
     assert "TimeoutError" in failure_text(verdict)
 
 
-def test_chromium_failure_names_the_failed_xhr(autodl_xhr_down):
-    _, verdict, _ = autodl_xhr_down
-    assert "503" in failure_text(verdict) or "gpu_list" in failure_text(verdict)
+def test_chromium_failure_names_the_failed_xhr(gcp_xhr_down):
+    _, verdict, _ = gcp_xhr_down
+    assert "503" in failure_text(verdict) or "test-only-tables" in failure_text(verdict)
 
 
 # --- faults declared in a manifest: how a pipeline run gets a persistent one ------------------

@@ -40,13 +40,12 @@ from spiders.middlewares.raw_archive import RawArchiveMiddleware
 from spiders.registry import spider_class
 from spiders.replay_server import Fault, ReplayServer, replay_url
 from spiders.settings import CHROMIUM_ARGS
+from tests.faults.gcp_xhr_page import TABLES_FILE, TABLES_XHR, scripted_snapshots
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
 
 MAX_SIZE = 16 * 1024 * 1024                  # spiders/settings.py DOWNLOAD_MAXSIZE
 FIFTY_MB = 50 * 1024 * 1024
-AUTODL_XHR = ("https://www.autodl.com/api/v1/market/gpu_list?"
-              "charge_type=all&page_index=1&page_size=50")
 # a recorded JSON GET the bounded fetch replays (Matpool's keyless machine pools, page 1)
 RECORDED_GET = "https://matgo.cn/api/machine_pools?machine_category=0&page=1&per_page=100"
 RECORDED_FILE = SNAPSHOT_DIR / "matpool_cn" / "machine_pools_page1.json"
@@ -207,41 +206,46 @@ def test_a_failed_archive_write_fails_a_real_crawl(tmp_path):
 # --- Chromium: the page's 50 MB XHR is refused, the crawl fails naming it -----------------------
 
 @pytest.fixture(scope="module")
-def autodl_crawls(tmp_path_factory) -> dict[str, tuple]:
+def gcp_crawls(tmp_path_factory) -> dict[str, tuple]:
+    # gcp's page, a test-only copy whose script draws the tables from an XHR (gcp_xhr_page.py)
+    snapshots = scripted_snapshots(tmp_path_factory.mktemp("scripted"))
     crawls = {}
     for name, faults in (
             ("clean", []),
             ("declared", [Fault(kind="big", size_bytes=FIFTY_MB, declare_length=True)] * 3),
             ("streamed", [Fault(kind="big", size_bytes=FIFTY_MB, declare_length=False)] * 3)):
         data_dir = tmp_path_factory.mktemp(name)
-        with ReplayServer(SNAPSHOT_DIR, faults={AUTODL_XHR: faults} if faults else {}) as server:
+        with (ReplayServer(snapshots, faults={TABLES_XHR: faults} if faults else {}) as server,
+              pytest.MonkeyPatch.context() as env):
+            env.delenv("GCP_API_KEY", raising=False)   # keyless: the rendered page path
             # a refused XHR leaves the table unrendered: fail after 3 s of waiting, not 20
             settings = ("RENDER_WAIT_TIMEOUT=3",) if faults else ()
-            offers, verdict = run_crawl("autodl_cn", server.url, data_dir, *settings)
+            offers, verdict = run_crawl("gcp", server.url, data_dir, *settings)
             crawls[name] = (offers, verdict, server.served, data_dir)
+    crawls["recorded xhr body"] = (snapshots / "gcp" / TABLES_FILE).read_bytes()
     return crawls
 
 
 @pytest.mark.parametrize("how", ["declared", "streamed"])
-def test_a_fifty_mb_xhr_is_refused_and_fails_the_crawl_naming_it(autodl_crawls, how):
-    offers, verdict, served, _ = autodl_crawls[how]
+def test_a_fifty_mb_xhr_is_refused_and_fails_the_crawl_naming_it(gcp_crawls, how):
+    offers, verdict, served, _ = gcp_crawls[how]
     assert offers == [] and not verdict["passed"]
-    assert f"response over {MAX_SIZE} bytes (DOWNLOAD_MAXSIZE): {AUTODL_XHR}" in \
+    assert f"response over {MAX_SIZE} bytes (DOWNLOAD_MAXSIZE): {TABLES_XHR}" in \
         failure_text(verdict)
     assert [s.kind for s in served] == ["big"]          # refused once, not retried
     assert served[0].bytes_sent < FIFTY_MB              # hung up long before the end
     assert all(f["size"] <= MAX_SIZE for f in verdict["fetches"])
-    assert AUTODL_XHR not in {f["url"] for f in verdict["fetches"]}
+    assert TABLES_XHR not in {f["url"] for f in verdict["fetches"]}
 
 
-def test_an_accepted_xhr_is_archived_for_replay(autodl_crawls):
-    offers, verdict, _, data_dir = autodl_crawls["clean"]
+def test_an_accepted_xhr_is_archived_for_replay(gcp_crawls):
+    offers, verdict, _, data_dir = gcp_crawls["clean"]
     assert verdict["passed"], verdict["failures"]
     assert offers
-    [xhr] = [f for f in verdict["fetches"] if f["url"] == AUTODL_XHR]
+    [xhr] = [f for f in verdict["fetches"] if f["url"] == TABLES_XHR]
     assert xhr["status"] == 200 and xhr["headers"].get("X-Gpuprices-Captured-At")
     stored = data_dir / "raw" / "objects" / xhr["sha256"][:2] / f"{xhr['sha256']}.gz"
-    recorded = (SNAPSHOT_DIR / "autodl_cn" / "gpu_list.json").read_bytes()
+    recorded = gcp_crawls["recorded xhr body"]
     assert gzip.decompress(stored.read_bytes()) == recorded
 
 
@@ -289,7 +293,7 @@ def test_live_mode_route_limits_archives_and_names_failed_requests(tmp_path):
     site = ThreadingHTTPServer(("127.0.0.1", 0), _LiveSite)
     threading.Thread(target=site.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{site.server_address[1]}"
-    cls = spider_class("autodl_cn")
+    cls = spider_class("gcp")
     crawler = get_crawler(cls, {"GPUPRICES_DATA_DIR": str(tmp_path), "DOWNLOAD_MAXSIZE": 2000})
     route = PageRoute(cls.from_crawler(crawler, crawl_id="t"), replay_base=None)
     try:
@@ -304,6 +308,6 @@ def test_live_mode_route_limits_archives_and_names_failed_requests(tmp_path):
     assert sorted(crawler.stats.get_value(FAILED_SUBREQUESTS)) == [
         f"HTTP 404 {base}/missing", f"over 2000 bytes {base}/big"]
     fetches = [json.loads(line) for line in
-               (tmp_path / "raw" / "fetches" / "autodl_cn" / "t.jsonl").read_text().splitlines()]
+               (tmp_path / "raw" / "fetches" / "gcp" / "t.jsonl").read_text().splitlines()]
     assert sorted((f["url"], f["status"], f["size"]) for f in fetches) == [
         (f"{base}/missing", 404, 4), (f"{base}/small", 200, 9)]   # the page itself: the DOM later

@@ -17,9 +17,10 @@ from pipelines.resources import CrawlerResource, CrawlResult
 from spiders.crawl_many import EXIT_AFTER_ENV, EXIT_CODE_TEST_HOOK
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
+from tests.faults.gcp_xhr_page import TABLES_XHR, scripted_snapshots
 
 HTTP_SOURCES = ["azure", "idc_sinnet_bj", "vultr"]
-CHROMIUM_SOURCE = "autodl_cn"
+CHROMIUM_SOURCE = "gcp"   # keyless: its pricing page, rendered in Chromium
 
 
 def offers(result: CrawlResult) -> list[str]:
@@ -40,10 +41,15 @@ def test_the_sources_really_are_of_both_kinds():
 
 @pytest.fixture(scope="module")
 def shared_and_alone(tmp_path_factory):
+    # gcp's page as a test-only copy whose script draws the tables from an XHR (gcp_xhr_page.py),
+    # so the shared browser has a data request of the page's own to answer and archive
     sources = [*HTTP_SOURCES, CHROMIUM_SOURCE]
+    snapshots = scripted_snapshots(tmp_path_factory.mktemp("snapshots"), *HTTP_SOURCES)
     shared_dir, alone_dir = tmp_path_factory.mktemp("shared"), tmp_path_factory.mktemp("alone")
-    shared = crawler(shared_dir).crawl_many({s: f"{s}-shared" for s in sources})
-    alone = {s: crawler(alone_dir).crawl(s, f"{s}-alone") for s in sources}
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("GCP_API_KEY", raising=False)   # keyless: the rendered page path
+        shared = crawler(shared_dir, snapshots).crawl_many({s: f"{s}-shared" for s in sources})
+        alone = {s: crawler(alone_dir, snapshots).crawl(s, f"{s}-alone") for s in sources}
     return shared, alone
 
 
@@ -67,6 +73,7 @@ def test_shared_crawl_keeps_each_sources_own_settings(shared_and_alone):
     fetches = shared[CHROMIUM_SOURCE].items_path.parents[2] / "fetches" / CHROMIUM_SOURCE
     log = (fetches / f"{CHROMIUM_SOURCE}-shared.jsonl").read_text(encoding="utf-8")
     assert len(log.splitlines()) >= 2
+    assert TABLES_XHR in {json.loads(line)["url"] for line in log.splitlines()}
     for source in HTTP_SOURCES:
         assert shared[source].verdict["requests"] >= 1
 

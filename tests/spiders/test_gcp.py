@@ -96,12 +96,37 @@ def test_without_key_reads_the_public_page(monkeypatch):
     assert request.url == PAGE_URL and request.callback.__name__ == "parse"
 
 
+def test_the_public_page_is_rendered_in_chromium_waiting_for_its_table_rows(monkeypatch, page):
+    monkeypatch.delenv("GCP_API_KEY", raising=False)
+    fresh = GcpSpider.from_crawler(get_crawler(GcpSpider), crawl_id="t")
+    [request] = asyncio.run(_collect(fresh.start()))
+    assert GcpSpider.render_js and request.meta["playwright"] is True
+    [method] = request.meta["playwright_page_methods"]
+    assert (method.method, method.args) == ("wait_for_selector", (GcpSpider.wait_for,))
+    # the selector waited for is a row of the tables parse reads: every recorded row matches it
+    rows = page.css(GcpSpider.wait_for)
+    assert len(rows) == len(page.css(f"{GcpSpider.tables} {GcpSpider.rows}")) == 36
+    assert GcpSpider.describe_fetch() == "Chromium + HTML table"
+
+
 def test_with_key_calls_the_catalog_api_and_keeps_the_key_out_of_the_url(monkeypatch):
     monkeypatch.setenv("GCP_API_KEY", "k-123")
     [request] = asyncio.run(_collect(GcpSpider(crawl_id="t").start()))
     assert request.url == API_URL and request.callback.__name__ == "parse_skus"
     assert request.headers["X-Goog-Api-Key"] == b"k-123"
     assert "k-123" not in request.url
+
+
+def test_the_keyed_api_is_plain_http_every_page_of_it(monkeypatch):
+    # JSON has no page to render: neither the first request nor the page-token one is Chromium's
+    monkeypatch.setenv("GCP_API_KEY", "k-123")
+    keyed = GcpSpider.from_crawler(get_crawler(GcpSpider), crawl_id="t")
+    [first] = asyncio.run(_collect(keyed.start()))
+    [following] = [x for x in keyed.parse_skus(file_response("gcp", "billing_skus_page1.json"))
+                   if hasattr(x, "callback")]
+    for request in (first, following):
+        assert "playwright" not in request.meta and "playwright_page_methods" not in request.meta
+    assert GcpSpider.render_js   # the class still renders the page path: only this crawl did not
 
 
 def test_first_page_offer_fields(page_offers):
@@ -338,5 +363,21 @@ def test_keyed_crawl_pages_the_api_and_never_records_the_key(replay_server, tmp_
     assert [f["url"] for f in verdict["fetches"] if "/skus" in f["url"]] == [
         API_URL, f"{API_URL}?pageToken={PAGE2_TOKEN}"]
     assert "cloudbilling" in log.read_text()
+    assert "Launching browser" not in log.read_text()   # the keyed crawl never started Chromium
     written = [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".gz"]
     assert written and not any(key in p.read_text(errors="replace") for p in written)
+
+
+def test_keyless_crawl_renders_the_page_in_chromium(replay_server, tmp_path, monkeypatch):
+    monkeypatch.delenv("GCP_API_KEY", raising=False)
+    log = tmp_path / "scrapy.log"
+    offers, verdict = run_crawl("gcp", replay_server.url, tmp_path, f"LOG_FILE={log}")
+    assert verdict["passed"], verdict["failures"]
+    assert "Browser chromium launched" in log.read_text()
+    # the rendered DOM gives exactly the offers of the recorded markup
+    def fields(o):
+        return (o["sku"], o["region_text"], o["offer_kind"], o["price_text"], o["billing_period"])
+
+    assert sorted(map(fields, offers)) == sorted(map(fields, parsed()[0]))
+    fetched = [f["url"] for f in verdict["fetches"]]
+    assert [u for u in fetched if not u.endswith("/robots.txt")] == [PAGE_URL]   # no XHR of it
