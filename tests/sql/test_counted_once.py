@@ -5,6 +5,7 @@ with reaches_via and counted. The rule's one home is staging.stg_observations (`
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -121,6 +122,27 @@ def test_configured_templates_declare_themselves():
         assert spider_class(name).reaches_via == "template", name
         offer = spider_class(name)(crawl_id="t").offer(response, sku="x")
         assert offer["reaches_via"] == "template", name
+
+
+def test_no_source_on_a_placeholder_host_counts():
+    """A source whose pages are on an `.example` host (or any reserved name) is a named template,
+    whose offers count in no signal, claim or index: no invented operator passes for a real one."""
+    from urllib.parse import urlsplit
+
+    from tests.spiders.test_manifests import SNAPSHOT_DIR
+    placeholder = ("example", "invalid", "test", "localhost")
+    on_placeholders = []
+    for name in source_names():
+        manifest = json.loads((SNAPSHOT_DIR / name / "manifest.json").read_text("utf-8"))
+        urls = [*getattr(spider_class(name), "start_urls", []),
+                *(e["url"] for e in manifest["entries"])]
+        hosts = {urlsplit(u).hostname or "" for u in urls}
+        if any(h.rsplit(".", 1)[-1] in placeholder for h in hosts):
+            on_placeholders.append(name)
+            spider = spider_class(name)
+            assert spider.is_template and spider.reaches_via == "template", (name, hosts)
+            assert spider.vendor.startswith("template"), name     # named so on every page
+    assert on_placeholders, "the bundled templates are on .example hosts"
 
 
 def test_market_claims_count_offers_and_vendors_once(con):
