@@ -156,6 +156,10 @@ def as_frame(offers: pd.DataFrame | Iterable[dict]) -> pd.DataFrame:
     if missing:
         raise SimulationError(f"offers lack column(s): {', '.join(missing)}")
     df = df[list(OFFER_COLUMNS)].reset_index(drop=True)
+    # Every price of a simulation is simulated: a template's offers (no real operator behind them,
+    # left out of the signals of real data) stand in for an operator there, as every bundled offer
+    # stands in for the market, so they count like a direct source's.
+    df["reaches_via"] = df["reaches_via"].where(df["reaches_via"] != "template", None)
     duplicated = df["offer_id"].duplicated()
     if duplicated.any():
         df = df[~duplicated].reset_index(drop=True)   # one offer, one series (like the pipeline)
