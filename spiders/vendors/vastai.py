@@ -52,6 +52,11 @@ VAST_GPU_NAMES: dict[str, tuple[str, ...]] = {
     "RTXA6000": ("RTX A6000",), "RTX6000ADA": ("RTX 6000Ada",),  # seen
     "MI300X": ("MI300X",),                       # assumed
     "MI308X": (), "MI325X": (),
+    # consumer cards of the Chinese marketplaces' published tables: assumed (vast's plain pattern)
+    "RTX2080TI": ("RTX 2080 Ti",), "RTX2080": ("RTX 2080",), "RTX3080TI": ("RTX 3080 Ti",),
+    "RTX3080": ("RTX 3080",), "GTX1080TI": ("GTX 1080 Ti",), "GTX1660": ("GTX 1660",),
+    "V100S": ("Tesla V100S",),                   # assumed
+    "P106": (),                                  # a mining card: no vast.ai spelling was seen
 }
 # vast's search syntax: field -> {operator: value}; no cursor, so one big ordered page.
 QUERY = {
