@@ -36,6 +36,5 @@ select
         when 'simulated' then 'simulated'
     end as price_basis_label,
     -- a price someone can act on: read live, captured, or published by the vendor
-    coalesce(price_basis in ('live', 'captured', 'published'), false) as is_real_price,
-    finished_at as basis_crawl_finished_at
+    coalesce(price_basis in ('live', 'captured', 'published'), false) as is_real_price
 from latest
