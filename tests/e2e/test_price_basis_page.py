@@ -9,21 +9,18 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
 from pipelines import api
 from spiders.layout import SNAPSHOT_DIR
-from spiders.settings import CHROMIUM_ARGS
+from tests.helpers.browser import chromium
 from tests.helpers.runs import gpuprices
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = os.environ.get("GPUPRICES_CHROMIUM", "/usr/bin/chromium")
 SOURCES = ("--source", "azure", "--source", "runpod")
 
 
@@ -53,11 +50,8 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                      args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def _page(browser, data: Path):
@@ -123,6 +117,19 @@ def test_prices_and_the_api_say_the_same(runs):
         "runpod": "modeled snapshot: part published, part illustrative"}
     assert api.claims(data_dir=runs["published"]).attrs["price_basis"].keys() == {"azure",
                                                                                  "runpod"}
-    listed = gpuprices(runs["published"], "sources")
-    assert listed.returncode == 0, listed.stderr
-    assert "published prices as of 2026-11-30, replayed" in " ".join(listed.stdout.split())
+
+def test_sources_says_where_each_sources_prices_come_from(runs, monkeypatch):
+    from click.testing import CliRunner
+
+    from pipelines.cli import main
+    from pipelines.cli.output import console
+
+    monkeypatch.setattr(console, "width", 500)     # each cell on one line
+    listed = CliRunner(env={"GPUPRICES_DATA_DIR": str(runs["published"])}).invoke(main,
+                                                                                  ["sources"])
+    assert listed.exit_code == 0, listed.output
+    rows = {line.split("│")[1].strip(): line for line in listed.output.splitlines()
+            if line.count("│") > 5}
+    assert "published prices as of 2026-11-30, replayed" in rows["azure"]
+    assert "modeled snapshot: part published, part illustrative" in rows["runpod"]
+    assert "snapshot: " in rows["vultr"]           # not crawled here: what its snapshot would land

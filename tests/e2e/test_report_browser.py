@@ -10,19 +10,16 @@ characters, or a Chinese name and as many unassigned code points, would render a
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-from spiders.settings import CHROMIUM_ARGS
+from tests.helpers.browser import chromium
 from tests.helpers.runs import gpuprices
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM = os.environ.get("GPUPRICES_CHROMIUM", "/usr/bin/chromium")
 
 # The pixels of a text drawn in the page's own font stack (the body's computed font-family).
 DRAW_TEXT = """text => {
@@ -55,11 +52,8 @@ def demo(tmp_path_factory) -> dict:
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                      args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def open_page(browser, path: Path, width: int):

@@ -24,3 +24,10 @@ def file_response(source: str, file: str) -> TextResponse:
     return cls(url=entry["url"], body=body, encoding="utf-8", request=Request(entry["url"]),
                headers={"Content-Type": entry["content_type"],
                         CAPTURED_AT_HEADER: entry["captured_at"]})
+
+
+def json_response(url: str, body, status: int = 200) -> TextResponse:
+    """`body` as JSON, answered at the live `url`: a response a test builds (an error envelope,
+    a renamed field) instead of a recorded one."""
+    return TextResponse(url=url, body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
+                        status=status, encoding="utf-8", request=Request(url))

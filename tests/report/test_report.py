@@ -11,7 +11,6 @@ replayed `gpuprices run`. The page's parts on their own: test_report_sections.py
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -19,11 +18,11 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape  # the escaping of the page's templates (Jinja2 autoescape)
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 from plotly.offline import get_plotlyjs
 
 from pipelines.display import MAX_TEXT_CHARS, clean_text
-from spiders.settings import CHROMIUM_ARGS
+from tests.helpers.browser import chromium
 from tests.helpers.report_market import (
     HOSTILE,
     LAST_DAY,
@@ -34,7 +33,6 @@ from tests.helpers.report_market import (
 )
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
-CHROMIUM = os.environ.get("GPUPRICES_CHROMIUM", "/usr/bin/chromium")
 
 
 # -- the browser -------------------------------------------------------------------------------
@@ -52,11 +50,8 @@ class Visit:
 
 @pytest.fixture(scope="module")
 def browser() -> Browser:
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                      args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium() as browser:
+        yield browser
 
 
 def visit(browser: Browser, html_path: Path) -> Visit:

@@ -14,7 +14,7 @@ from pipelines.resources import CrawlerResource
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.gpushare_cn import GpushareCNSpider, list_url
 from tests.helpers.crawl import run_crawl
-from tests.helpers.responses import file_response
+from tests.helpers.responses import file_response, json_response
 
 PAGES = ("machine_list_pn1.json", "machine_list_pn2.json")
 FAKE_TOKEN = "fake-gpushare-token-for-tests"  # not a secret: a test's fake token
@@ -29,9 +29,7 @@ def page(n: int) -> dict:
 
 
 def response(body, n: int = 1) -> TextResponse:
-    url = list_url(n)
-    return TextResponse(url=url, body=json.dumps(body).encode(), encoding="utf-8",
-                        request=Request(url))
+    return json_response(list_url(n), body)
 
 
 def parsed(n: int):

@@ -14,7 +14,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.matpool_cn import MatpoolCNSpider, pools_url
 from tests.helpers.crawl import run_crawl
-from tests.helpers.responses import file_response
+from tests.helpers.responses import file_response, json_response
 
 PAGES = ("machine_pools_page1.json", "machine_pools_page2.json")
 
@@ -28,9 +28,7 @@ def page(n: int) -> dict:
 
 
 def response(body: dict, n: int = 1) -> TextResponse:
-    url = pools_url(n)
-    return TextResponse(url=url, body=json.dumps(body).encode(), encoding="utf-8",
-                        request=Request(url))
+    return json_response(pools_url(n), body)
 
 
 def parsed(n: int):
