@@ -52,7 +52,7 @@ from pipelines.cli.filters import (
 )
 from pipelines.cli.options import KINDS, PERIODS
 from pipelines.cli.published import open_published
-from pipelines.warehouse.sql_files import source_price_basis_sql, sql_text
+from pipelines.warehouse.sql_files import source_price_labels, sql_text
 
 SORTS = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
          "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}
@@ -112,14 +112,9 @@ def _frame(con, sql: str, params: list) -> pd.DataFrame:
 def _price_basis(con, frame: pd.DataFrame) -> dict[str, str]:
     """{source: where its prices come from, in words} for the frame's sources (every source when
     it has no `source` column); {} for a database made before sources recorded it."""
-    import duckdb
-
-    try:
-        rows = con.execute(source_price_basis_sql()).fetchall()
-    except duckdb.CatalogException:
-        return {}
+    labels = source_price_labels(con)
     shown = set(frame["source"].dropna()) if "source" in frame.columns else None
-    return {source: label for source, label in rows if shown is None or source in shown}
+    return {source: label for source, label in labels.items() if shown is None or source in shown}
 
 
 def _choice(choices: click.Choice, value: str, name: str) -> str:

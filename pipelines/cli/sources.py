@@ -13,7 +13,7 @@ from rich.table import Table
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db, records
-from pipelines.warehouse.sql_files import source_price_basis_sql, sql_text
+from pipelines.warehouse.sql_files import source_price_labels, sql_text
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import price_from_word, snapshot_price_basis
 
@@ -84,7 +84,6 @@ def _facts(con) -> dict[str, dict]:
         if status != "passed" and failures:
             last += f": {failures[0]}"
         facts.setdefault(crawl["source"], {})["last_run"] = last
-    if con.execute(sql_text(__file__, "has_price_basis")).fetchone()[0]:
-        for source, label in con.execute(source_price_basis_sql()).fetchall():
-            facts.setdefault(source, {})["prices"] = label
+    for source, label in source_price_labels(con).items():
+        facts.setdefault(source, {})["prices"] = label
     return facts

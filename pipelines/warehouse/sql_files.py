@@ -24,8 +24,14 @@ def not_held_predicate() -> str:
     return sql_text(__file__, "not_held")
 
 
-def source_price_basis_sql() -> str:
-    """(source, price_basis_label) of every source, from intermediate.int_source_price_basis
+def source_price_labels(con) -> dict[str, str]:
+    """{source: price_basis_label} of every source, from intermediate.int_source_price_basis
     (sql/source_price_basis.sql): where its prices come from, in the words every page shows, as
-    the API's frames and `gpuprices sources` read it."""
-    return sql_text(__file__, "source_price_basis")
+    the API's frames and `gpuprices sources` read it; {} for a database made before sources
+    recorded it (no such table)."""
+    import duckdb
+
+    try:
+        return dict(con.execute(sql_text(__file__, "source_price_basis")).fetchall())
+    except duckdb.CatalogException:
+        return {}
