@@ -40,7 +40,11 @@ def snapshot_price_basis(snapshot_dir: str | Path, source: str) -> tuple[str | N
     path = Path(snapshot_dir) / source / "manifest.json"
     if not path.is_file():
         return None, None
-    meta = json.loads(path.read_text(encoding="utf-8"))
+    return manifest_price_basis(json.loads(path.read_text(encoding="utf-8")))
+
+
+def manifest_price_basis(meta: dict) -> tuple[str, str | None]:
+    """(price_basis, prices_as_of) of a manifest already read (snapshot_price_basis)."""
     basis = meta.get("price_basis")
     if basis not in SNAPSHOT_BASES:
         return "illustrative", None

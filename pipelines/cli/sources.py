@@ -15,7 +15,7 @@ from pipelines.cli.output import console
 from pipelines.cli.published import published_db, records
 from pipelines.warehouse.sql_files import source_price_labels, sql_text
 from spiders.layout import SNAPSHOT_DIR
-from spiders.price_basis import price_from_word, snapshot_price_basis
+from spiders.price_basis import manifest_price_basis, price_from_word
 
 
 @click.command("sources")
@@ -33,7 +33,7 @@ def sources_command() -> None:
     for name in source_names():
         spider = spider_class(name)
         manifest = SNAPSHOT_DIR / name / "manifest.json"
-        snapshot = "none"
+        snapshot, meta = "none", None
         if manifest.exists():
             meta = json.loads(manifest.read_text(encoding="utf-8"))
             snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
@@ -41,17 +41,18 @@ def sources_command() -> None:
         table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
                       escape(spider.path_note()), seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
-                      escape(seen.get("prices") or snapshot_prices_text(name)),
+                      escape(seen.get("prices") or snapshot_prices_text(meta)),
                       escape(seen.get("last_run", "never run")))
     console.print(table)
 
 
-def snapshot_prices_text(source: str) -> str:
-    """What a replay of the source's snapshot would land, before anything has: its prices'
-    basis (published with their date, illustrative, ...), in one word."""
-    basis, as_of = snapshot_price_basis(SNAPSHOT_DIR, source)
-    if basis is None:
+def snapshot_prices_text(meta: dict | None) -> str:
+    """What a replay of the source's snapshot (its manifest `meta`; None: it has none) would
+    land, before anything has: its prices' basis (published with their date, illustrative, ...),
+    in one word."""
+    if meta is None:
         return "-"
+    basis, as_of = manifest_price_basis(meta)
     return f"snapshot: {price_from_word(basis)}" + (f" {as_of}" if as_of else "")
 
 
