@@ -37,29 +37,42 @@ with direct as (
 ),
 
 reached as (
+    -- a direct observation always counts and a template's never does: only the others look
+    -- for a direct twin, so a reader pays for the search on those rows alone
     select
-        o.* replace (coalesce(o.reaches_via, 'direct') as reaches_via),
-        coalesce(o.reaches_via, 'direct') = 'direct' or (
-            o.reaches_via <> 'template' and not exists (
-                select 1
-                from direct as d
-                where
-                    d.vendor = o.vendor
-                    and d.gpu_model = o.gpu_model
-                    and (
-                        d.gpu_variant = o.gpu_variant
-                        or d.gpu_variant is null
-                        or o.gpu_variant is null
-                    )
-                    and d.gpu_count = o.gpu_count
-                    and d.gpu_fraction = o.gpu_fraction
-                    and d.offer_kind = o.offer_kind
-                    and d.billing_period = o.billing_period
-                    and d.country = o.country
-                    and d.observed_date = timezone('UTC', o.observed_at)::date
-            )
+        o.* replace ('direct' as reaches_via),
+        true as counted
+    from observations as o
+    where coalesce(o.reaches_via, 'direct') = 'direct'
+    union all
+    select
+        o.*,
+        false as counted
+    from observations as o
+    where o.reaches_via = 'template'
+    union all
+    select
+        o.*,
+        not exists (
+            select 1
+            from direct as d
+            where
+                d.vendor = o.vendor
+                and d.gpu_model = o.gpu_model
+                and (
+                    d.gpu_variant = o.gpu_variant
+                    or d.gpu_variant is null
+                    or o.gpu_variant is null
+                )
+                and d.gpu_count = o.gpu_count
+                and d.gpu_fraction = o.gpu_fraction
+                and d.offer_kind = o.offer_kind
+                and d.billing_period = o.billing_period
+                and d.country = o.country
+                and d.observed_date = timezone('UTC', o.observed_at)::date
         ) as counted
     from observations as o
+    where o.reaches_via not in ('direct', 'template')
 ),
 
 zoned as (
