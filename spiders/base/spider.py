@@ -198,8 +198,6 @@ class GpuPriceSpider(scrapy.Spider):
         if (vendor or vendor_kind) and self.reaches_via == "direct":
             raise ValueError(f"{self.name}: a direct source's offers are its own vendor's")
         observed = captured_at(response) or datetime.now(UTC).isoformat(timespec="seconds")
-        if self.reaches_via != "direct":   # a direct source's items stay as they were
-            fields.setdefault("reaches_via", self.reaches_via)
         return RawOffer(
             source=self.name, vendor=vendor or self.vendor,
             vendor_kind=vendor_kind or self.vendor_kind,
@@ -224,6 +222,8 @@ class GpuPriceSpider(scrapy.Spider):
             fields.setdefault("price_per_card", True)
         if self.effective_at:
             fields.setdefault("effective_at", self.effective_at)
+        if self.reaches_via != "direct":   # a direct source's items stay as they were
+            fields.setdefault("reaches_via", self.reaches_via)
         if fields.get("price_text") and fields.get("price_amount") in (None, ""):
             said = raw_price_fields(fields["price_text"], fields.get("currency"),
                                     fields.get("billing_period"))
