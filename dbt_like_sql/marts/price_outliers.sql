@@ -7,7 +7,8 @@
    `mads_allowed` x max(MAD, `min_mad`) from the median: with k = 3 and a MAD of at least ln 2,
    never within a factor of 8 of the market (real spreads between vendors, regions and tiers
    reach about 5x; docs/data-quality.md, "Outliers across vendors"). Fewer than `min_vendors`
-   vendors: not judged (outlier_factor_limit null, status 'ok').
+   vendors: not judged (outlier_factor_limit null, status 'ok'). Only counted offers make the market
+   (not a template's, nor a second copy of an offer); every offer is judged against it.
    An outlier is 'held' (kept out of marts.cheapest_offers and of the drop, new_low and watch
    alerts) until a later crawl confirms it: 'confirmed' when the offer's previous observation
    listed the same price, within `same_price_tolerance`. Rebuilt in full every run: a new
@@ -31,9 +32,13 @@ offers as (
 ),
 
 market as (
+    -- counted offers only: a template's invented prices and a second copy of one offer (an
+    -- aggregator's, a second path's) do not vote on the market (docs/signals.md, "Counted once")
     select o.*
     from offers as o, params as p
-    where o.last_seen_at >= (select max(l.last_seen_at) from offers as l) - to_days(p.market_days)
+    where
+        o.counted
+        and o.last_seen_at >= (select max(l.last_seen_at) from offers as l) - to_days(p.market_days)
 ),
 
 vendor_medians as (

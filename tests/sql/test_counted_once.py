@@ -14,7 +14,16 @@ from scrapy.http import TextResponse
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
 from spiders.registry import source_names, spider_class
-from tests.helpers.observations import BEIJING, DAY, EXTERNAL, ULANQAB, build, obs, records
+from tests.helpers.observations import (
+    BEIJING,
+    DAY,
+    EXTERNAL,
+    ULANQAB,
+    approx,
+    build,
+    obs,
+    records,
+)
 
 AGGREGATOR = {"source": "primeintellect", "reaches_via": "aggregator"}
 
@@ -112,6 +121,22 @@ def test_a_template_never_counts_and_never_blocks_a_real_offer(con):
     # the template's Inner Mongolia price (25 % below) pairs with nothing: only the real offer
     assert records(con, "select region_group, vendors, offers from marts.regional_discount") == [
         {"region_group": "Beijing", "vendors": 1, "offers": 1}]
+
+
+def test_a_template_does_not_vote_on_the_market_a_price_is_judged_against(con):
+    """Invented template prices far above the market must not make a real low price an outlier."""
+    rows = [obs(p, vendor=f"Vendor {i}", source=f"idc_{i}", sku=f"r{i}")
+            for i, p in enumerate([18, 20, 22])]
+    rows += [obs(200, vendor=f"template {i}", source=f"idc_template_{i}", sku=f"t{i}",
+                 reaches_via="template") for i in range(5)]
+    rows.append(obs(2.8, vendor="Cheap marketplace", source="idc_cheap", sku="c"))
+    build(con, rows)
+    [cheap] = records(con, "select card_median_cny_per_gpu_hour, vendors_compared, "
+                           "outlier_status from marts.price_outliers where source = 'idc_cheap'")
+    # the market: the four counted vendors (18, 20, 22, 2.8: the median of their logs is
+    # sqrt(18 x 20)), not the five templates at 200 (with them: 200, and 2.8 held at 1/71)
+    assert cheap == {"card_median_cny_per_gpu_hour": approx(360 ** 0.5), "vendors_compared": 4,
+                     "outlier_status": "ok"}
 
 
 def test_configured_templates_declare_themselves():
