@@ -15,6 +15,7 @@ from spiders.layout import SNAPSHOT_DIR
 from spiders.parsing.api_units import PRICE_UNITS, UnitError, gib, yuan
 from spiders.vendors.autodl_cn import MACHINE_LIST_URL, AutodlCNSpider, machine_list_body
 from tests.helpers.crawl import run_crawl
+from tests.helpers.normalized import normalized
 from tests.helpers.responses import file_response
 
 PAGES = ("machine_list_page1.json", "machine_list_page2.json")
@@ -40,13 +41,6 @@ def parsed(n: int):
 
 def offers(n: int) -> list[dict]:
     return [dict(o) for o in parsed(n) if not isinstance(o, Request)]
-
-
-def normalized(offer: dict) -> dict | Quarantined:
-    try:
-        return normalize_offer(offer)
-    except Quarantined as exc:
-        return exc
 
 
 def test_page_one_asks_for_page_two_with_the_same_query():
@@ -79,8 +73,7 @@ def test_every_payg_machine_is_one_card_offer_priced_from_li():
 
 
 def test_published_list_prices_land_per_gpu_hour():
-    rows = {(r["gpu_model"], r["region_code"]): r for o in offers(1) + offers(2)
-            if isinstance(r := normalized(o), dict)}
+    rows = {(r["gpu_model"], r["region_code"]): r for r in normalized(offers(1) + offers(2))[0]}
     assert rows[("RTX4090-24GB", "西北B区")]["price_per_gpu_hour_cny"] == Decimal("1.98")
     assert rows[("H20-96GB", "内蒙A区")]["price_per_gpu_hour_cny"] == Decimal("10.5")
     assert rows[("A100-80GB", "宿迁企业区")]["province_or_state"] == "Jiangsu"

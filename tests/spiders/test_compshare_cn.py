@@ -12,6 +12,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
 from spiders.registry import spider_class
 from spiders.vendors.compshare_cn import TABLE_CARD, announced_date
+from tests.helpers.normalized import normalized
 from tests.helpers.responses import file_response, snapshot_entries
 
 SOURCE = "compshare_cn"
@@ -35,16 +36,6 @@ def _parse(response=None) -> list:
 @pytest.fixture(scope="module")
 def offers() -> list:
     return _parse()
-
-
-def _normalized(offers):
-    ok, bad = [], []
-    for offer in offers:
-        try:
-            ok.append(normalize_offer(dict(offer)))
-        except Quarantined as exc:
-            bad.append((offer, exc))
-    return ok, bad
 
 
 def test_the_table_is_read_as_a_configured_table_would_be():
@@ -85,14 +76,14 @@ def test_bare_number_cells_read_with_the_page_unit(card, period, price_text, per
 
 
 def test_placed_in_huabei2_ulanqab_inner_mongolia(offers):
-    ok, _ = _normalized(offers)
+    ok, _ = normalized(offers)
     assert {(r["region_code"], r["province_or_state"], r["city"], r["is_tier1_city"])
             for r in ok} == {("cn-wlcb", "Inner Mongolia", "Ulanqab", False)}
     assert {o["region_text"] for o in offers} == {"华北二"}
 
 
 def test_every_card_normalizes_to_its_own_model(offers):
-    ok, bad = _normalized(offers)
+    ok, bad = normalized(offers)
     assert {o["gpu_text"].split()[0] for o, _ in bad} == NOT_IN_CATALOG
     assert {exc.stage for _, exc in bad} == {"card"}
     known = [o for o in offers if o["gpu_text"].split()[0] not in NOT_IN_CATALOG]

@@ -14,6 +14,7 @@ from pipelines.resources import CrawlerResource
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.gpushare_cn import GpushareCNSpider, list_url
 from tests.helpers.crawl import run_crawl
+from tests.helpers.normalized import normalized
 from tests.helpers.responses import file_response, json_response
 
 PAGES = ("machine_list_pn1.json", "machine_list_pn2.json")
@@ -72,11 +73,7 @@ def test_every_machine_with_a_payg_sku_is_one_card_offer_in_yuan():
 
 def test_published_prices_land_per_gpu_hour_in_china():
     rows = {}
-    for o in offers(1) + offers(2):
-        try:
-            row = normalize_offer(o)
-        except Quarantined:
-            continue
+    for row in normalized(offers(1) + offers(2))[0]:
         rows.setdefault(row["gpu_model"], row)
     assert {m: r["price_per_gpu_hour_cny"] for m, r in rows.items()} == {
         "RTX3090-24GB": Decimal("0.76"), "RTXA6000-48GB": Decimal("2.2")}

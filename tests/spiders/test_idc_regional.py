@@ -22,6 +22,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.base import HtmlTableSpider
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import spider_class
+from tests.helpers.normalized import normalized
 from tests.helpers.responses import file_response, snapshot_entries
 
 SLUGS = ("idc_nanjing", "idc_ulanqab", "idc_guian", "idc_northwest")
@@ -60,13 +61,8 @@ def _prices(by_slug: dict[str, list], slug: str, gpu_text: str,
 
 def _normalized(by_slug: dict[str, list],
                 slug: str) -> tuple[list[dict], list[Quarantined]]:
-    ok, bad = [], []
-    for offer in by_slug[slug]:
-        try:
-            ok.append(normalize_offer(dict(offer)))
-        except Quarantined as exc:
-            bad.append(exc)
-    return ok, bad
+    ok, bad = normalized(by_slug[slug])
+    return ok, [why for _, why in bad]
 
 
 # ---- counts ---------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.matpool_cn import MatpoolCNSpider, pools_url
 from tests.helpers.crawl import run_crawl
+from tests.helpers.normalized import normalized
 from tests.helpers.responses import file_response, json_response
 
 PAGES = ("machine_pools_page1.json", "machine_pools_page2.json")
@@ -65,11 +66,7 @@ def test_every_pool_is_one_offer_priced_from_millicent():
 
 def test_published_prices_land_per_gpu_hour():
     rows = {}
-    for o in offers(1) + offers(2):
-        try:
-            row = normalize_offer(o)
-        except Quarantined:
-            continue
+    for row in normalized(offers(1) + offers(2))[0]:
         rows.setdefault(row["gpu_model"], row)
     assert {m: r["price_per_gpu_hour_cny"] for m, r in rows.items()} == {
         "RTX4090-24GB": Decimal("2.2"), "RTX3090-24GB": Decimal("1.85"),
