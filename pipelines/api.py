@@ -230,9 +230,13 @@ def signals(name: str, card: str | None = None, region: str | None = None,
 def claims(data_dir: str | Path | None = None) -> pd.DataFrame:
     """The market-claims scorecard (marts.market_claims): each claim, the median of its distinct
     offers with the interval of that median, the expected range and the verdict, as `gpuprices
-    claims` shows it.
+    claims` shows it. `verdict` is one of pipelines.verdicts.VERDICTS (holds, does not hold, not
+    enough evidence); without a verdict, `evidence_lacking` says what is lacking (too few offers,
+    interval overlaps the range, illustrative prices only, no offer in scope),
+    `distinct_offers_needed` how many distinct offers a verdict would need (null when the median
+    sits on an edge), and `reason` says it in words.
 
-    >>> claims()[["claim", "median_value", "verdict"]]
+    >>> claims()[["claim", "median_value", "verdict", "distinct_offers_needed"]]
     """
     with _published(data_dir, "marts.market_claims") as con:
         return _frame(con, "select * from marts.market_claims", [])

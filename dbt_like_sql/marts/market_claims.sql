@@ -3,13 +3,16 @@
    table each measure reads. Evidence = the DISTINCT offers of marts.market_claim_evidence (region
    copies of one offer count once). The median of their values gets an order-statistic interval
    (ranks from intermediate.int_sign_test: the widest interval with >= 90 % coverage; above
-   n = 400 the normal approximation of those ranks, coverage about 90 %), and the verdict is read
-   from the interval: 'holds' inside the expected range, 'does not hold' entirely outside it,
-   'inconclusive' overlapping it, 'not enough data' below 5 distinct offers (no interval of a
-   median reaches 90 % below 5: 1 - 2/2^4 = 0.875), 'illustrative only' when every distinct offer
-   comes from a source whose prices are a modeled snapshot's (illustrative or mixed,
-   intermediate.int_source_price_basis): no verdict is read from invented numbers. The minimum
-   and the interval's constants: the `params` CTE; each claim's expected range: the `claims` CTE. */
+   n = 400 the normal approximation of those ranks, coverage about 90 %), and the verdict is one
+   of the three of pipelines/verdicts.py, read from the interval: 'holds' inside the expected
+   range, 'does not hold' entirely outside it, else 'not enough evidence', never 'does not hold'
+   for "not yet". What is lacking (`evidence_lacking`): 'no offer in scope'; 'illustrative prices
+   only' when every distinct offer comes from a source whose prices are a modeled snapshot's
+   (illustrative or mixed, intermediate.int_source_price_basis): no verdict is read from invented
+   numbers; 'too few offers' below 5 (no interval of a median reaches 90 % below 5:
+   1 - 2/2^4 = 0.875); 'interval overlaps the range' when it straddles an edge. Beside it
+   `distinct_offers_needed`: how many distinct offers a verdict would need. The minimum and the
+   interval's constants: the `params` CTE; each claim's expected range: the `claims` CTE. */
 -- alias: market_claims
 with params as (
     select
@@ -240,6 +243,61 @@ scored as (
     from claims as c
     cross join params as p
     left join ranked as r on c.claim_id = r.claim_id
+),
+
+judged as (
+    select
+        s.*,
+        -- Which side of the range the interval of the median lies on, if it lies on one.
+        case
+            when
+                s.ci_low >= s.expected_low
+                and (s.expected_high is null or s.ci_high <= s.expected_high)
+                then 'inside'
+            when s.ci_high < s.expected_low or s.ci_low > s.expected_high then 'outside'
+            else 'overlaps'
+        end as interval_position,
+        case
+            when s.distinct_offers = 0 then 'no offer in scope'
+            when s.illustrative_offers = s.distinct_offers then 'illustrative prices only'
+            when s.distinct_offers < s.min_distinct_offers then 'too few offers'
+        end as withheld_for
+    from scored as s
+),
+
+lacking as (
+    select
+        j.*,
+        coalesce(
+            j.withheld_for,
+            case when j.interval_position = 'overlaps' then 'interval overlaps the range' end
+        ) as evidence_lacking,
+        -- An overlapping interval: the half-widths of an order-statistic interval of a median
+        -- shrink like 1/sqrt(n), so at the present median the interval clears the edge once
+        -- n' / n >= (half-width / distance of the median to the edge)^2; inside the range both
+        -- edges must be cleared (the larger ratio). Null when the median sits on an edge.
+        case
+            when
+                j.median_value > j.expected_low
+                and (j.expected_high is null or j.median_value < j.expected_high)
+                then greatest(j.distinct_offers + 1, ceil(round(j.distinct_offers * greatest(
+                    ((j.median_value - j.ci_low) / (j.median_value - j.expected_low)) ^ 2,
+                    coalesce(
+                        ((j.ci_high - j.median_value) / (j.expected_high - j.median_value)) ^ 2,
+                        0
+                    )
+                ), 9)))
+            -- outside: "entirely outside" is strict, so one past the boundary
+            when j.median_value < j.expected_low
+                then floor(round(j.distinct_offers * (
+                    (j.ci_high - j.median_value) / (j.expected_low - j.median_value)
+                ) ^ 2, 9)) + 1
+            when j.median_value > j.expected_high
+                then floor(round(j.distinct_offers * (
+                    (j.median_value - j.ci_low) / (j.median_value - j.expected_high)
+                ) ^ 2, 9)) + 1
+        end::bigint as offers_to_clear_edge
+    from judged as j
 )
 
 select
@@ -261,33 +319,52 @@ select
     expected_low::double as expected_low,               -- the claim's range
     expected_high::double as expected_high,             -- null: open-ended ("20-40 %+")
     min_distinct_offers,                                -- no verdict on fewer distinct offers
+    -- read from the interval: holds | does not hold | not enough evidence (pipelines/verdicts.py)
     case
-        when distinct_offers > 0 and illustrative_offers = distinct_offers
-            then 'illustrative only'
-        when distinct_offers < min_distinct_offers then 'not enough data'
-        when ci_low >= expected_low and (expected_high is null or ci_high <= expected_high)
-            then 'holds'
-        when ci_high < expected_low or ci_low > expected_high then 'does not hold'
-        else 'inconclusive'
-    end as verdict,                                     -- read from the interval
+        when evidence_lacking is not null then 'not enough evidence'
+        when interval_position = 'inside' then 'holds'
+        else 'does not hold'
+    end as verdict,
+    -- what a verdict lacks: too few offers | interval overlaps the range | illustrative prices
+    -- only | no offer in scope; null when there is a verdict
+    evidence_lacking,
+    -- distinct offers a verdict would need: the minimum when too few (or none); one real-priced
+    -- offer more (and the minimum) when all are illustrative; for an overlapping interval the n
+    -- at which, narrowing like 1/sqrt(n), it would clear the edge at the present median (null:
+    -- the median sits on the edge); null when there is a verdict
+    case evidence_lacking
+        when 'no offer in scope' then min_distinct_offers
+        when 'too few offers' then min_distinct_offers
+        when 'illustrative prices only'
+            then greatest(min_distinct_offers, distinct_offers + 1)
+        when 'interval overlaps the range' then offers_to_clear_edge
+    end as distinct_offers_needed,
     case
         when distinct_offers = 0
             then coalesce(empty_reason, 'no offer in scope on the latest day')
-        when distinct_offers > 0 and illustrative_offers = distinct_offers
+            || '; a verdict needs ' || min_distinct_offers || ' distinct offers'
+        when evidence_lacking = 'illustrative prices only'
             then 'all ' || distinct_offers || ' distinct offer'
             || case when distinct_offers = 1 then '' else 's' end
             || ' come from modeled snapshots with illustrative prices: no verdict until real '
-            || 'prices land'
-        when distinct_offers < min_distinct_offers
+            || 'prices land (a verdict needs '
+            || greatest(min_distinct_offers, distinct_offers + 1)
+            || ' distinct offers, at least one of them real-priced)'
+        when evidence_lacking = 'too few offers'
             then 'only ' || distinct_offers || ' distinct offer'
             || case when distinct_offers = 1 then '' else 's' end || ' (minimum '
             || min_distinct_offers || '): below 5 no interval of a median reaches 90 %'
-        when ci_low >= expected_low and (expected_high is null or ci_high <= expected_high)
+        when interval_position = 'inside'
             then 'the interval of the median lies inside the expected range'
-        when ci_high < expected_low or ci_low > expected_high
+        when interval_position = 'outside'
             then 'the interval of the median lies entirely outside the expected range'
-        else 'the interval of the median overlaps the edge of the expected range'
-    end as reason,                                      -- why this verdict
+        when offers_to_clear_edge is null
+            then 'the interval of the median overlaps the edge of the expected range, and the '
+            || 'median sits on that edge: more offers at these prices would not clear it'
+        else 'the interval of the median overlaps the edge of the expected range: at the '
+            || 'present median about ' || offers_to_clear_edge || ' distinct offers (now '
+            || distinct_offers || ') would narrow it clear of the edge'
+    end as reason,                                      -- why this verdict, what is lacking
     'docs/market-claims.md#' || anchor as source_doc    -- the claim, its source and measure
-from scored
+from lacking
 order by claim_no

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import click
 from rich.table import Table
 
@@ -11,13 +13,7 @@ from pipelines.cli.options import FORMATS
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db, records
 from pipelines.display import terminal_text
-
-VERDICTS = {"holds": "[green bold]holds[/]", "does not hold": "[red bold]does not hold[/]",
-            "inconclusive": "[yellow bold]inconclusive[/]",
-            "not enough data": "[dim]not enough data[/]",
-            "illustrative only": "[yellow]illustrative only[/]"}
-# Verdicts that are no verdict: their reason is shown under the claim.
-WITHHELD = ("not enough data", "illustrative only")
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, TERMINAL_MARKUP
 
 
 def _number(value) -> str:
@@ -27,19 +23,37 @@ def _number(value) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}"
 
 
+def tally(verdicts) -> str:
+    """'3 hold, 1 does not hold, 15 not enough evidence'."""
+    counts = Counter(verdicts)
+    holds, fails = counts[HOLDS], counts[DOES_NOT_HOLD]
+    return (f"{holds} {HOLDS if holds == 1 else 'hold'}, "
+            f"{fails} {DOES_NOT_HOLD if fails == 1 else 'do not hold'}, "
+            f"{counts[NOT_ENOUGH_EVIDENCE]} {NOT_ENOUGH_EVIDENCE}")
+
+
+def verdict_text(row: dict) -> str:
+    """The verdict in colour and, without one, the distinct offers a verdict would need."""
+    text = TERMINAL_MARKUP.get(row["verdict"], terminal_text(row["verdict"]))
+    needed = row.get("distinct_offers_needed")
+    if needed is not None:
+        about = "about " if row.get("evidence_lacking") == "interval overlaps the range" else ""
+        text += f"\n[dim]needs {about}{needed} distinct offers[/]"
+    return text
+
+
 def claims_table(con) -> tuple[Table, list[dict]]:
     """The marts.market_claims scorecard: each claim, the median of its distinct offers with the
-    interval of that median, the expected range, the evidence, the verdict in colour."""
+    interval of that median, the expected range, the evidence, the verdict in colour and, without
+    one, why and what evidence it would need."""
     rows = records(con, "select * from marts.market_claims")
-    counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    minimum = rows[0]["min_distinct_offers"] if rows else 5
     table = Table(title="market claims (docs/market-claims.md) against the latest data",
                   show_lines=True, title_justify="left", title_style="bold",
-                  caption=f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
-                          f"{counts['inconclusive']} inconclusive, "
-                          f"{counts['not enough data']} without enough data, "
-                          f"{counts['illustrative only']} from illustrative prices only; a "
-                          "verdict needs 5+ distinct offers, not all of them modeled, and is "
-                          "read from the interval of the median",
+                  caption=f"{tally(r['verdict'] for r in rows)}; a verdict needs {minimum}+ "
+                          "distinct offers, not all of them modeled, and is read from the "
+                          "interval of the median: inside the range it holds, entirely outside "
+                          "it does not, across an edge it is not enough evidence yet",
                   caption_justify="left")
     table.add_column("claim", ratio=3)
     table.add_column("median", justify="right")
@@ -57,10 +71,10 @@ def claims_table(con) -> tuple[Table, list[dict]]:
                     f"{r['vendors']} vendors[/]")
         claim = (f"{terminal_text(r['claim'])}\n"
                  f"[dim]{terminal_text(r['measure'])}; {terminal_text(r['scope'])}[/]")
-        if r["verdict"] in WITHHELD and r["reason"]:
+        if r["verdict"] == NOT_ENOUGH_EVIDENCE and r["reason"]:
             claim += f"\n[yellow]{terminal_text(r['reason'])}[/]"
         table.add_row(claim, _number(r["median_value"]), interval, expected, evidence,
-                      VERDICTS.get(r["verdict"], terminal_text(r["verdict"])))
+                      verdict_text(r))
     return table, rows
 
 
@@ -73,8 +87,9 @@ def claims_command(fmt: str) -> None:
     Each claim (docs/market-claims.md) is measured on the latest day of the mart it reads
     (marts.market_claims; the values behind it: marts.market_claim_evidence). The verdict is read
     from the 90 % interval of the median over distinct offers: holds (inside the expected range),
-    does not hold (outside), inconclusive (overlapping), not enough data (under 5 offers),
-    illustrative only (every offer comes from a modeled snapshot's illustrative prices).
+    does not hold (entirely outside), or not enough evidence, with the reason and the distinct
+    offers a verdict would need: too few offers (under 5), an interval across an edge of the
+    range, illustrative prices only (every offer from a modeled snapshot), or no offer in scope.
 
     Exit codes: 0 shown; 3 no database yet, or no claims measured.
     """

@@ -3,6 +3,7 @@ the header's facts, the price-history charts, the cheapest offers, the saved wor
 market-claims scorecard. The signals have their own module, signals.py."""
 
 import json
+from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import advice_computed_at, has_advice, named_query, table_names
 from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
+from pipelines.verdicts import CSS_CLASSES, DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
 from spiders.price_basis import is_real_price, price_from_word
 
 # ── header ──────────────────────────────────────────────────────────────────────────────────────
@@ -220,9 +222,16 @@ def workloads(con: duckdb.DuckDBPyConnection) -> dict:
 
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
 
-VERDICT_CLASSES = {"holds": "verdict-holds", "does not hold": "verdict-fails",
-                   "inconclusive": "verdict-inconclusive", "not enough data": "verdict-nodata",
-                   "illustrative only": "verdict-illustrative"}
+VERDICT_CLASSES = CSS_CLASSES      # pipelines/verdicts.py: the three verdicts' classes
+
+
+def verdict_tally(verdicts) -> str:
+    """'3 hold, 1 does not hold, 15 not enough evidence'."""
+    counts = Counter(verdicts)
+    holds, fails = counts[HOLDS], counts[DOES_NOT_HOLD]
+    return (f"{holds} {HOLDS if holds == 1 else 'hold'}, "
+            f"{fails} {DOES_NOT_HOLD if fails == 1 else 'do not hold'}, "
+            f"{counts[NOT_ENOUGH_EVIDENCE]} {NOT_ENOUGH_EVIDENCE}")
 
 
 def interval_cell(row: dict) -> Content:
@@ -234,15 +243,28 @@ def interval_cell(row: dict) -> Content:
 
 
 def verdict_cell(row: dict) -> Cell:
+    """The verdict tinted, what it lacks as its hover text, the reason (with the distinct offers a
+    verdict would need) under it."""
     css = VERDICT_CLASSES.get(row.get("verdict"), "verdict-unknown")
+    lacking = row.get("evidence_lacking")
     return Cell(clean_text(row.get("verdict")), css=f"verdict {css}",
-                note=clean_text(row.get("reason"), 200))
+                title=None if lacking is None else clean_text(lacking),
+                note=clean_text(row.get("reason"), 300))
+
+
+def needed_cell(row: dict) -> Content:
+    """The distinct offers a verdict would need ("~" for an estimate); none when it has one."""
+    needed = row.get("distinct_offers_needed")
+    if needed is None:
+        return MISSING
+    about = "~" if row.get("evidence_lacking") == "interval overlaps the range" else ""
+    return Cell(f"{about}{count(needed)}", note=clean_text(row.get("evidence_lacking")))
 
 
 def claims(con: duckdb.DuckDBPyConnection) -> dict:
-    """Each market claim with what measured it and its verdict, and the verdicts' tally."""
+    """Each market claim with what measured it, its verdict and what a missing verdict needs,
+    and the verdicts' tally."""
     rows = named_query(con, "market_claims")
-    tally = {v: sum(r["verdict"] == v for r in rows) for v in VERDICT_CLASSES}
     scorecard = table(
         [col("claim", "claim", lambda v: clean_text(v, 400)),
          Column("measured as", lambda r: Cell(clean_text(r.get("measure"), 400),
@@ -254,6 +276,7 @@ def claims(con: duckdb.DuckDBPyConnection) -> dict:
          Column("distinct offers", lambda r: Cell(
              count(r.get("distinct_offers")),
              note=f"{count(r.get('offers'))} offers, {count(r.get('vendors'))} vendors"), "num"),
-         Column("verdict", verdict_cell)],
+         Column("verdict", verdict_cell),
+         Column("needs", needed_cell, "num")],
         rows, "marts.market_claims is empty.")
-    return {"summary": ", ".join(f"{n} {v}" for v, n in tally.items()), "table": scorecard}
+    return {"summary": verdict_tally(r["verdict"] for r in rows), "table": scorecard}

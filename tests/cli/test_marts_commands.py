@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 
 import duckdb
+import pytest
 
-from pipelines.cli.claims import VERDICTS
+from pipelines.cli.claims import tally
 from pipelines.cli.output import console
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
 from tests.helpers.published import gpuprices, published
 
 # --- signals and claims -------------------------------------------------------------------------
@@ -21,11 +23,14 @@ def test_signals_show_the_latest_day_and_the_scorecard(data_dir, monkeypatch):
     assert "spot_discount:" in result.stdout and "multi_gpu_discount:" in result.stdout
     assert "market claims" in result.stdout
     assert "A100 80 GB whole card costs 50-80 CNY/h in Beijing" in result.stdout
-    [(verdict, reason)] = published(data_dir, "select verdict, reason from marts.market_claims "
-                                              "where claim_id = 'a100_80gb_beijing_hourly'")
+    [(verdict, lacking, needed, reason)] = published(
+        data_dir, "select verdict, evidence_lacking, distinct_offers_needed, reason "
+                  "from marts.market_claims where claim_id = 'a100_80gb_beijing_hourly'")
     # 62 CNY/h is inside 50-80, but one offer is no evidence: a verdict needs 5 distinct offers
-    assert (verdict, reason.split(" (")[0]) == ("not enough data", "only 1 distinct offer")
-    assert "not enough data" in result.stdout and "only 1 distinct offer" in result.stdout
+    assert (verdict, lacking, needed, reason.split(" (")[0]) == (
+        NOT_ENOUGH_EVIDENCE, "too few offers", 5, "only 1 distinct offer")
+    assert NOT_ENOUGH_EVIDENCE in result.stdout and "only 1 distinct offer" in result.stdout
+    assert "needs 5 distinct offers" in result.stdout
 
 
 def test_signals_narrowed_by_region(data_dir, monkeypatch):
@@ -48,15 +53,29 @@ def test_claims_scorecard(data_dir, monkeypatch):
     for claim, _ in claims:
         assert claim in result.stdout
     counts = {v: sum(verdict == v for _, verdict in claims) for v in VERDICTS}
-    assert (f"{counts['holds']} hold, {counts['does not hold']} do not hold, "
-            f"{counts['inconclusive']} inconclusive, "
-            f"{counts['not enough data']} without enough data") in result.stdout
+    assert sum(counts.values()) == len(claims)                  # no verdict outside the three
+    assert (f"{counts[HOLDS]} hold{'s' if counts[HOLDS] == 1 else ''}, "
+            f"{counts[DOES_NOT_HOLD]} do{'es' if counts[DOES_NOT_HOLD] == 1 else ''} not hold, "
+            f"{counts[NOT_ENOUGH_EVIDENCE]} not enough evidence") in result.stdout
+    for word in ("inconclusive", "not enough data", "illustrative only"):
+        assert word not in result.stdout
     rows = json.loads(gpuprices(data_dir, "claims", "--format", "json").stdout)
     assert len(rows) == len(claims)
     assert {r["verdict"] for r in rows} <= set(VERDICTS)
     assert {"claim_id", "median_value", "ci_low", "ci_high", "distinct_offers", "vendors",
-            "expected_low", "verdict", "reason", "source_doc"} <= set(rows[0])
+            "expected_low", "verdict", "evidence_lacking", "distinct_offers_needed", "reason",
+            "source_doc"} <= set(rows[0])
     assert all(r["source_doc"].startswith("docs/market-claims.md#") for r in rows)
+
+
+@pytest.mark.parametrize("verdicts, line", [
+    ([], "0 hold, 0 do not hold, 0 not enough evidence"),
+    ([HOLDS] * 3 + [DOES_NOT_HOLD] + [NOT_ENOUGH_EVIDENCE] * 15,
+     "3 hold, 1 does not hold, 15 not enough evidence"),
+    ([HOLDS, DOES_NOT_HOLD, DOES_NOT_HOLD], "1 holds, 2 do not hold, 0 not enough evidence"),
+])
+def test_the_tally_counts_each_of_the_three_verdicts(verdicts, line):
+    assert tally(verdicts) == line
 
 
 # --- export -------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from markupsafe import escape  # the escaping of the page's templates (Jinja2 au
 
 from pipelines.display import clean_text
 from pipelines.report import CHARTS, ReportError, build_report, claims_section, figure, link
+from pipelines.verdicts import CSS_CLASSES, DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
 from pipelines.warehouse.db import ensure_schema
 from tests.helpers.observations import NANJING, build, obs
 from tests.helpers.report_market import LAST_DAY, build_database, build_page, market
@@ -24,7 +25,8 @@ from tests.helpers.report_market import LAST_DAY, build_database, build_page, ma
 
 def test_claims_scorecard_colours_each_verdict():
     """Five Beijing A100s inside 50-80 (holds), five Jiangsu A100s at 10 (does not hold), five
-    Jiangsu H800s from 35 to 58 against 40-60 (inconclusive); the rest lack data."""
+    Jiangsu H800s from 35 to 58 against 40-60 (interval across the edge: not enough evidence, with
+    the offers it would need); the rest have no offer in scope."""
     def five(prices, **where):
         return [obs(p, vendor=f"Vendor {i}", source=f"idc_{i}", **where)
                 for i, p in enumerate(prices)]
@@ -33,12 +35,21 @@ def test_claims_scorecard_colours_each_verdict():
     build(con, [*five([55, 60, 62, 65, 70]), *five([10] * 5, **NANJING),
                 *five([35, 45, 50, 55, 58], gpu_model="H800-80GB", **NANJING)])
     html = claims_section(con)
-    verdicts = set(re.findall(r'<span class="verdict (verdict-\w+)">([^<]+)</span>', html))
-    assert verdicts == {("verdict-holds", "holds"), ("verdict-fails", "does not hold"),
-                        ("verdict-inconclusive", "inconclusive"),
-                        ("verdict-nodata", "not enough data")}
+    verdicts = set(re.findall(
+        r'<span class="verdict (verdict-\w+)"(?: title="([^"]+)")?>([^<]+)</span>', html))
+    assert verdicts == {("verdict-holds", "", HOLDS), ("verdict-fails", "", DOES_NOT_HOLD),
+                        ("verdict-nodata", "interval overlaps the range", NOT_ENOUGH_EVIDENCE),
+                        ("verdict-nodata", "no offer in scope", NOT_ENOUGH_EVIDENCE)}
+    assert {css for css, _, verdict in verdicts} <= {CSS_CLASSES[v] for v in VERDICTS}
+    # the tally, and the H800s: median 50, interval 35-58 against 40-60: 5 x (15/10)^2 = 11.25
+    assert "1 holds, 1 does not hold, 17 not enough evidence" in html
+    assert "about 12 distinct offers (now 5) would narrow it clear of the edge" in html
+    assert re.search(r'<td class="num">~12<br><span class="muted">interval overlaps the range',
+                     html)
     assert "55 – 70" in html and "docs/market-claims.md" in html
     assert "only 1 distinct offer" not in html and "no offer in scope" in html
+    for gone in ("inconclusive", "not enough data", "illustrative only"):
+        assert gone not in html
 
 
 # -- no data, missing tables, long histories ---------------------------------------------------

@@ -1,8 +1,8 @@
 """marts.market_claims and the marts behind its three newer claims (off_peak_discount,
 month_phase_stability, holiday_discount), on hand-made observations in an in-memory DuckDB.
 
-Every project model is built unchanged, in dependency order (`build` of tests/helpers). Intervals
-are checked against ranks worked out by hand from the binomial distribution.
+Every project model is built unchanged, in dependency order (`build` of tests/helpers). The
+verdicts, what they lack and need: test_market_claim_verdicts.py.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 
 import pytest
 
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
 from spiders.layout import REPO_ROOT
 from tests.helpers.observations import (
     BEIJING,
@@ -35,7 +36,7 @@ CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly
 COLUMNS = ["claim_id", "claim", "measure", "scope", "measured_on", "offers", "distinct_offers",
            "vendors", "illustrative_offers", "median_value", "ci_low", "ci_high", "ci_method",
            "ci_coverage", "expected_low", "expected_high", "min_distinct_offers", "verdict",
-           "reason", "source_doc"]
+           "evidence_lacking", "distinct_offers_needed", "reason", "source_doc"]
 
 
 def claims(con) -> dict[str, dict]:
@@ -79,83 +80,14 @@ def test_every_claim_without_data_says_why_and_cites_the_repository(con):
     anchors = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
                for h in re.findall(r"^#{2,3} (.+)$", doc, re.M)}
     for row in claims(con).values():
-        assert (row["verdict"], row["offers"], row["distinct_offers"]) == ("not enough data", 0, 0)
+        assert (row["verdict"], row["offers"], row["distinct_offers"]) == (NOT_ENOUGH_EVIDENCE,
+                                                                          0, 0)
+        assert (row["evidence_lacking"], row["distinct_offers_needed"]) == ("no offer in scope", 5)
         assert row["ci_low"] is None and row["reason"], row["claim_id"]
+        assert row["reason"].endswith("; a verdict needs 5 distinct offers"), row["claim_id"]
         path, anchor = row["source_doc"].split("#")
         assert path == "docs/market-claims.md" and anchor in anchors, row["claim_id"]
     assert con.execute("select count(*) from marts.market_claim_evidence").fetchone()[0] == 0
-
-
-# -- verdicts read from the interval -----------------------------------------------------------
-
-@pytest.mark.parametrize("prices, verdict, interval", [
-    ([55, 60, 62, 65, 70], "holds", (55, 70)),                 # n = 5: min..max covers 93.75 %
-    ([20, 25, 30, 35, 40], "does not hold", (20, 40)),
-    ([45, 55, 60, 65, 70], "inconclusive", (45, 70)),           # overlaps 50
-    ([55, 60, 62, 65], "not enough data", (55, 65)),            # n = 4: 87.5 % only
-])
-def test_each_verdict_comes_from_the_interval(con, prices, verdict, interval):
-    row = claims(build(con, vendors(prices)))["a100_80gb_beijing_hourly"]
-    assert row["verdict"] == verdict
-    assert (row["ci_low"], row["ci_high"]) == interval
-    assert (row["distinct_offers"], row["vendors"], row["min_distinct_offers"]) == (
-        len(prices), len(prices), 5)
-    assert row["median_value"] == approx(sorted(prices)[len(prices) // 2]
-                                         if len(prices) % 2 else 61.0)
-    assert row["ci_coverage"] == approx(0.9375 if len(prices) == 5 else 0.875)
-    if verdict == "not enough data":
-        assert row["reason"].startswith("only 4 distinct offers (minimum 5)")
-
-
-def _basis(con, source: str, basis: str | None) -> None:
-    """The latest crawl of `source` says its prices are `basis` (None: says nothing)."""
-    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
-                "finished_at, price_basis) values (?, ?, 'replay', true, 'passed', 1, now(), ?)",
-                [f"basis-{source}", source, basis])
-
-
-@pytest.mark.parametrize("bases, verdict, illustrative", [
-    (["illustrative"] * 5, "illustrative only", 5),
-    (["illustrative"] * 3 + ["mixed"] * 2, "illustrative only", 5),   # part modeled is not real
-    (["illustrative"] * 4 + ["published"], "holds", 4),                # one real offer: a verdict
-    (["illustrative"] * 4 + [None], "holds", 4),                       # unstated: not withheld
-    (["live"] * 5, "holds", 0),
-    (["illustrative"] * 3, "illustrative only", 3),        # says why, not just "not enough data"
-])
-def test_no_verdict_from_illustrative_prices_alone(con, bases, verdict, illustrative):
-    for i, basis in enumerate(bases):
-        _basis(con, f"idc_{i}", basis)
-    row = claims(build(con, vendors([55, 60, 62, 65, 70][:len(bases)])))[
-        "a100_80gb_beijing_hourly"]
-    assert (row["verdict"], row["illustrative_offers"]) == (verdict, illustrative)
-    assert row["distinct_offers"] == len(bases)
-    if verdict == "illustrative only":
-        assert row["reason"] == (f"all {len(bases)} distinct offers come from modeled snapshots "
-                                 "with illustrative prices: no verdict until real prices land")
-        assert (row["ci_low"], row["median_value"]) != (None, None)   # the figures stay shown
-
-
-def test_interval_of_ten_by_hand(con):
-    """n = 10: P(X <= 1) = 11/1024 <= 0.05 < P(X <= 2) = 56/1024, so the interval runs from the
-    2nd to the 9th value and covers 1 - 2 x 11/1024 = 97.85 %. The two extremes (40 and 90, far
-    outside 50-80) fall outside it: the claim holds for the typical offer."""
-    row = claims(build(con, vendors([90, 52, 40, 56, 58, 60, 62, 64, 66, 54])))[
-        "a100_80gb_beijing_hourly"]
-    assert (row["ci_low"], row["ci_high"], row["median_value"]) == (52.0, 66.0, 59.0)
-    assert row["ci_coverage"] == approx(1 - 22 / 1024)
-    assert row["ci_method"] == "order statistics, exact binomial"
-    assert row["verdict"] == "holds"
-
-
-def test_open_ended_range_holds_from_its_lower_bound(con):
-    rows = []
-    for i, saving in enumerate([25, 30, 22, 40, 35]):               # monthly vs 60 CNY/h hourly
-        place = {"vendor": f"Vendor {i}", "source": f"idc_{i}"}
-        rows += [obs(60, **place), obs(60 * 730 * (1 - saving / 100), billing_period="month",
-                                       **place)]
-    row = claims(build(con, rows))["monthly_package_saving"]
-    assert (row["ci_low"], row["ci_high"], row["expected_high"]) == (22.0, 40.0, None)
-    assert row["verdict"] == "holds"
 
 
 # -- evidence: distinct offers, scopes ---------------------------------------------------------
@@ -166,7 +98,7 @@ def test_region_copies_of_one_offer_count_once(con):
     result = claims(build(con, copies))
     row = result["a100_80gb_beijing_hourly"]
     assert (row["offers"], row["distinct_offers"], row["vendors"]) == (5, 1, 1)
-    assert row["verdict"] == "not enough data"
+    assert (row["verdict"], row["evidence_lacking"]) == (NOT_ENOUGH_EVIDENCE, "too few offers")
     [unit] = evidence(con, "a100_80gb_beijing_hourly")
     assert (unit["copies"], len(unit["offer_ids"])) == (5, 5)
 
@@ -278,15 +210,19 @@ def test_off_peak_claim(con):
             vendor=f"Vendor {i}", source=f"idc_{i}")
     row = claims(build(con, rows))["off_peak_discounts"]
     assert (row["median_value"], row["ci_low"], row["ci_high"]) == (20.0, 0.0, 30.0)
-    assert row["verdict"] == "inconclusive"                            # 0 % is below 1 %
+    # 0 % is below 1 %: the interval overlaps, and its median of 20 % sits well inside
+    assert (row["verdict"], row["evidence_lacking"]) == (NOT_ENOUGH_EVIDENCE,
+                                                         "interval overlaps the range")
+    assert row["distinct_offers_needed"] == 6          # 5 x (20/19)^2 = 5.54
 
 
 def test_without_night_crawls_the_off_peak_and_holiday_claims_say_why(con):
     result = claims(build(con, vendors([60] * 5)))
-    assert result["off_peak_discounts"]["verdict"] == "not enough data"
-    assert "night" in result["off_peak_discounts"]["reason"]
-    assert result["holiday_promotions"]["verdict"] == "not enough data"
-    assert "holiday" in result["holiday_promotions"]["reason"]
+    for claim_id, why in (("off_peak_discounts", "night"), ("holiday_promotions", "holiday")):
+        row = result[claim_id]
+        assert (row["verdict"], row["evidence_lacking"], row["distinct_offers_needed"]) == (
+            NOT_ENOUGH_EVIDENCE, "no offer in scope", 5), claim_id
+        assert why in row["reason"], claim_id
 
 
 # -- month start and mid-month stability -------------------------------------------------------
@@ -309,8 +245,8 @@ def test_stability_per_phase_by_hand(con):
 
 
 @pytest.mark.parametrize("price_on, verdict", [
-    (lambda d: 50, "holds"),                                          # flat: 0 % a day
-    (lambda d: 50 if d.day % 2 else 51, "does not hold"),             # ~2 % every day
+    (lambda d: 50, HOLDS),                                            # flat: 0 % a day
+    (lambda d: 50 if d.day % 2 else 51, DOES_NOT_HOLD),               # ~2 % every day
 ])
 def test_stability_claim(con, price_on, verdict):
     rows = [r for i in range(5) for r in daily_series(
@@ -349,7 +285,7 @@ def test_holiday_claim_reads_the_latest_holiday(con):
 
 # -- month end ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("month_end_price, verdict", [(45, "holds"), (50, "does not hold")])
+@pytest.mark.parametrize("month_end_price, verdict", [(45, HOLDS), (50, DOES_NOT_HOLD)])
 def test_month_end_dip_claim_over_groups(con, month_end_price, verdict):
     rows = [r for i in range(5) for r in daily_series(
         date(2026, 10, 1), date(2026, 11, 7), lambda d: month_end_price if is_month_end(d) else 50,

@@ -5,6 +5,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.verdicts import NOT_ENOUGH_EVIDENCE
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModelError, load_models
 from spiders.layout import SQL_DIR
@@ -71,7 +72,7 @@ def test_every_project_model_runs_in_duckdb():
         con.execute(model.create_statement())
         if model.table == "marts.market_claims":   # every claim is listed, with nothing to measure
             verdicts = {v for (v,) in con.execute(f"select verdict from {model.table}").fetchall()}
-            assert verdicts == {"not enough data"}
+            assert verdicts == {NOT_ENOUGH_EVIDENCE}
         elif not model.reads:   # a constant table (int_sign_test, int_month_windows), not data
             assert con.execute(f"select count(*) from {model.table}").fetchone()[0] > 0
         else:
