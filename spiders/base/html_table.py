@@ -22,6 +22,11 @@ A table is read by its header texts, so a vendor is configuration, not code:
                 bare number is read with the unit in its header ("内存(GB)": "512" -> "512 GB").
                 "sku_text" maps the vendor's own row id ("费用名称": "GPU510"), added to the sku
                 (rows that share a card and count stay apart).
+                "vram_gb" maps a memory column (显存), a bare number read with its header's unit
+                ("显存(MiB)": "40960" -> 40 GB): on a slice row (1/2, 半卡, MIG 3g.40gb,
+                vGPU) it is the slice's memory, on any other row the card's; a figure that fits
+                neither is quarantined (spiders/parsing/gpu_models.py). Map it there, not into
+                gpu_text, where its place among the card's words would decide its reading.
   prices        billing period -> header text of the column holding that price
                 (e.g. {"hour": "按小时", "month": "包月"}); each non-empty cell is one offer.
                 A header that says the price is one card's ("单卡价格", "元/卡/时") marks it so;
@@ -65,6 +70,7 @@ from scrapy.http import Response
 from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
+from spiders.parsing.gpu_models import memory_unit
 from spiders.parsing.prices import is_per_card
 
 _UNAVAILABLE = re.compile(r"售罄|无货|缺货|已满|暂无|sold\s*out|unavailable", re.I)
@@ -274,6 +280,12 @@ class HtmlTableSpider(GpuPriceSpider):
                 unit = " ".join(u for u in (self.page_unit, unit_cell or header_unit(header)) if u)
                 yield kind, period, header, with_unit(price_text, unit)
 
+    def vram_cell(self, cells: dict[str, str]) -> str | None:
+        """The memory column, a bare number with the memory unit of its header ("显存(MiB)":
+        "40960" -> "40960 MIB"); a header naming no memory unit ("显存（单卡）") adds none."""
+        text, header = self.column(cells, "vram_gb"), self.columns.get("vram_gb")
+        return with_unit(text, memory_unit(header)) if text and isinstance(header, str) else text
+
     def machine_cells(self, cells: dict[str, str]) -> dict[str, str | None]:
         """vcpus_text, memory_text and disk_text of a row, a bare number with its header's unit."""
         machine = {}
@@ -290,7 +302,7 @@ class HtmlTableSpider(GpuPriceSpider):
             "gpu_text": gpu_text,
             "gpu_count": self.gpu_count(cells),
             "config_text": self.column(cells, "config_text"),
-            "vram_gb": self.column(cells, "vram_gb"),
+            "vram_gb": self.vram_cell(cells),
             "region_text": region_text,
             "available": availability(self.column(cells, "available")),
             **self.machine_cells(cells),

@@ -6,8 +6,14 @@ instead of being merged into the wrong card.
 
 Form factor and interconnect are not variants: "NVLink" and "NVSwitch" say how cards are linked
 (`interconnect`), "NVL" alone is the H100/H200 NVL card; HGX and DGX boards carry SXM modules.
-A slice is resolved against the card's full memory: "A100 80G 切分 40G" and "40GB of an 80GB
-A100" are half an A100-80GB (fraction 0.5), never an A100-40GB card.
+A slice is resolved against the card's full memory: "A100 80G 切分 40G", "40G/80G" and "40GB of
+an 80GB A100" are half an A100-80GB (fraction 0.5), never an A100-40GB card.
+
+A memory figure on a slice row (1/2, 半卡, 0.5卡, a MIG profile, 切分, vGPU) is the slice's memory,
+wherever the table gives it: a memory column (the hint), or the card text after the fraction
+("A100 1/2 40G"; before it, "A100 80G 1/2", the card's). So "A100 1/2" with 40 GB and "A100 1/4"
+with 20 GB are both slices of an A100-80GB. It may restate a memory the row already fixes (the
+card's, or the slice's); a figure that fits no reading raises, never read as another card.
 """
 
 from __future__ import annotations
@@ -57,6 +63,9 @@ _GB = r"([0-9]+(?:\.[0-9]+)?)\s*G(?:B|IB)?"
 # "40GB of an 80GB card" names the slice first; "80G卡的40G" / "80G中的40G" the card first.
 _SHARE_OF_RE = re.compile(rf"(?<![0-9.]){_GB}\s*OF\s+(?:AN?\s+)?(?:[A-Z0-9 ]*?\s)?{_GB}(?![A-Z])")
 _SHARE_CN_RE = re.compile(rf"(?<![0-9.]){_GB}\s*(?:卡|显卡)?\s*(?:中)?的\s*{_GB}(?![A-Z])")
+# "20G/80G": the slice's memory over the card's
+_SHARE_SLASH_RE = re.compile(rf"(?<![0-9.]){_GB}\s*/\s*{_GB}(?![A-Z])")
+_SHARE_FORMS = ((_SHARE_OF_RE, True), (_SHARE_CN_RE, False), (_SHARE_SLASH_RE, True))
 # Not GPU memory: bandwidth ("600GB/s") and host memory or disk in a configuration cell.
 _MEM_RE = re.compile(rf"(?<![0-9.]){_GB}(?![A-Z])(?!\s*/\s*S)")
 _HOST_BEFORE = re.compile(
@@ -91,51 +100,74 @@ def _mig_eighths(g: int, mem: Decimal, size: int, card: Card) -> int | None:
     return eighths if abs(exact - eighths) <= Decimal("0.1") and eighths in allowed else None
 
 
+_VRAM_UNIT = r"(GIB|GB|G|MIB|MB)"
+
+
+def memory_unit(header: str) -> str:
+    """The memory unit a column header names ("显存(MiB)" -> "MIB", "显存（GB/卡）" -> "GB"),
+    or "" ("显存（单卡）"): a bare number under it is read in that unit."""
+    upper = unicodedata.normalize("NFKC", header).upper()
+    m = re.search(rf"(?<![A-Z]){_VRAM_UNIT}(?![A-Z])", upper)
+    return m.group(1) if m else ""
+
+
 def _hint(value: Decimal | float | str | None) -> Decimal | None:
     """VRAM stated elsewhere in the listing: 80, 79.2, "80", "80GB", "81920 MiB" -> GB."""
     if value is None or value == "":
         return None
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(GB|G|GIB|MB|MIB)?\s*", str(value).upper())
-    if m is None or isinstance(value, bool):
+    m = re.fullmatch(rf"\s*([0-9]+(?:\.[0-9]+)?)\s*{_VRAM_UNIT}?\s*", str(value).upper())
+    if m is None or isinstance(value, bool) or not Decimal(m.group(1)):
         raise GpuParseError(f"VRAM hint is not a memory size: {value!r}")
     return Decimal(m.group(1)) / (1024 if m.group(2) in ("MB", "MIB") else 1)
 
 
-def _card(s: str, text: str) -> Card:
-    families = {m.lastgroup for m in _NAMES_RE.finditer(s)}
-    family = _one(families, "GPU models", text)
+def _blank(m: re.Match) -> str:
+    """A match replaced by as many spaces, so that later positions in the text still hold."""
+    return " " * len(m.group())
+
+
+def _card(s: str, text: str) -> tuple[Card, int]:
+    """The one catalogued card the text names, and where its (first) name ends."""
+    names = list(_NAMES_RE.finditer(s))
+    family = _one({m.lastgroup for m in names}, "GPU models", text)
     if family is None:
         raise GpuParseError(f"unknown GPU model (not in card_catalog.csv) in {text!r}")
-    return CARDS_BY_FAMILY[family]
+    return CARDS_BY_FAMILY[family], names[0].end()
 
 
-def _fraction(s: str, text: str) -> tuple[tuple[int, int] | None, str]:
-    """The slice written as a fraction ("1/4", "半卡", "0.5 卡"), and the text without it."""
-    fracs = {(int(n), int(d)) for n, d in _FRACTION_RE.findall(s)}
-    fracs |= {f for word, f in _CN_FRACTIONS.items() if word in s}
-    for value in _DECIMAL_CARD_RE.findall(s):
-        if Decimal(value) not in _DECIMAL_FRACTIONS:
-            raise GpuParseError(f"unsupported slice fraction {value} card in {text!r}")
-        fracs.add(_DECIMAL_FRACTIONS[Decimal(value)])
-    frac = _one(fracs, "fractions", text)
+def _fraction(s: str, text: str) -> tuple[tuple[int, int] | None, list[int], str]:
+    """The slice written as a fraction ("1/4", "半卡", "0.5 卡"), where it is written, and the
+    text without it."""
+    marks = [(m.start(), (int(m[1]), int(m[2]))) for m in _FRACTION_RE.finditer(s)]
+    marks += [(m.start(), f) for word, f in _CN_FRACTIONS.items() for m in re.finditer(word, s)]
+    for m in _DECIMAL_CARD_RE.finditer(s):
+        if Decimal(m[1]) not in _DECIMAL_FRACTIONS:
+            raise GpuParseError(f"unsupported slice fraction {m[1]} card in {text!r}")
+        marks.append((m.start(), _DECIMAL_FRACTIONS[Decimal(m[1])]))
+    frac = _one({f for _, f in marks}, "fractions", text)
     if frac and (frac[0] >= frac[1] or frac[1] not in (2, 4, 8)):
         raise GpuParseError(f"unsupported slice fraction {frac[0]}/{frac[1]} in {text!r}")
-    return frac, _DECIMAL_CARD_RE.sub(" ", _FRACTION_RE.sub(" ", s))
+    return frac, [at for at, _ in marks], _DECIMAL_CARD_RE.sub(_blank, _FRACTION_RE.sub(_blank, s))
 
 
-def _memories(s: str, card: Card, frac, text: str) -> tuple[set[int], set[Decimal]]:
-    """Card sizes and slice sizes written in the text."""
+def _memories(s: str, card: Card, frac, after: int | None, text: str
+              ) -> tuple[set[int], set[Decimal]]:
+    """Card sizes and slice sizes written in the text. `after`: where a fraction written after the
+    card's name ends its reach ("A100 1/2 40G": the 40 GB after "1/2" is the slice's)."""
     card_mem: set[int] = set()
     slice_mem: set[Decimal] = set()
-    for regex, slice_first in ((_SHARE_OF_RE, True), (_SHARE_CN_RE, False)):
+    for regex, slice_first in _SHARE_FORMS:
         for m in regex.finditer(s):
+            if _HOST_BEFORE.search(s[:m.start()]):   # "内存 256G/512G": host memory, and
+                s = s[:m.start()] + "#" * len(m.group()) + s[m.end():]   # what follows is not
+                continue
+            s = s[:m.start()] + _blank(m) + s[m.end():]
             part, whole = (m.group(1), m.group(2)) if slice_first else (m.group(2), m.group(1))
             size = _snap(Decimal(whole), card)
             if size is None:
                 raise GpuParseError(f"{whole} GB is not a {card.family} memory size in {text!r}")
             card_mem.add(size)
             slice_mem.add(Decimal(part))
-        s = regex.sub(" ", s)
     for m in _MEM_RE.finditer(s):
         if _HOST_BEFORE.search(s[:m.start()]) or _HOST_AFTER.match(s[m.end():]):
             continue
@@ -145,7 +177,8 @@ def _memories(s: str, card: Card, frac, text: str) -> tuple[set[int], set[Decima
         marked = re.match(r"\s*(?:切分|切片|分片|SLICE)(?!\s*[0-9])", s[m.end():]) or re.search(
             rf"(?:{_SLICE_MARK})\s*$", s[:m.start()])
         size = _snap(value, card)
-        if marked or (size is None and (frac or re.search(_SLICE_MARK, s))):
+        if marked or (after is not None and m.start() > after) or (
+                size is None and (frac or re.search(_SLICE_MARK, s))):
             slice_mem.add(value)
         elif size is None:
             raise GpuParseError(f"{value} GB is not a {card.family} memory size in {text!r}")
@@ -154,76 +187,156 @@ def _memories(s: str, card: Card, frac, text: str) -> tuple[set[int], set[Decima
     return card_mem, slice_mem
 
 
+@dataclass(frozen=True)
+class _Row:
+    """What the card text itself says."""
+    card: Card
+    variant: str | None
+    mig: tuple[int, Decimal] | None     # (compute slices, GB) of a MIG profile
+    frac: tuple[int, int] | None        # a fraction: 1/2, 半卡, 0.5卡
+    size: int | None                    # the card's memory, when written
+    slice_gb: Decimal | None            # the slice's memory, when written (not in a MIG profile)
+    slice_word: bool                    # 切分, vGPU ... : a slice, maybe of unwritten size
+    text: str
+
+    @property
+    def is_slice(self) -> bool:
+        return bool(self.mig or self.frac or self.slice_gb is not None or self.slice_word)
+
+    def named(self, what: str) -> str:
+        return f"{what} in {self.text!r}"
+
+
 def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None) -> GpuSpec:
     """Vendor card text ("A100-SXM4-80GB", "RTX 4090D", "A100 80GB MIG 3g.40gb") -> GpuSpec.
 
-    `vram_gb_hint` is VRAM the listing states elsewhere: read as the card's memory when it is a
-    card size of the family (within 10 %), else as the slice's memory; a contradiction raises.
+    `vram_gb_hint` is VRAM the listing states elsewhere (a 显存 column): on a whole-card row the
+    card's memory; on a slice row the slice's memory, or a restatement of a memory the row
+    already states (the slice's, or the card's). Any other reading raises (see `_read_hint`).
     """
     s = re.sub(r"[_\-]+", " ", unicodedata.normalize("NFKC", text or "")).upper()
-    card = _card(s, text)
-    s = _NAMES_RE.sub(" ", s)   # "A10G" names a card, not 10 GB
+    card, name_end = _card(s, text)
+    s = _NAMES_RE.sub(_blank, s)   # "A10G" names a card, not 10 GB
     variant = _one({v for v, pat in _VARIANTS if re.search(pat, s)}, "variants", text)
     interconnect = next((name for name, pat in _INTERCONNECTS if re.search(pat, s)), None)
-    hint = _hint(vram_gb_hint)
     mig = _one({(int(g), Decimal(mem)) for g, mem in _MIG_RE.findall(s)}, "MIG profiles", text)
     if mig and card.mig_slices is None:
         raise GpuParseError(f"MIG profile on a GPU without MIG in {text!r}")
-    frac, s = _fraction(_MIG_RE.sub(" ", s), text)
-    card_mem, slice_mem = _memories(s, card, frac, text)
-    size = _one(card_mem, "card memory sizes", text)
-    slice_gb = _one(slice_mem, "slice memory sizes", text)
-    hint_size = _snap(hint, card) if hint is not None else None
-    if size is None:
-        size = _size_from_context(card, variant, hint, hint_size, mig, frac, slice_gb, text)
-    model = f"{card.family}-{size}GB"
-    if mig:
-        eighths = _mig_eighths(*mig, size, card)
-        if eighths is None:
-            raise GpuParseError(f"MIG {mig[0]}g.{mig[1]}gb does not fit {model} in {text!r}")
-        fraction, vram = Decimal(eighths) / 8, mig[1]
-    elif frac:
-        fraction, vram = Decimal(frac[0]) / frac[1], Decimal(size) * frac[0] / frac[1]
-        if slice_gb is not None and _snap_slice(slice_gb, vram) is None:
-            raise GpuParseError(f"{slice_gb} GB is not {frac[0]}/{frac[1]} of {model} in {text!r}")
-    elif slice_gb is not None:
-        if slice_gb >= size:
-            raise GpuParseError(f"slice of {slice_gb} GB is not smaller than {model} in {text!r}")
-        fraction, vram = slice_gb / size, slice_gb
-    else:
-        fraction, vram = Decimal(1), Decimal(size)
-    if hint is not None and hint_size != size and _snap_slice(hint, vram) is None:
-        raise GpuParseError(f"VRAM hint {hint} GB contradicts {model} ({vram} GB offered) "
-                            f"in {text!r}")
-    return GpuSpec(model, variant, fraction, Decimal(vram), interconnect)
+    frac, frac_at, s = _fraction(_MIG_RE.sub(_blank, s), text)
+    after = min((at for at in frac_at if at >= name_end), default=None)
+    card_mem, slice_mem = _memories(s, card, frac, after, text)
+    row = _Row(card, variant, mig, frac, _one(card_mem, "card memory sizes", text),
+               _one(slice_mem, "slice memory sizes", text), bool(re.search(_SLICE_MARK, s)),
+               text)
+    size, slice_gb = _read_hint(row, _hint(vram_gb_hint))
+    fraction, vram = _slice_of(row, size, slice_gb)
+    return GpuSpec(f"{card.family}-{size}GB", variant, fraction, vram, interconnect)
 
 
-def _size_from_context(card: Card, variant, hint, hint_size, mig, frac, slice_gb,
-                       text: str) -> int:
-    """The card's memory when the text names none: NVL card, hint, MIG profile, slice, default."""
-    if variant == "NVL" and card.nvl_gb:
+def _known_size(row: _Row) -> int | None:
+    """The card's memory as the text alone fixes it: written, the NVL card, the only size a MIG
+    profile or a written fraction of a slice fits, or the family's only size."""
+    card = row.card
+    if row.size is not None:
+        return row.size
+    if row.variant == "NVL" and card.nvl_gb:
         return card.nvl_gb
-    if hint_size is not None and not (slice_gb is not None and hint == slice_gb):
-        return hint_size
-    if mig:
-        fits = {size for size in card.memory_gb if _mig_eighths(*mig, size, card)}
-        size = _one(fits, f"{card.family} sizes fitting MIG {mig[0]}g.{mig[1]}gb", text)
-        if size is None:
-            raise GpuParseError(f"MIG {mig[0]}g.{mig[1]}gb fits no {card.family} in {text!r}")
-        return size
-    if slice_gb is not None and frac:
-        size = _snap(slice_gb * frac[1] / frac[0], card)
-        if size is None:
-            raise GpuParseError(
-                f"{slice_gb} GB as {frac[0]}/{frac[1]} fits no {card.family} in {text!r}")
-        return size
+    if row.mig:
+        fits = {size for size in card.memory_gb if _mig_eighths(*row.mig, size, card)}
+        if not fits:
+            raise GpuParseError(row.named(f"MIG {row.mig[0]}g.{row.mig[1]}gb fits no "
+                                          f"{card.family}"))
+        if len(fits) == 1:
+            return fits.pop()
+    if row.slice_gb is not None and row.frac:
+        return _card_of_slice(row.slice_gb, row.frac, row, "")
+    return card.memory_gb[0] if len(card.memory_gb) == 1 else None
+
+
+def _card_of_slice(slice_gb: Decimal, frac: tuple[int, int], row: _Row, source: str) -> int:
+    """The card a slice of `slice_gb` that is `frac` of it is cut from; a size the family does
+    not come in raises."""
+    card, (n, d) = row.card, frac
+    size = _snap(slice_gb * d / n, row.card)
+    if size is None:
+        raise GpuParseError(row.named(
+            f"{source}{slice_gb} GB as a {n}/{d} slice means a {slice_gb * d / n} GB card; "
+            f"{card.family} comes in {_sizes(card)} GB"))
+    return size
+
+
+def _read_hint(row: _Row, hint: Decimal | None) -> tuple[int, Decimal | None]:
+    """(card memory, slice memory) with the VRAM hint read in: on a whole-card row it is the
+    card's memory; on a slice row it is the slice's, unless the row already states a memory (the
+    slice's, or the card's), and then it must restate one of them. Never guessed: raises."""
+    card, size, slice_gb = row.card, _known_size(row), row.slice_gb
+    if hint is not None and not row.is_slice:
+        hint_size = _snap(hint, card)
+        if hint_size is None:
+            raise GpuParseError(row.named(f"VRAM hint {hint} GB is not a {card.family} memory size "
+                                          f"({_sizes(card)} GB) and the row names no slice"))
+        if size not in (None, hint_size):
+            raise GpuParseError(row.named(
+                f"VRAM hint {hint} GB contradicts {card.family}-{size}GB"))
+        size = hint_size
+    elif hint is not None:
+        stated = row.mig[1] if row.mig else slice_gb
+        if stated is None and size is not None and row.frac:
+            stated = Decimal(size) * row.frac[0] / row.frac[1]
+        if stated is not None:   # the hint restates the slice's memory, or names the card's
+            hint_size = _snap(hint, card)
+            if size is None and hint_size is not None and not _near(hint, stated):
+                size = hint_size     # "A100 MIG 1g.10gb" with 显存 80: the card's memory
+            elif not (_near(hint, stated) or (size is not None and hint_size == size)):
+                whose = f"the {card.family}-{size}GB's {size} GB" if size else \
+                    f"any {card.family} card's memory ({_sizes(card)} GB)"
+                raise GpuParseError(row.named(
+                    f"VRAM hint {hint} GB is neither the slice's {stated} GB nor {whose}"))
+        elif row.frac:           # the hint is the slice's memory: it fixes the card
+            size = _card_of_slice(hint, row.frac, row, "VRAM hint ")
+        elif not (size is not None and _snap(hint, card) == size):
+            slice_gb = hint      # "A100 vGPU" with 显存 20 GB: a 20 GB slice
+    if size is None and row.mig:
+        fits = tuple(s for s in card.memory_gb if _mig_eighths(*row.mig, s, card))
+        raise GpuParseError(row.named(f"several {card.family} sizes fitting MIG "
+                                      f"{row.mig[0]}g.{row.mig[1]}gb ({_sizes(fits)} GB)"))
+    if size is None:
+        # a slice named only by its own memory ("A100 20G切分") is cut from the big card
+        size = card.slice_default_gb if slice_gb is not None else card.default_gb
+    return size, slice_gb
+
+
+def _slice_of(row: _Row, size: int, slice_gb: Decimal | None) -> tuple[Decimal, Decimal]:
+    """(fraction of the card, VRAM offered); a slice whose stated forms disagree raises."""
+    model = f"{row.card.family}-{size}GB"
+    if row.mig:
+        eighths = _mig_eighths(*row.mig, size, row.card)
+        if eighths is None:
+            raise GpuParseError(row.named(f"MIG {row.mig[0]}g.{row.mig[1]}gb does not fit {model}"))
+        fraction = Decimal(eighths) / 8
+        if row.frac and fraction != Decimal(row.frac[0]) / row.frac[1]:
+            raise GpuParseError(row.named(f"MIG {row.mig[0]}g.{row.mig[1]}gb is {fraction} of "
+                                          f"{model}, not {row.frac[0]}/{row.frac[1]}"))
+        if slice_gb is not None and not _near(slice_gb, row.mig[1]):
+            raise GpuParseError(row.named(f"{slice_gb} GB is not MIG {row.mig[0]}g.{row.mig[1]}gb"))
+        return fraction, row.mig[1]
+    if row.frac:
+        vram = Decimal(size) * row.frac[0] / row.frac[1]
+        if slice_gb is not None and not _near(slice_gb, vram):
+            raise GpuParseError(row.named(f"{slice_gb} GB is not {row.frac[0]}/{row.frac[1]} "
+                                          f"of {model}"))
+        return Decimal(row.frac[0]) / row.frac[1], vram
     if slice_gb is not None:
-        # a vGPU slice named only by its own memory ("A100 20G切分") is cut from the big card
-        return card.slice_default_gb
-    if hint is not None and frac:   # "A100 1/4" with the slice's 20 GB as hint
-        return _snap(hint * frac[1] / frac[0], card) or card.default_gb
-    return card.default_gb
+        if slice_gb >= size:
+            raise GpuParseError(row.named(f"slice of {slice_gb} GB is not smaller than {model}"))
+        return slice_gb / size, slice_gb
+    return Decimal(1), Decimal(size)
 
 
-def _snap_slice(value: Decimal, vram: Decimal) -> Decimal | None:
-    return vram if abs(value - vram) <= Decimal("0.1") * vram else None
+def _sizes(sizes: Card | tuple[int, ...]) -> str:
+    return ", ".join(map(str, sizes.memory_gb if isinstance(sizes, Card) else sizes))
+
+
+def _near(value: Decimal, target: Decimal) -> bool:
+    """Within 10 %: a slice stated as 39.5 GB or 40960 MiB is the 40 GB slice."""
+    return abs(value - target) <= Decimal("0.1") * target

@@ -77,15 +77,18 @@ SPECS = [
     # vGPU slices
     ("A100 80G 1/4", None, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
     ("1/2 A100", None, GpuSpec("A100-40GB", None, D("0.5"), D(20))),   # no memory: 40 GB card
-    ("1/2 A100", 80, GpuSpec("A100-80GB", None, D("0.5"), D(40))),
+    # a hint on a slice row is the slice's memory (80 there is refused: tests/parsing/
+    # test_slice_memory.py)
+    ("1/2 A100", 40, GpuSpec("A100-80GB", None, D("0.5"), D(40))),
     ("A100 1/4", 20, GpuSpec("A100-80GB", None, D("0.25"), D(20))),    # hint = the slice's VRAM
     ("A100 20G切分", None, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
     ("A100 40G切分", None, GpuSpec("A100-80GB", None, D("0.5"), D(40))),
     ("A100 80GB 20G切分", None, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
     ("A100 40GB vGPU 10GB", None, GpuSpec("A100-40GB", None, D("0.25"), D(10))),
     ("A100 80G 1/4 20G", None, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
-    ("A100 半卡", 80, GpuSpec("A100-80GB", None, D("0.5"), D(40))),
-    ("A100 四分之一", 80, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
+    ("A100 半卡", 40, GpuSpec("A100-80GB", None, D("0.5"), D(40))),
+    ("A100 四分之一", 20, GpuSpec("A100-80GB", None, D("0.25"), D(20))),
+    ("A100 80G 半卡", 80, GpuSpec("A100-80GB", None, D("0.5"), D(40))),   # restates the card
     ("RTX 4090 12G切分", None, GpuSpec("RTX4090-24GB", None, D("0.5"), D(12))),
     # hints as spiders carry them: strings, with units
     ("Tesla A100", "80", GpuSpec("A100-80GB", None, WHOLE, D(80))),

@@ -191,3 +191,124 @@ def test_page_unit_and_unit_cell_tables(page_unit, unit_cell, cell, read_as, per
             normalize_offer(dict(offer))
     else:
         assert str(normalize_offer(dict(offer))["price_per_gpu_hour_cny"]) == per_gpu_hour
+
+
+# ---- slices: a memory column is read one way on every row (issue 25 item 4) -------------------
+
+SLICE_URL = "https://slices.test/gpu.html"
+
+
+def _slice_offers(tmp_path, config: str, page: str) -> list:
+    path = tmp_path / "idc_tables.toml"
+    path.write_text('[html_table.slices]\nvendor = "v"\nvendor_kind = "idc"\n'
+                    'start_urls = ["https://slices.test/gpu.html"]\nregion = "北京"\n' + config,
+                    encoding="utf-8")
+    response = HtmlResponse(url=SLICE_URL, body=page.encode(), encoding="utf-8",
+                            request=Request(SLICE_URL))
+    return list(load_table_spiders(path)["slices"](crawl_id="t").parse(response))
+
+
+def _cards(offers) -> list[tuple]:
+    """(card text, model, fraction, VRAM) of each offer that lands, then (card text, "card: " +
+    why) of each quarantined one, in the offers' order."""
+    from tests.helpers.normalized import normalized
+    rows, quarantined = normalized(offers)
+    by_sku = {o["sku"]: o["gpu_text"] for o in offers}
+    return ([(by_sku[r["sku"]], r["gpu_model"], str(r["gpu_fraction"]), str(r["vram_gb"]))
+             for r in rows] + [(o["gpu_text"], str(why)) for o, why in quarantined])
+
+
+MEMORY_COLUMN_CONFIG = """rows = "table tbody tr"
+columns = { gpu_text = ["型号", "规格"], vram_gb = "显存" }
+prices = { hour = "按小时" }
+"""
+MEMORY_COLUMN_HEAD = ("<table><thead><tr><th>型号</th><th>规格</th><th>显存</th><th>按小时</th>"
+                      "</tr></thead><tbody>")
+
+
+def test_a_memory_column_is_the_slice_memory_on_every_slice_row(tmp_path):
+    # the issue's page: the 40 GB of the 1/2 row and the 20 GB of the 1/4 row are both the slice's
+    # memory, so both rows are slices of the same A100-80GB (the 1/2 row was an A100-40GB)
+    page = MEMORY_COLUMN_HEAD + """
+<tr><td>NVIDIA A100 SXM4</td><td>1/2 MIG</td><td>40GB</td><td>¥30.00/时</td></tr>
+<tr><td>NVIDIA A100 SXM4</td><td>1/4 MIG</td><td>20GB</td><td>¥16.00/时</td></tr>
+<tr><td>NVIDIA A100 SXM4</td><td>整卡</td><td>80GB</td><td>¥58.00/时</td></tr>
+<tr><td>NVIDIA A100 PCIe</td><td>整卡</td><td>40GB</td><td>¥40.00/时</td></tr>
+</tbody></table>"""
+    assert _cards(_slice_offers(tmp_path, MEMORY_COLUMN_CONFIG, page)) == [
+        ("NVIDIA A100 SXM4 1/2 MIG", "A100-80GB", "0.5", "40"),
+        ("NVIDIA A100 SXM4 1/4 MIG", "A100-80GB", "0.25", "20"),
+        ("NVIDIA A100 SXM4 整卡", "A100-80GB", "1", "80"),
+        ("NVIDIA A100 PCIe 整卡", "A100-40GB", "1", "40")]
+
+
+# Where a table gives the memory: config, page; each page has the same rows (1/2 at 40 GB, 1/4 at
+# 20 GB, a whole card at 80 GB) and two that are refused, with the reasons: 30 GB on a 1/2 row of
+# a card written as 80 GB, and 80 GB as a 1/2 slice of an A100 whose size nothing else names.
+NEITHER = "VRAM hint 30 GB is neither the slice's 40 GB nor the A100-80GB's 80 GB"   # column
+NOT_HALF = "30 GB is not 1/2 of A100-80GB"   # the card cell
+NO_160_GB = "80 GB as a 1/2 slice means a 160 GB card; A100 comes in 40, 80 GB"
+SLICE_ROWS = [("1/2 MIG", "40"), ("1/4 MIG", "20"), ("整卡", "80")]
+WHERE_MEMORY_IS = {
+    "a memory column with its unit in the header (MiB)": (
+        """rows = "table tbody tr"
+columns = { gpu_text = ["型号", "规格"], vram_gb = "显存(MiB)" }
+prices = { hour = "按小时" }
+""", "<table><thead><tr><th>型号</th><th>规格</th><th>显存(MiB)</th><th>按小时</th></tr>"
+        "</thead><tbody>" + "".join(
+            f"<tr><td>A100</td><td>{spec}</td><td>{int(gb) * 1024}</td><td>¥9/时</td></tr>"
+            for spec, gb in SLICE_ROWS)
+        + "<tr><td>A100 80G</td><td>1/2 MIG</td><td>30720</td><td>¥9/时</td></tr>"
+        "<tr><td>A100</td><td>1/2 MIG</td><td>81920</td><td>¥9/时</td></tr></tbody></table>",
+        (NEITHER, NO_160_GB)),
+    "the memory in the card cell (型号 and 显存 joined)": (
+        """rows = "table tbody tr"
+columns = { gpu_text = ["型号", "显存"] }
+prices = { hour = "按小时" }
+""", "<table><thead><tr><th>型号</th><th>显存</th><th>按小时</th></tr></thead><tbody>" + "".join(
+            f"<tr><td>A100 {spec}</td><td>{gb}GB</td><td>¥9/时</td></tr>"
+            for spec, gb in SLICE_ROWS)
+        + "<tr><td>A100 80G 1/2 MIG</td><td>30GB</td><td>¥9/时</td></tr>"
+        "<tr><td>A100 1/2 MIG</td><td>80GB</td><td>¥9/时</td></tr></tbody></table>",
+        (NOT_HALF, NO_160_GB)),
+    "a section header naming the card, over a memory column": (
+        """tables = "section table"
+rows = "tbody tr"
+extra_cells = { "卡" = "ancestor::section[1]/h3" }
+columns = { gpu_text = ["卡", "规格"], vram_gb = "显存（GB）" }
+prices = { hour = "按小时" }
+""", "<section><h3>A100</h3><table><thead><tr><th>规格</th><th>显存（GB）</th><th>按小时</th>"
+        "</tr></thead><tbody>" + "".join(
+            f"<tr><td>{spec}</td><td>{gb}</td><td>¥9/时</td></tr>" for spec, gb in SLICE_ROWS)
+        + "<tr><td>1/2 MIG</td><td>80</td><td>¥9/时</td></tr></tbody></table></section>"
+        "<section><h3>A100 80G</h3><table><thead><tr><th>规格</th><th>显存（GB）</th>"
+        "<th>按小时</th></tr></thead><tbody><tr><td>1/2 MIG</td><td>30</td><td>¥9/时</td></tr>"
+        "</tbody></table></section>", (NO_160_GB, NEITHER)),
+    "a header row naming the card above the column headers, the memory in the cell": (
+        """tables = "table"
+rows = "tbody tr"
+header = "thead tr:last-child th"
+extra_cells = { "卡" = "ancestor::table[1]/thead/tr[1]/th" }
+columns = { gpu_text = ["卡", "规格"] }
+prices = { hour = "按小时" }
+""", "<table><thead><tr><th colspan='2'>A100</th></tr><tr><th>规格</th><th>按小时</th></tr>"
+        "</thead><tbody>" + "".join(
+            f"<tr><td>{spec} {gb}G</td><td>¥9/时</td></tr>" for spec, gb in SLICE_ROWS)
+        + "<tr><td>1/2 MIG 80G</td><td>¥9/时</td></tr></tbody></table>"
+        "<table><thead><tr><th colspan='2'>A100 80G</th></tr><tr><th>规格</th><th>按小时</th>"
+        "</tr></thead><tbody><tr><td>1/2 MIG 30G</td><td>¥9/时</td></tr></tbody></table>",
+        (NO_160_GB, NOT_HALF)),
+}
+
+
+@pytest.mark.parametrize("where", WHERE_MEMORY_IS)
+def test_slice_memory_is_read_one_way_wherever_the_table_gives_it(where, tmp_path):
+    config, page, reasons = WHERE_MEMORY_IS[where]
+    offers = _slice_offers(tmp_path, config, page)
+    landed = [row[1:] for row in _cards(offers) if len(row) == 4]
+    refused = [row[1] for row in _cards(offers) if len(row) == 2]
+    assert landed == [("A100-80GB", "0.5", "40"), ("A100-80GB", "0.25", "20"),
+                      ("A100-80GB", "1", "80")]
+    assert len(refused) == len(reasons)
+    for why, reason in zip(refused, reasons, strict=True):
+        assert why.startswith("card: ") and reason in why
