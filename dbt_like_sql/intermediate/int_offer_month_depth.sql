@@ -5,8 +5,10 @@
    t_b, t_e, t_n = mean day offsets (days since the 1st of M) of the days used. The offer-month is
    complete when all three exist; its depth is the distance of e below the straight line from b
    to n: expected = b + (n - b)(t_e - t_b) / (t_n - t_b), depth_pct = 100 (expected - e) /
-   expected; drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n. The small per-period rows
-   marts.month_end_dip tests over all months. Windows and minimums: the `params` CTE.
+   expected; drop_pct = 100 (b - e) / b, recovery_pct = 100 (n - e) / n; spread_pct, the offer's
+   own noise, is the RMS distance (%) of its baseline and next-start closes from that line.
+   The small per-period rows marts.month_end_dip tests over all months. Windows and minimums:
+   the `params` CTE.
    Incremental by month: a month's row also reads days 1-7 of the next month (params
    next_start_last_day; the header's lookback must match it), so new observations rebuild the
    months from the month of their first UTC day minus 7 days on; the runner sets
@@ -98,6 +100,29 @@ offer_completeness as (
     from offer_windows as w
     cross join params as p
     where w.days_in_month > 0           -- an offer-month exists only where M itself has data
+),
+
+offer_line_days as (
+    -- The offer's own noise in M is read on the days that draw the b-n line (baseline and next
+    -- start); the month end is what is tested, so it is left out.
+    select
+        d.offer_id,
+        d.month,
+        d.close_price_amount::double as close_amount,
+        c.b + (c.n - c.b) * (d.day_offset - c.t_b) / (c.t_n - c.t_b) as line_amount
+    from offer_days as d
+    inner join offer_completeness as c on d.offer_id = c.offer_id and d.month = c.month
+    where c.complete and d.month_window in ('baseline', 'next_start')
+),
+
+offer_spread as (   -- RMS distance of those closes from the line, %
+    select
+        offer_id,
+        month,
+        count(*) as spread_days,
+        sqrt(avg(power(100 * (close_amount - line_amount) / line_amount, 2))) as spread_pct
+    from offer_line_days
+    group by offer_id, month
 )
 
 select
@@ -139,6 +164,11 @@ select
     end as drop_pct,                                    -- e below b, %
     case
         when c.complete then round(100 * (c.n - c.e) / c.n, p.depth_decimals)
-    end as recovery_pct                                 -- n above e, %
+    end as recovery_pct,                                -- n above e, %
+    -- the offer's noise: RMS distance of its baseline and next-start closes from the b-n line,
+    -- % (0: a price that did not move); null: not complete
+    round(s.spread_pct, p.depth_decimals) as spread_pct,
+    s.spread_days                                       -- the days it is measured on
 from offer_completeness as c
 cross join params as p
+left join offer_spread as s on c.offer_id = s.offer_id and c.month = s.month

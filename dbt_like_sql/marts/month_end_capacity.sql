@@ -9,9 +9,13 @@
    month end with the mean of baseline and next start, so a steady build-out is not a release.
    Statistic: a one-sided sign test over complete months (H0: the month-end count is as likely
    above as below the mean of its neighbours; months where it is equal are dropped), exact from
-   intermediate.int_sign_test. Thresholds: the `params` CTE. A full rebuild each run, over the
-   small per-month rows of intermediate.int_group_month_listings (offers listed per group and
-   window) and intermediate.int_source_month_reads (days read per source and window), both
+   intermediate.int_sign_test. Three verdicts (pipelines/verdicts.py): 'holds' when that test
+   passes with a median release of at least min_release_pct; 'does not hold' when the mirror test
+   passes (complete months releasing less than min_release_pct are significantly more than half:
+   a steady count is evidence too); else 'not enough evidence', with the months a verdict would
+   need at the share seen (months_needed). Thresholds: the `params` CTE. A full rebuild each run,
+   over the small per-month rows of intermediate.int_group_month_listings (offers listed per group
+   and window) and intermediate.int_source_month_reads (days read per source and window), both
    incremental by month; the windows are theirs. */
 with params as (
     -- The signal's rules, in one place.
@@ -30,7 +34,11 @@ with params as (
         0.05 as max_p_value,                -- one-sided sign test
         -- a median release of available offers of at least 10 % (one more offer in a group of
         -- ten)
-        10.0 as min_release_pct
+        10.0 as min_release_pct,
+        -- months_needed: the n at which the share seen would pass the sign test, by its normal
+        -- approximation (z of a one-sided 5 %), left null beyond max_months_needed
+        1.645 as z_one_sided,
+        120 as max_months_needed
 ),
 
 listings as (
@@ -123,8 +131,11 @@ group_tests as (
         count(*) as months_observed,
         count(*) filter (where s.release_sign <> 0) as untied_months,
         count(*) filter (where s.release_sign > 0) as released_months,
+        -- the mirror test's count: months releasing less than min_release_pct
+        count(*) filter (where s.available_release_pct < h.min_release_pct) as short_months,
         median(s.available_release_pct) as median_release_pct
     from scored as s
+    cross join params as h
     where s.complete
     group by s.source, s.vendor, s.gpu_model, s.gpu_variant, s.region_code, s.offer_kind
 ),
@@ -134,15 +145,32 @@ signalled as (
         g.*,
         -- exact up to 400 months (33 years: the normal approximation is never needed here)
         p.p_at_least_k as p_value,
-        coalesce(
-            g.untied_months >= h.min_months and p.p_at_least_k <= h.max_p_value
-            and g.median_release_pct >= h.min_release_pct,
-            false
-        ) as release_signal
+        case
+            when g.untied_months >= h.min_months and p.p_at_least_k <= h.max_p_value
+                and g.median_release_pct >= h.min_release_pct
+                then 'holds'
+            -- steady counts tie every month: they are evidence of no release, so this test
+            -- counts complete months, not untied ones
+            when g.months_observed >= h.min_months and q.p_at_least_k <= h.max_p_value
+                then 'does not hold'
+            else 'not enough evidence'
+        end as release_verdict,
+        -- the larger of the two shares, as the months a sign test at that share would need
+        ceil(power(
+            h.z_one_sided / 2
+            / nullif(
+                greatest(
+                    g.released_months / nullif(g.untied_months, 0),
+                    g.short_months / g.months_observed
+                ) - 0.5, 0
+            ), 2
+        )) as months_for_verdict
     from group_tests as g
     cross join params as h
     left join intermediate.int_sign_test as p
         on g.untied_months = p.n and g.released_months = p.k
+    left join intermediate.int_sign_test as q
+        on g.months_observed = q.n and g.short_months = q.k
 )
 
 select
@@ -171,8 +199,17 @@ select
     coalesce(t.released_months, 0) as released_months,  -- k: more available at month end
     t.p_value::double as p_value,                       -- one-sided sign test P(X >= k)
     t.median_release_pct::double as median_release_pct, -- median available_release_pct
-    coalesce(t.release_signal, false) as release_signal -- the group's verdict (params CTE)
+    coalesce(t.release_verdict, 'not enough evidence')
+        as release_verdict,                             -- the group's verdict (params CTE)
+    case
+        when coalesce(t.release_verdict, 'not enough evidence') <> 'not enough evidence' then 0
+        when coalesce(t.months_observed, 0) < h.min_months
+            then h.min_months - coalesce(t.months_observed, 0)
+        when t.months_for_verdict <= h.max_months_needed
+            then greatest(1, t.months_for_verdict - t.months_observed)::integer
+    end as months_needed                                -- more complete months for a verdict
 from scored as s
+cross join params as h
 left join signalled as t
     on s.source = t.source and s.vendor = t.vendor and s.gpu_model = t.gpu_model
     and s.gpu_variant is not distinct from t.gpu_variant and s.region_code = t.region_code

@@ -151,11 +151,12 @@ def month_end_dip_alert(row: dict, texts: AlertTexts | None = None,
         "dip": (f"Dip: {row['dip_pct']:.1f} % below the line from mid-month to the next month's "
                 f"start (as listed; {row['drop_pct']:.1f} % below mid-month, "
                 f"{row['recovery_pct']:.1f} % back up after)"),
-        "signal": (f"Signal: {row['positive_offer_months']} of {row['offer_months']} "
-                   f"offer-months below the line ({row['offers_followed']} offers, "
-                   f"{row['months_observed']} months; sign test p = {row['p_value']:.3g}), median "
-                   f"depth {row['strength_pct']:.1f} % ({100 * row['ci_coverage']:.0f} % interval "
-                   f"{row['depth_ci_low_pct']:.1f} to {row['depth_ci_high_pct']:.1f} %)"),
+        "signal": (f"Signal: a recurring dip of {row['strength_pct']:.1f} % over "
+                   f"{row['months_observed']} months (90 % interval "
+                   f"{row['depth_ci_low_pct']:.1f} to {row['depth_ci_high_pct']:.1f} %, "
+                   f"p = {row['p_value']:.3g}; {row['offers_followed']} offers whose own noise "
+                   f"is {row['noise_pct']:.2f} %; {row['positive_offer_months']} of "
+                   f"{row['offer_months']} offer-months below the line)"),
         "link": row["url"] or "no current offer"}
     key = (f"month_end_dip:{row['source']}:{row['gpu_model']}:{row['gpu_variant'] or '-'}:"
            f"{row['region_code']}:{row['offer_kind']}:{month}")

@@ -17,6 +17,7 @@ from pipelines.cli.options import CARD_HELP, REGION_HELP
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db, records
 from pipelines.display import fraction_text, terminal_text
+from pipelines.verdicts import TERMINAL_MARKUP
 from pipelines.warehouse.sql_files import sql_text
 
 
@@ -64,12 +65,14 @@ SIGNAL_VIEWS = (
     # The group's test over its complete months sits on every month's row, so the latest
     # (usually unfinished) month still shows it.
     SignalView("month_end_dip", "month-end dip of the same offers below the line from mid-month "
-               "to the next month's start (hourly, listed currency, sign test)",
+               "to the next month's start (hourly, listed currency, judged against each "
+               "offer's own noise)",
                ("vendor", "region_code", "gpu_model", "gpu_variant", "offer_kind",
-                "months_observed", "offer_months", "positive_offer_months", "p_value",
-                "strength_pct", "depth_ci_low_pct", "depth_ci_high_pct", "median_recovery_pct",
-                "dip_signal"),
-               "dip_signal desc, p_value nulls last, strength_pct desc nulls last",
+                "months_observed", "offer_months", "noise_pct", "strength_pct",
+                "depth_ci_low_pct", "depth_ci_high_pct", "p_value", "month_verdict",
+                "dip_verdict", "months_needed"),
+               "case dip_verdict when 'holds' then 0 when 'not enough evidence' then 1 else 2 "
+               "end, p_value nulls last, strength_pct desc nulls last",
                day="month"),
 )
 # Short headers for the terminal; the marts' own column names are in README.md.
@@ -93,10 +96,12 @@ HEADERS = {"region_code": "region", "gpu_model": "card", "offer_kind": "kind",
            "offer_months": "offer-months", "positive_offer_months": "below line",
            "p_value": "p", "strength_pct": "depth %", "depth_ci_low_pct": "CI low %",
            "depth_ci_high_pct": "CI high %", "median_recovery_pct": "recovery %",
-           "dip_signal": "signal"}
+           "noise_pct": "noise %", "month_verdict": "this month", "dip_verdict": "recurring",
+           "months_needed": "+months"}
+VERDICT_COLUMNS = frozenset({"month_verdict", "dip_verdict"})
 TEXT_COLUMNS = frozenset({"vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
-                          "region_group", "dip_signal", "gpu_variant", "pairing", "spot_sku",
-                          "monthly_sku", "server_sku"})
+                          "region_group", "gpu_variant", "pairing", "spot_sku", "monthly_sku",
+                          "server_sku", *VERDICT_COLUMNS})
 
 
 @click.command("signals")
@@ -108,9 +113,10 @@ def signals_command(card: str | None, region: str | None, limit: int) -> None:
     """The signals on the latest day of each mart, then the market-claims scorecard.
 
     Slice vs whole card, regional discount, spot discount, monthly vs hourly saving, multi-GPU
-    discount, month-end dip (latest month, with dip_signal). --card/--region narrow the signal
-    tables (regional_discount by province in China, by country elsewhere); the scorecard always
-    covers the whole market.
+    discount, month-end dip (latest month: this month's verdict and the recurring one, each
+    holds / does not hold / not enough evidence, with the months still needed). --card/--region
+    narrow the signal tables (regional_discount by province in China, by country elsewhere); the
+    scorecard always covers the whole market.
 
     \b
     Examples:
@@ -188,9 +194,10 @@ def _signal_table(con, view: SignalView, models: list[str] | None, codes: list[s
 def _cell(column: str, value) -> str:
     if value is None:
         return "[dim]–[/]"
+    if column in VERDICT_COLUMNS:
+        return TERMINAL_MARKUP.get(value, terminal_text(str(value)))
     if isinstance(value, bool):
-        colour = "green bold" if column == "dip_signal" and value else "dim"
-        return f"[{colour}]{'yes' if value else 'no'}[/]"
+        return f"[dim]{'yes' if value else 'no'}[/]"
     if column == "gpu_fraction":
         return fraction_text(value)
     if column.endswith("_gb"):

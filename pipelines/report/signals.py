@@ -21,6 +21,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import latest_day, named_query
 from pipelines.report.tables import Cell, Column, col, table
+from pipelines.verdicts import CSS_CLASSES, NOT_ENOUGH_EVIDENCE
 
 DIP_ROWS_SHOWN = 40
 PLACES_SHOWN = 3      # a non-Chinese grid row names this many places, the rest on hover
@@ -126,6 +127,14 @@ def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
     ], "No multi-GPU server has a single card to compare with.")
 
 
+def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
+    """A verdict in its colour; 'not enough evidence' says how many more months it needs."""
+    text = clean_text(verdict) if verdict else "–"
+    if verdict == NOT_ENOUGH_EVIDENCE and months_needed:
+        text += f" (+{int(months_needed)} mo)"
+    return Cell(text, css=f"verdict {CSS_CLASSES.get(verdict, 'verdict-unknown')} nw")
+
+
 def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
     """The month-end dip test per group (its latest month's row carries it), the strongest
     groups first, and how many groups release capacity at month end (marts.month_end_capacity)."""
@@ -136,14 +145,15 @@ def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
         col("region", "region_code"), col("kind", "offer_kind", kind),
         col("months", "months_observed", count, "num"),
         col("offer-months", "offer_months", count, "num"),
-        col("below the line", "positive_offer_months", count, "num"),
-        col("p (sign test)", "p_value", p_value, "num"),
-        col("median depth", "strength_pct", pct, "num"),
-        Column("interval", lambda r: f"{pct(r.get('depth_ci_low_pct'))} – "
-                                     f"{pct(r.get('depth_ci_high_pct'))}", "num nw"),
+        col("offer noise", "noise_pct", pct, "num"),
+        col("depth", "strength_pct", pct, "num"),
+        Column("90 % interval", lambda r: f"{pct(r.get('depth_ci_low_pct'))} – "
+                                          f"{pct(r.get('depth_ci_high_pct'))}", "num nw"),
+        col("p", "p_value", p_value, "num"),
         col("recovery", "median_recovery_pct", pct, "num"),
-        Column("signal", lambda r: Cell("dip", css="good") if r.get("dip_signal")
-               else Cell("no", css="muted")),
+        Column("latest month", lambda r: verdict_cell(r.get("month_verdict"))),
+        Column("recurring dip", lambda r: verdict_cell(r.get("dip_verdict"),
+                                                       r.get("months_needed"))),
     ], named_query(con, "month_end_dips", [DIP_ROWS_SHOWN]),
         "No offer has a complete month yet: an offer-month needs its daily prices on local "
         "days 8–22, in the last 5 days and on days 1–7 of the next month.")

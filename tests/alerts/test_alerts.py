@@ -203,7 +203,7 @@ def test_watch_region_spellings_resolve_to_one_place():
 
 def test_month_end_dip_alerts_once_for_the_latest_complete_month(con):
     # 3 offers, 10 % cheaper in the last 5 days of September and October, back on the 1st; the
-    # data run to Nov 7, so October is the latest complete month (6 offer-months, p = 1/64).
+    # data run to Nov 7, so October is the latest complete month (a recurring dip over 2 months).
     r = al.parse_rules({"drop": {"enabled": False}, "new_low": {"enabled": False}}, "t")
     rows, first = [], datetime(2026, 9, 1, 9, tzinfo=UTC)
     for d in range(68):
@@ -218,7 +218,8 @@ def test_month_end_dip_alerts_once_for_the_latest_complete_month(con):
     assert alert["alert_key"] == "month_end_dip:idc_test:A100-80GB:SXM:北京:on_demand:2026-10"
     assert "100.00 CNY / 14.29 USD" in alert["body"] and "90.00 CNY" in alert["body"]
     assert "Dip: 10.0 % below the line" in alert["body"]
-    assert "6 of 6 offer-months" in alert["body"] and "p = 0.0156" in alert["body"]
+    assert "a recurring dip of 10.0 % over 2 months" in alert["body"]
+    assert "6 of 6 offer-months" in alert["body"] and "own noise is 0.25 %" in alert["body"]
 
 
 # ------------------------------------------------------------------------- saved workloads

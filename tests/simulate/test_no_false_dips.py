@@ -2,8 +2,8 @@
 end and an exchange-rate swing around every month end each produce no dip signal, while a real
 dip in the same history does (so the test can tell a blind mart from an honest one).
 
-Six months of real offers (three configured IDCs in CNY, Vultr in USD), a crawl every 12 hours,
-1 % noise; the groups are scored with make truth's own query
+Three complete months of real offers (three configured IDCs in CNY, Vultr in USD), a crawl every
+12 hours, 1 % noise; the groups are scored with make truth's own query
 (pipelines/tools/truth/sql/dip_groups.sql).
 """
 
@@ -14,11 +14,19 @@ from datetime import date
 import duckdb
 import pytest
 
-from pipelines.tools.simulate import MonthEndChurn, MonthEndDip, Trend, load_offers, simulate
+from pipelines.tools.simulate import (
+    MonthEndChurn,
+    MonthEndDip,
+    Trend,
+    load_offers,
+    months_to_days,
+    simulate,
+)
 from pipelines.tools.truth import grid, metrics
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS
 
 START = date(2026, 1, 1)
-DAYS = 182
+DAYS = months_to_days(START, 3) + grid.NEXT_START_DAYS
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +51,11 @@ def groups(tmp_path_factory):
 def test_no_dip_signal_without_a_dip(groups, source, category):
     mine = groups[groups["source"] == source]
     assert len(mine) > 0 and set(mine["category"]) == {category}
-    assert (mine["offer_months"].fillna(0) >= 5).any()        # judged, not merely unseen
-    assert not mine["dip_signal"].any(), mine[mine["dip_signal"]]
+    assert (mine["dip_verdict"] == DOES_NOT_HOLD).any()     # judged, not merely unseen
+    assert not (mine["dip_verdict"] == HOLDS).any(), mine[mine["dip_verdict"] == HOLDS]
 
 
 def test_the_real_dip_in_the_same_history_signals(groups):
     dipped = groups[groups["source"] == "idc_ulanqab"]
     assert set(dipped["category"]) == {"dip"}
-    assert dipped["dip_signal"].all(), dipped
+    assert (dipped["dip_verdict"] == HOLDS).all(), dipped

@@ -48,10 +48,11 @@ def test_marts_have_the_contract_columns(con):
         "month_end_dip": "month local_time_zone source vendor gpu_model gpu_variant region_code "
         "region_group offer_kind currency offers_listed offers_compared "
         "baseline_price_cny_per_gpu_hour month_end_price_cny_per_gpu_hour "
-        "next_start_price_cny_per_gpu_hour dip_pct drop_pct recovery_pct dipped months_observed "
-        "months_dipped offers_followed offer_months positive_offer_months p_value strength_pct "
-        "depth_ci_low_pct depth_ci_high_pct ci_coverage median_drop_pct median_recovery_pct "
-        "dip_signal",
+        "next_start_price_cny_per_gpu_hour dip_pct dip_se_pct month_ci_low_pct month_ci_high_pct "
+        "drop_pct recovery_pct month_verdict months_observed months_dipped offers_followed "
+        "offer_months positive_offer_months noise_pct between_month_pct strength_pct "
+        "strength_se_pct depth_ci_low_pct depth_ci_high_pct p_value median_drop_pct "
+        "median_recovery_pct dip_verdict months_needed",
         "spot_discount": "day source vendor vendor_kind region_code region_group gpu_model "
         "gpu_variant gpu_count gpu_fraction billing_period offer_line spot_offer_id spot_sku "
         "on_demand_offer_id on_demand_sku pairing on_demand_price_cny_per_gpu_hour "

@@ -1,6 +1,7 @@
 """Month-end signals on hand-made series: int_offer_local_daily (the vendor's calendar),
-month_end_dip (the same offers against their baseline and the next month's start, a sign test)
-and month_end_capacity (offers released at month end, a signal of its own).
+month_end_dip (the same offers against their baseline and the next month's start, judged against
+each offer's own noise, months pooled by a random-effects mean) and month_end_capacity (offers
+released at month end, a signal of its own), each with three verdicts.
 
 Only the models these marts read are built (in dependency order), in an in-memory DuckDB.
 """
@@ -13,6 +14,7 @@ from decimal import Decimal
 
 import pytest
 
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
 from pipelines.warehouse.sql_models import load_models, rebuild_from
 from spiders.layout import SQL_DIR
 from tests.helpers.observations import EXTERNAL, build_only, insert, obs, records
@@ -51,24 +53,37 @@ def build_dip(con, rows: list[dict]) -> list[dict]:
 OCT, JAN_7 = date(2026, 10, 1), date(2027, 1, 7)
 
 
-def test_a_recovering_3_pct_dip_over_three_months_is_a_signal(con):
+# The mart's params: a price that never moved has noise 0.25 % (the floor), and a depth's
+# standard error is 1.5 x the offer's noise; intervals are one-sided 5 % (z = 1.645).
+FLOOR_SE = 1.5 * 0.25
+Z = 1.645
+
+
+def test_a_recovering_3_pct_dip_over_three_months_holds(con):
     rows = [*series(OCT, JAN_7, lambda d: 48.5 if month_end(d) else 50, sku="a"),
             *series(OCT, JAN_7, lambda d: 58.2 if month_end(d) else 60, sku="b")]
     october, november, december, january = build_dip(con, rows)
     for row in (october, november, december):
-        assert row["offers_compared"] == 2 and row["dipped"] is True
+        assert row["offers_compared"] == 2 and row["month_verdict"] == HOLDS
         assert (row["dip_pct"], row["drop_pct"], row["recovery_pct"]) == (3.0, 3.0, 3.0)
+        assert row["dip_se_pct"] == pytest.approx(FLOOR_SE)     # flat prices: the floor
         assert row["baseline_price_cny_per_gpu_hour"] == Decimal("55")    # median of 50, 60
         assert row["month_end_price_cny_per_gpu_hour"] == Decimal("53.35")
         assert row["next_start_price_cny_per_gpu_hour"] == Decimal("55")
-    assert january["offers_compared"] == 0 and january["dipped"] is None   # no February start
+    # no February start: January cannot be judged yet, which is not "no dip"
+    assert january["offers_compared"] == 0 and january["month_verdict"] == NOT_ENOUGH_EVIDENCE
     assert january["dip_pct"] is None
     assert (october["months_observed"], october["months_dipped"], october["offers_followed"]) \
         == (3, 3, 2)
     assert (october["offer_months"], october["positive_offer_months"]) == (6, 6)
-    assert october["p_value"] == pytest.approx(1 / 64)               # all 6 positive: 1/2^6
+    # three equal months: no spread between them (tau = 0), the error shrinks by sqrt(3)
+    assert october["between_month_pct"] == 0 and october["noise_pct"] == 0.25
     assert october["strength_pct"] == pytest.approx(3.0)
-    assert october["dip_signal"] is True and january["dip_signal"] is True
+    assert october["strength_se_pct"] == pytest.approx(FLOOR_SE / math.sqrt(3))
+    assert october["depth_ci_low_pct"] == pytest.approx(3.0 - Z * FLOOR_SE / math.sqrt(3))
+    assert october["p_value"] < 1e-6
+    assert october["dip_verdict"] == HOLDS and january["dip_verdict"] == HOLDS
+    assert october["months_needed"] == 0
     assert (october["month"], october["local_time_zone"], october["currency"]) == (
         OCT, "Asia/Shanghai", "CNY")
 
@@ -85,9 +100,9 @@ def test_a_steady_decline_is_not_a_dip(con):
         assert row["drop_pct"] > 3.5                       # cheaper at month end than mid-month
         assert row["recovery_pct"] < 0                     # ... and cheaper still next month
         assert abs(row["dip_pct"]) < 0.1                   # on the line from baseline to start
-        assert row["dipped"] is False
+        assert row["month_verdict"] == DOES_NOT_HOLD       # the interval is below 1 %
     assert rows[0]["strength_pct"] < 1
-    assert {r["dip_signal"] for r in rows} == {False}
+    assert {r["dip_verdict"] for r in rows} == {DOES_NOT_HOLD}
 
 
 def test_listings_that_vanish_at_month_end_are_capacity_not_a_dip(con):
@@ -100,10 +115,10 @@ def test_listings_that_vanish_at_month_end_are_capacity_not_a_dip(con):
     rows = build_dip(con, rows)
     for row in rows[:3]:
         assert (row["offers_listed"], row["offers_compared"]) == (6, 3)   # the leavers: no end
-        assert row["dip_pct"] == 0 and row["dipped"] is False
+        assert row["dip_pct"] == 0 and row["month_verdict"] == DOES_NOT_HOLD
         assert row["baseline_price_cny_per_gpu_hour"] == row["month_end_price_cny_per_gpu_hour"]
-    assert rows[0]["offer_months"] == 0 and rows[0]["p_value"] is None   # 9 exact ties
-    assert {r["dip_signal"] for r in rows} == {False}
+    assert (rows[0]["offer_months"], rows[0]["positive_offer_months"]) == (9, 0)
+    assert {r["dip_verdict"] for r in rows} == {DOES_NOT_HOLD}
     capacity = records(con, "select * from marts.month_end_capacity order by month")
     for row in capacity[:3]:
         assert (row["baseline_listed_offers"], row["month_end_listed_offers"],
@@ -111,7 +126,10 @@ def test_listings_that_vanish_at_month_end_are_capacity_not_a_dip(con):
         assert row["listed_release_pct"] == pytest.approx(-50)
         assert row["available_release_pct"] == pytest.approx(-50)
         assert row["released"] is False
-    assert capacity[0]["released_months"] == 0 and capacity[0]["release_signal"] is False
+    assert capacity[0]["released_months"] == 0
+    # 3 of 3 months short of a release: p = 1/8, not yet a "does not hold" (5 months needed)
+    assert capacity[0]["release_verdict"] == NOT_ENOUGH_EVIDENCE
+    assert capacity[0]["months_needed"] == 2
 
 
 def test_a_usd_offer_moving_with_the_exchange_rate_is_not_a_dip(con):
@@ -127,9 +145,9 @@ def test_a_usd_offer_moving_with_the_exchange_rate_is_not_a_dip(con):
     for row in rows[:3]:
         assert row["local_time_zone"] == "UTC" and row["currency"] == "USD"
         assert row["month_end_price_cny_per_gpu_hour"] == Decimal("13.58")   # CNY did move
-        assert row["dip_pct"] == 0 and row["dipped"] is False               # the price did not
-    assert rows[0]["offer_months"] == 0
-    assert {r["dip_signal"] for r in rows} == {False}
+        assert row["dip_pct"] == 0 and row["month_verdict"] == DOES_NOT_HOLD   # the price did not
+    assert rows[0]["positive_offer_months"] == 0
+    assert {r["dip_verdict"] for r in rows} == {DOES_NOT_HOLD}
 
 
 def test_a_beijing_dip_from_local_midnight_falls_in_the_local_month(con):
@@ -157,42 +175,70 @@ def test_a_beijing_dip_from_local_midnight_falls_in_the_local_month(con):
     assert december["month"] == date(2026, 12, 1) and december["offers_compared"] == 0
 
 
-def test_sign_test_p_value_and_median_interval_by_hand(con):
-    # One complete month, 8 offers: 6 dip 3 %, 1 rises 2 % at month end, 1 is flat (a tie).
-    first, last = date(2026, 11, 1), date(2026, 12, 7)
-    rows = [r for sku in "abcdef"
-            for r in series(first, last, lambda d: 48.5 if month_end(d) else 50, sku=sku)]
-    rows += series(first, last, lambda d: 51 if month_end(d) else 50, sku="rise")
-    rows += series(first, last, lambda d: 50, sku="flat")
-    november, _ = build_dip(con, rows)
-    # n = 7 untied offer-months, k = 6 positive: P(X >= 6) = (C(7,6) + C(7,7)) / 2^7 = 8/128
-    assert (november["offer_months"], november["positive_offer_months"]) == (7, 6)
-    assert november["p_value"] == pytest.approx(0.0625)
-    # interval over all 8 (the tie included): ranks 2 and 7, since P(X <= 1) = 9/256 <= 0.05
-    # < P(X <= 2) = 37/256; coverage 1 - 2 * 9/256. Sorted depths: -2, 0, 3 x 6.
-    assert (november["depth_ci_low_pct"], november["depth_ci_high_pct"]) == (0.0, 3.0)
-    assert november["ci_coverage"] == pytest.approx(1 - 18 / 256)
-    assert november["strength_pct"] == 3.0
-    assert november["dip_signal"] is False                   # one month, p = 0.0625
+NOV_1, DEC_7 = date(2026, 11, 1), date(2026, 12, 7)
 
 
-def test_above_400_offer_months_the_p_value_is_the_normal_approximation(con):
-    first, last = date(2026, 11, 1), date(2026, 12, 7)
-    insert(con, series(first, last, lambda d: 48.5 if month_end(d) else 50, sku="dip")
-           + series(first, last, lambda d: 51 if month_end(d) else 50, sku="rise"))
-    # 219 more copies of the dipping offer and 180 of the rising one: n = 401, k = 220
-    for sku, copies in (("dip", 219), ("rise", 180)):
-        con.execute("""insert into observations
-            select o.* replace (o.offer_id || '-' || i as offer_id)
-            from observations as o, (select unnest(range(1, ? + 1)) as i) where o.sku = ?""",
-                    [copies, sku])
-    build_only(con, "marts.month_end_dip")
-    [november] = records(con, "select * from marts.month_end_dip where offers_compared > 0")
-    n, k = 401, 220
-    exact = sum(math.comb(n, j) for j in range(k, n + 1)) / 2 ** n
-    assert (november["offer_months"], november["positive_offer_months"]) == (n, k)
-    assert november["p_value"] == pytest.approx(exact, rel=0.01)
-    assert november["ci_coverage"] == pytest.approx(0.90)
+def noisy(dip_pct: float, wobble: float):
+    """50 CNY, with baseline days 8-14 at 50 - `wobble` and 16-22 at 50 + `wobble` (day 15 at 50:
+    the median stays 50), days 1-7 of December at 50, and November's last 5 days `dip_pct` %
+    lower."""
+    def price(d: date) -> float:
+        if month_end(d):
+            return 50 * (1 - dip_pct / 100)
+        if d.month == 11 and 8 <= d.day <= 22 and d.day != 15:
+            return 50 + (wobble if d.day > 15 else -wobble)
+        return 50
+    return price
+
+
+@pytest.mark.parametrize(("dip_pct", "wobble", "verdict"), [
+    (3.0, 0.5, HOLDS),                   # 3 - 1.645 x 1.197 = 1.03 > 0
+    (1.5, 0.5, NOT_ENOUGH_EVIDENCE),     # 1.5 -/+ 1.97: a dip of 1 % is neither shown nor ruled out
+    (0.0, 0.5, NOT_ENOUGH_EVIDENCE),     # no dip, but noise too large to rule one out
+    (0.0, 0.0, DOES_NOT_HOLD),           # no dip and a still price: 0 + 1.645 x 0.375 < 1
+    (1.5, 0.0, HOLDS),                   # a still price makes a small dip clear
+])
+def test_a_month_is_judged_against_the_offers_own_noise_by_hand(con, dip_pct, wobble, verdict):
+    november, _ = build_dip(con, series(NOV_1, DEC_7, noisy(dip_pct, wobble)))
+    # the line from b = 50 to n = 50 is flat; 14 of its 22 days lie wobble / 50 off it
+    noise = max(100 * wobble / 50 * math.sqrt(14 / 22), 0.25)
+    assert november["noise_pct"] == pytest.approx(noise, rel=1e-6)
+    assert november["dip_pct"] == pytest.approx(dip_pct)
+    assert november["dip_se_pct"] == pytest.approx(1.5 * noise, rel=1e-6)
+    assert november["month_ci_low_pct"] == pytest.approx(dip_pct - Z * 1.5 * noise, rel=1e-6)
+    assert november["month_verdict"] == verdict
+    # one month is never a recurring pattern: that needs one more month, whatever this one says
+    assert november["dip_verdict"] == NOT_ENOUGH_EVIDENCE and november["months_needed"] == 1
+
+
+def test_one_deep_month_does_not_make_a_recurring_dip(con):
+    # October flat, November 9 % down at its end, still prices: each month's error is the floor,
+    # but the months disagree far beyond it, and the random-effects mean carries that spread.
+    rows = build_dip(con, series(OCT, DEC_7, lambda d: 45.5 if month_end(d) and d.month == 11
+                                 else 50))
+    october, november = rows[0], rows[1]
+    assert (october["month_verdict"], november["month_verdict"]) == (DOES_NOT_HOLD, HOLDS)
+    weight = 1 / FLOOR_SE ** 2
+    q_statistic = 2 * weight * 4.5 ** 2                      # both months 4.5 from their mean 9/2
+    tau_squared = (q_statistic - 1) / (2 * weight - 2 * weight ** 2 / (2 * weight))
+    se = math.sqrt((FLOOR_SE ** 2 + tau_squared) / 2)
+    assert october["strength_pct"] == pytest.approx(4.5)
+    assert october["between_month_pct"] == pytest.approx(math.sqrt(tau_squared))
+    assert october["strength_se_pct"] == pytest.approx(se)
+    assert october["depth_ci_low_pct"] < 0 and october["dip_verdict"] == NOT_ENOUGH_EVIDENCE
+    # at that spread, (1.645 x month error / 4.5)^2 months would clear 0: 6, so 4 more
+    months = math.ceil((Z * math.sqrt(FLOOR_SE ** 2 + tau_squared) / 4.5) ** 2)
+    assert october["months_needed"] == months - 2 == 4
+
+
+def test_the_p_value_is_the_normal_tail_of_the_pooled_depth(con):
+    rows = build_dip(con, series(OCT, DEC_7, lambda d: 49.6 if month_end(d) else 50))
+    october = rows[0]
+    z = october["strength_pct"] / october["strength_se_pct"]
+    assert october["p_value"] == pytest.approx(0.5 * math.erfc(z / math.sqrt(2)), abs=1e-7)
+    assert october["strength_pct"] == pytest.approx(0.8)    # below 1 %: not a dip that counts
+    assert october["dip_verdict"] == NOT_ENOUGH_EVIDENCE and october["months_needed"] >= 1
+    assert {r["dip_verdict"] for r in rows} | {r["month_verdict"] for r in rows} <= set(VERDICTS)
 
 
 def test_groups_are_hourly_only_and_split_by_card_and_variant(con):
@@ -213,11 +259,11 @@ def test_groups_are_hourly_only_and_split_by_card_and_variant(con):
 
 # -- month_end_capacity ------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("first", "complete_months", "signal"), [
-    (date(2026, 6, 1), 6, True),        # 6 of 6 months released: p = 1/64
-    (date(2026, 8, 1), 4, False),       # 4 of 4: p = 1/16, below the evidence minimum
+@pytest.mark.parametrize(("first", "complete_months", "verdict", "needed"), [
+    (date(2026, 6, 1), 6, HOLDS, 0),                 # 6 of 6 months released: p = 1/64
+    (date(2026, 8, 1), 4, NOT_ENOUGH_EVIDENCE, 1),   # 4 of 4: p = 1/16, one month short
 ])
-def test_capacity_released_at_month_end(con, first, complete_months, signal):
+def test_capacity_released_at_month_end(con, first, complete_months, verdict, needed):
     last = date(2026, 12, 7)
     rows = series(first, last, lambda d: 50, sku="steady")
     rows += series(first, last, lambda d: 50, sku="released", listed_on=month_end)
@@ -233,9 +279,20 @@ def test_capacity_released_at_month_end(con, first, complete_months, signal):
         assert row["released"] is True
     assert capacity[0]["p_value"] == pytest.approx(0.5 ** complete_months)
     assert capacity[0]["median_release_pct"] == pytest.approx(100)
-    assert {r["release_signal"] for r in capacity} == {signal}
-    # the released offer has no baseline: no offer-month to compare, no dip
-    assert {r["dip_signal"] for r in dip_rows(con)} == {False}
+    assert {r["release_verdict"] for r in capacity} == {verdict}
+    assert {r["months_needed"] for r in capacity} == {needed}
+    # the released offer has no baseline: no offer-month to compare; the steady one did not dip
+    assert {r["dip_verdict"] for r in dip_rows(con)} == {DOES_NOT_HOLD}
+
+
+def test_a_steady_count_for_six_months_is_no_release(con):
+    # every month ties (no sign): no evidence for a release, and six months of it are evidence
+    # against one, not "not enough evidence" forever
+    insert(con, series(date(2026, 6, 1), date(2026, 12, 7), lambda d: 50))
+    build_only(con, "marts.month_end_capacity")
+    capacity = records(con, "select * from marts.month_end_capacity order by month")
+    assert capacity[0]["untied_months"] == 0 and capacity[0]["months_observed"] == 6
+    assert {r["release_verdict"] for r in capacity} == {DOES_NOT_HOLD}
 
 
 def test_a_day_the_source_was_not_read_is_a_gap_not_zero_offers(con):

@@ -14,7 +14,12 @@ from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
 
 
 def groups(*rows: tuple[str, float, bool]) -> pd.DataFrame:
-    return pd.DataFrame([{"category": c, "dip_size_pct": s, "dip_signal": f} for c, s, f in rows])
+    """Groups as (category, injected size, holds?): a group that does not hold alternates
+    between the two other verdicts, so only HOLDS may count."""
+    other = (DOES_NOT_HOLD, NOT_ENOUGH_EVIDENCE)
+    return pd.DataFrame([{"category": c, "dip_size_pct": s,
+                          "dip_verdict": HOLDS if f else other[i % 2]}
+                         for i, (c, s, f) in enumerate(rows)])
 
 
 def test_recall_is_the_share_of_dipped_groups_signalled_per_size():
@@ -29,6 +34,25 @@ def test_false_positive_rates_per_category_and_none_without_groups():
     rates = metrics.false_positive_rates(frame)
     assert rates == {"noise": 0.25, "trend": 0.0, "churn": None, "fx": 1.0}
     assert metrics.group_counts(frame) == {"dip": 1, "noise": 4, "trend": 1, "churn": 0, "fx": 1}
+
+
+def test_month_recall_and_false_positives_count_complete_months():
+    frame = pd.DataFrame([
+        {"category": "dip", "dip_size_pct": 3, "complete_months": 2, "months_holding": 2},
+        {"category": "dip", "dip_size_pct": 3, "complete_months": 2, "months_holding": 1},
+        {"category": "dip", "dip_size_pct": 8, "complete_months": 0, "months_holding": 0},
+        {"category": "noise", "dip_size_pct": 0, "complete_months": 4, "months_holding": 1},
+        {"category": "fx", "dip_size_pct": 0, "complete_months": 0, "months_holding": 0}])
+    assert metrics.month_recall(frame) == {"3": 0.75, "8": None}     # no complete month: None
+    assert metrics.month_false_positive_rates(frame) == {
+        "noise": 0.25, "trend": None, "churn": None, "fx": None}
+
+
+def test_verdict_shares_tell_not_yet_from_no():
+    frame = groups(("dip", 3, True), ("dip", 3, False), ("noise", 0, False), ("noise", 0, False))
+    shares = metrics.verdict_shares(frame)
+    assert shares["dip"] == {HOLDS: 0.5, DOES_NOT_HOLD: 0.0, NOT_ENOUGH_EVIDENCE: 0.5}
+    assert shares["no dip"] == {HOLDS: 0.0, DOES_NOT_HOLD: 0.5, NOT_ENOUGH_EVIDENCE: 0.5}
 
 
 @pytest.mark.parametrize(("errors", "median", "p95", "maximum"), [

@@ -1,6 +1,6 @@
 """make truth end to end on a tiny grid: three configured IDC sources (no browser), one seed, one
-noise, six months every 12 hours. The mechanism is checked, not the figures: every key of the
-JSON is there, the truth tables were written, and a known case scores as it must."""
+noise, two complete months every 12 hours. The mechanism is checked, not the figures: every
+key of the JSON is there, the truth tables were written, and a known case scores as it must."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import duckdb
 import pytest
 
 from pipelines.tools.simulate import MonthEndDip, load_offers, simulate
-from pipelines.tools.truth import metrics, run
+from pipelines.tools.truth import grid, metrics, run
+from spiders.layout import SQL_DIR
 
 SOURCES = ("idc_sinnet_bj", "idc_ulanqab", "idc_nanjing")
 KEYS = ("dip_recall", "dip_fpr_noise", "dip_fpr_trend", "dip_fpr_churn", "dip_fpr_fx",
@@ -20,7 +21,7 @@ KEYS = ("dip_recall", "dip_fpr_noise", "dip_fpr_trend", "dip_fpr_churn", "dip_fp
 
 
 def test_a_tiny_grid_writes_every_key(tmp_path, capsys):
-    args = run.parse_args(["--seeds", "1", "--noises", "1", "--months", "6", "--every-hours",
+    args = run.parse_args(["--seeds", "1", "--noises", "1", "--lengths", "2", "--every-hours",
                            "12", "--sources", ",".join(SOURCES), "--keep", str(tmp_path / "dbs"),
                            "--out-dir", str(tmp_path / "out")])
     result = run.run_grid(args, args.keep)
@@ -32,7 +33,8 @@ def test_a_tiny_grid_writes_every_key(tmp_path, capsys):
     assert set(saved["dip_recall"]) == {"1"}
     assert saved["claims_total"] > 0
     assert "target" in capsys.readouterr().out
-    con = duckdb.connect(str(tmp_path / "dbs" / "noise1-seed1.db"), read_only=True)
+    assert set(saved["by_length"]) == {"2"} and saved["grid"]["lengths"] == [2]
+    con = duckdb.connect(str(tmp_path / "dbs" / "m2-noise1-seed1.db"), read_only=True)
     try:
         effects = {e for (e,) in con.execute("select distinct effect from truth.offer_effects"
                                              ).fetchall()}
@@ -62,3 +64,20 @@ def test_a_known_dip_scores_full_recall_and_no_false_positive(known_dip):
     assert set(dipped["dip_size_pct"]) == {8.0}
     assert metrics.dip_recall(known_dip) == {"8": 1.0}
     assert metrics.false_positive_rates(known_dip)["noise"] == 0.0
+    assert metrics.month_recall(known_dip) == {"8": 1.0}     # every month's own verdict too
+
+
+def test_history_length_completes_its_last_month():
+    """NEXT_START_DAYS is the mart's next-start window: with fewer days the last month of a
+    history would never be complete."""
+    con = duckdb.connect()
+    try:
+        windows = (SQL_DIR / "intermediate" / "int_month_windows.sql").read_text(encoding="utf-8")
+        [(days,)] = con.execute(f"select next_start_last_day from ({windows}\n)").fetchall()
+    finally:
+        con.close()
+    assert days == grid.NEXT_START_DAYS
+    args = run.parse_args(["--lengths", "1,3"])
+    assert args.lengths == (1, 3)
+    with pytest.raises(SystemExit):
+        run.parse_args(["--lengths", "0"])

@@ -1,6 +1,6 @@
--- Rule `month_end_dip`: a group of marts.month_end_dip with dip_signal alerts for its latest
--- complete local month (complete once the next month's first days are in) when that month
--- dipped. A link and the exchange rate come from the group's current hourly offers.
+-- Rule `month_end_dip`: a group of marts.month_end_dip whose recurring dip verdict holds alerts
+-- for its latest complete local month (complete once the next month's first days are in) when
+-- that month's own verdict holds too. A link and the exchange rate come from the group's current hourly offers.
 with latest as (
     select *,
            max(month) filter (where offers_compared > 0) over (
@@ -22,10 +22,10 @@ select l.month, l.local_time_zone, l.source, l.vendor, l.gpu_model, l.gpu_varian
        l.baseline_price_cny_per_gpu_hour, l.month_end_price_cny_per_gpu_hour,
        l.next_start_price_cny_per_gpu_hour, l.dip_pct, l.drop_pct, l.recovery_pct,
        l.months_observed, l.months_dipped, l.offers_followed, l.offer_months,
-       l.positive_offer_months, l.p_value, l.strength_pct, l.depth_ci_low_pct,
-       l.depth_ci_high_pct, l.ci_coverage,
+       l.positive_offer_months, l.p_value, l.noise_pct, l.strength_pct, l.strength_se_pct,
+       l.depth_ci_low_pct, l.depth_ci_high_pct,
        f.url, f.usd_per_cny, f.country, f.province_or_state, f.city
 from latest as l
 left join offers as f using (source, gpu_model, region_code, offer_kind)
-where l.month = l.latest_month and l.dipped and l.dip_signal
+where l.month = l.latest_month and l.month_verdict = 'holds' and l.dip_verdict = 'holds'
 order by l.source, l.gpu_model, l.region_code, l.offer_kind

@@ -1,15 +1,9 @@
 /* How many offer groups the month-end marts judge, on each group's latest month (the row that
-   carries the group's test): dip groups, those with enough evidence, those with a dip signal;
-   capacity groups with enough evidence and those releasing capacity. The evidence minimums are
-   the marts' own (their `params` CTEs), returned so the page states the numbers it used. */
-with params as (
-    select
-        2 as dip_min_months,
-        5 as dip_min_offer_months,
-        5 as capacity_min_months
-),
-
-latest_dip as (
+   carries the group's verdict): dip groups, and of them how many the verdict holds, does not
+   hold, or cannot tell yet (with the median months still needed); the same for capacity
+   released at month end. The evidence rules are the marts' own: their verdict columns say what
+   they concluded, so nothing here repeats a threshold. */
+with latest_dip as (
     select *
     from marts.month_end_dip
     qualify row_number() over (
@@ -30,28 +24,26 @@ latest_capacity as (
 dips as (
     select
         count(*) as dip_groups,
-        count(*) filter (
-            where d.months_observed >= p.dip_min_months
-            and d.offer_months >= p.dip_min_offer_months
-        ) as dip_groups_judged,
-        count(*) filter (where d.dip_signal) as dip_signals
-    from latest_dip as d
-    cross join params as p
+        count(*) filter (where dip_verdict = 'holds') as dips_holding,
+        count(*) filter (where dip_verdict = 'does not hold') as dips_not_holding,
+        count(*) filter (where dip_verdict = 'not enough evidence') as dips_undecided,
+        median(months_needed) filter (where dip_verdict = 'not enough evidence')
+            as dip_months_needed
+    from latest_dip
 ),
 
 capacity as (
     select
-        count(*) filter (where c.release_signal) as capacity_released,
-        count(*) filter (where c.untied_months >= p.capacity_min_months) as capacity_judged
-    from latest_capacity as c
-    cross join params as p
+        count(*) as capacity_groups,
+        count(*) filter (where release_verdict = 'holds') as capacity_released,
+        count(*) filter (where release_verdict = 'does not hold') as capacity_not_released,
+        count(*) filter (where release_verdict = 'not enough evidence') as capacity_undecided
+    from latest_capacity
 )
 
 select
-    p.*,
     d.*,
     c.*,
     (select max(month) from marts.month_end_dip) as latest_month
-from params as p
-cross join dips as d
+from dips as d
 cross join capacity as c

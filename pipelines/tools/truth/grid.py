@@ -38,6 +38,9 @@ GAP_SPREAD = 5.0
 FX_SWING_PCT = 5.0
 COPYING_SOURCE = "tencent_cn"            # copies one price into every region (when simulated)
 STRUCTURAL_RATIOS = {"slice": 0.4, "server": 0.8, "spot": 0.3, "monthly": 0.7}
+# A history of N complete months runs on into the first days of month N+1, which complete month N
+# (its next start: intermediate.int_month_windows.next_start_last_day; tests/truth checks it).
+NEXT_START_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,7 @@ class Scenario:
     every_hours: int
     effects: tuple = ()
     roles: dict[str, str] = field(default_factory=dict)   # source -> role (dip histories)
+    length: int | None = None    # complete months of history (dip histories)
 
 
 def deal_roles(sources: list[str], seed: int) -> dict[str, str]:
@@ -105,14 +109,16 @@ def structural_effects(sources: list[str]) -> list:
 
 
 def dip_scenarios(sources: list[str], *, seeds: tuple[int, ...], noises: tuple[float, ...],
-                  start: date, days: int, every_hours: int) -> list[Scenario]:
+                  start: date, days: int, every_hours: int,
+                  length: int | None = None) -> list[Scenario]:
     out = []
+    prefix = f"m{length}-" if length is not None else ""
     for noise in noises:
         for seed in seeds:
             roles = deal_roles(sources, seed)
             effects = (*structural_effects(sources), *role_effects(roles), *fx_swings(start, days))
-            out.append(Scenario(f"noise{noise:g}-seed{seed}", seed, noise, start, days, every_hours,
-                                tuple(effects), roles))
+            out.append(Scenario(f"{prefix}noise{noise:g}-seed{seed}", seed, noise, start, days,
+                                every_hours, tuple(effects), roles, length))
     return out
 
 

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 import duckdb
 import pandas as pd
 
+from pipelines.verdicts import HOLDS, VERDICTS
 from pipelines.warehouse.sql_files import sql_text
 
 FALSE_POSITIVE_CATEGORIES = ("noise", "trend", "churn", "fx")
@@ -24,17 +25,52 @@ def _share(flags: Iterable) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _holds(verdicts: pd.Series) -> list[bool]:
+    return [v == HOLDS for v in verdicts]
+
+
 def dip_recall(groups: pd.DataFrame) -> dict[str, float | None]:
-    """Dip size (as injected, '%g') -> share of the dipped groups the mart signalled."""
+    """Dip size (as injected, '%g') -> share of the dipped groups whose recurring verdict holds."""
     dipped = groups[groups["category"] == "dip"]
-    return {f"{size:g}": _share(part["dip_signal"])
+    return {f"{size:g}": _share(_holds(part["dip_verdict"]))
             for size, part in sorted(dipped.groupby("dip_size_pct"), key=lambda kv: kv[0])}
 
 
 def false_positive_rates(groups: pd.DataFrame) -> dict[str, float | None]:
-    """Category -> share of its groups (no dip injected) that the mart signalled as a dip."""
-    return {category: _share(groups.loc[groups["category"] == category, "dip_signal"])
+    """Category -> share of its groups (no dip injected) whose recurring verdict says it holds."""
+    return {category: _share(_holds(groups.loc[groups["category"] == category, "dip_verdict"]))
             for category in FALSE_POSITIVE_CATEGORIES}
+
+
+def _month_share(part: pd.DataFrame, column: str) -> float | None:
+    months = int(part["complete_months"].sum())
+    return float(part[column].sum()) / months if months else None
+
+
+def month_recall(groups: pd.DataFrame) -> dict[str, float | None]:
+    """Dip size -> share of the dipped groups' complete months whose own verdict holds (what a
+    single month can say: "this month-end dipped")."""
+    dipped = groups[groups["category"] == "dip"]
+    return {f"{size:g}": _month_share(part, "months_holding")
+            for size, part in sorted(dipped.groupby("dip_size_pct"), key=lambda kv: kv[0])}
+
+
+def month_false_positive_rates(groups: pd.DataFrame) -> dict[str, float | None]:
+    """Category -> share of its complete months (no dip injected) whose own verdict holds."""
+    return {category: _month_share(groups[groups["category"] == category], "months_holding")
+            for category in FALSE_POSITIVE_CATEGORIES}
+
+
+def verdict_shares(groups: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """'dip' and 'no dip' -> the share of their groups given each verdict: how often the mart
+    says "not enough evidence" where it cannot yet tell, and never "does not hold" on a dip."""
+    out = {}
+    for label, part in (("dip", groups[groups["category"] == "dip"]),
+                        ("no dip", groups[groups["category"] != "dip"])):
+        if len(part):
+            out[label] = {v: round(float((part["dip_verdict"] == v).mean()), 4)
+                          for v in VERDICTS}
+    return out
 
 
 def group_counts(groups: pd.DataFrame) -> dict[str, int]:

@@ -1,6 +1,7 @@
 /* One row per marts.month_end_dip group (source, vendor, card, variant, region, offer kind) of a
    simulated database, with what the simulator injected into its offers (truth.offer_effects) and
-   what the mart concluded. category: 'dip' (a month-end dip of dip_size_pct was injected),
+   what the mart concluded: the group's recurring verdict and, over its complete months, how many
+   months' own verdicts hold or do not hold. category: 'dip' (a month-end dip of dip_size_pct was injected),
    'trend' (a steady trend, no dip), 'churn' (listings vanish or appear at month end in its source,
    no price move), 'fx' (only exchange-rate moves touch it), 'noise' (nothing but noise). */
 with offer_groups as (
@@ -26,9 +27,12 @@ verdicts as (
     select
         source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
         any_value(local_time_zone) as local_time_zone,  -- the calendar the group is judged in
-        bool_or(coalesce(dip_signal, false)) as dip_signal,
+        any_value(dip_verdict) as dip_verdict,          -- the same on every row of the group
         max(months_observed) as months_observed,
         max(offer_months) as offer_months,
+        count(*) filter (where offers_compared > 0) as complete_months,
+        count(*) filter (where month_verdict = 'holds') as months_holding,
+        count(*) filter (where month_verdict = 'does not hold') as months_not_holding,
         min(p_value) as p_value,
         max(strength_pct) as strength_pct
     from marts.month_end_dip
