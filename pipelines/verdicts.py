@@ -8,6 +8,9 @@ signal or claim says until its evidence can tell, with the evidence that would b
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 HOLDS = "holds"
 DOES_NOT_HOLD = "does not hold"
 NOT_ENOUGH_EVIDENCE = "not enough evidence"
@@ -18,3 +21,12 @@ TERMINAL_MARKUP = {HOLDS: "[green bold]holds[/]", DOES_NOT_HOLD: "[red bold]does
                    NOT_ENOUGH_EVIDENCE: "[yellow]not enough evidence[/]"}
 CSS_CLASSES = {HOLDS: "verdict-holds", DOES_NOT_HOLD: "verdict-fails",
                NOT_ENOUGH_EVIDENCE: "verdict-nodata"}
+
+
+def tally(verdicts: Iterable[str]) -> str:
+    """'3 hold, 1 does not hold, 15 not enough evidence'."""
+    counts = Counter(verdicts)
+    holds, fails = counts[HOLDS], counts[DOES_NOT_HOLD]
+    return (f"{holds} {HOLDS if holds == 1 else 'hold'}, "
+            f"{fails} {DOES_NOT_HOLD if fails == 1 else 'do not hold'}, "
+            f"{counts[NOT_ENOUGH_EVIDENCE]} {NOT_ENOUGH_EVIDENCE}")

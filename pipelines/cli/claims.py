@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 import click
 from rich.table import Table
 
@@ -13,7 +11,7 @@ from pipelines.cli.options import FORMATS
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db, records
 from pipelines.display import terminal_text
-from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, TERMINAL_MARKUP
+from pipelines.verdicts import NOT_ENOUGH_EVIDENCE, TERMINAL_MARKUP, tally
 
 
 def _number(value) -> str:
@@ -21,15 +19,6 @@ def _number(value) -> str:
         return "–"
     value = float(value)
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.1f}"
-
-
-def tally(verdicts) -> str:
-    """'3 hold, 1 does not hold, 15 not enough evidence'."""
-    counts = Counter(verdicts)
-    holds, fails = counts[HOLDS], counts[DOES_NOT_HOLD]
-    return (f"{holds} {HOLDS if holds == 1 else 'hold'}, "
-            f"{fails} {DOES_NOT_HOLD if fails == 1 else 'do not hold'}, "
-            f"{counts[NOT_ENOUGH_EVIDENCE]} {NOT_ENOUGH_EVIDENCE}")
 
 
 def verdict_text(row: dict) -> str:

@@ -3,7 +3,6 @@ the header's facts, the price-history charts, the cheapest offers, the saved wor
 market-claims scorecard. The signals have their own module, signals.py."""
 
 import json
-from collections import Counter
 from datetime import datetime
 from typing import Any
 
@@ -26,7 +25,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import advice_computed_at, has_advice, named_query, table_names
 from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
-from pipelines.verdicts import CSS_CLASSES, DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
+from pipelines.verdicts import CSS_CLASSES, tally
 from spiders.price_basis import is_real_price, price_from_word
 
 # ── header ──────────────────────────────────────────────────────────────────────────────────────
@@ -225,15 +224,6 @@ def workloads(con: duckdb.DuckDBPyConnection) -> dict:
 VERDICT_CLASSES = CSS_CLASSES      # pipelines/verdicts.py: the three verdicts' classes
 
 
-def verdict_tally(verdicts) -> str:
-    """'3 hold, 1 does not hold, 15 not enough evidence'."""
-    counts = Counter(verdicts)
-    holds, fails = counts[HOLDS], counts[DOES_NOT_HOLD]
-    return (f"{holds} {HOLDS if holds == 1 else 'hold'}, "
-            f"{fails} {DOES_NOT_HOLD if fails == 1 else 'do not hold'}, "
-            f"{counts[NOT_ENOUGH_EVIDENCE]} {NOT_ENOUGH_EVIDENCE}")
-
-
 def interval_cell(row: dict) -> Content:
     if row.get("ci_low") is None:
         return MISSING
@@ -279,4 +269,4 @@ def claims(con: duckdb.DuckDBPyConnection) -> dict:
          Column("verdict", verdict_cell),
          Column("needs", needed_cell, "num")],
         rows, "marts.market_claims is empty.")
-    return {"summary": verdict_tally(r["verdict"] for r in rows), "table": scorecard}
+    return {"summary": tally(r["verdict"] for r in rows), "table": scorecard}

@@ -8,9 +8,8 @@ import json
 import duckdb
 import pytest
 
-from pipelines.cli.claims import tally
 from pipelines.cli.output import console
-from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
+from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS, tally
 from tests.helpers.published import gpuprices, published
 
 # --- signals and claims -------------------------------------------------------------------------
