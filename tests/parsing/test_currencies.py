@@ -14,6 +14,7 @@ import currency_converter
 import pytest
 
 from spiders.parsing.currencies import (
+    CENT_CURRENCIES,
     KNOWN_CURRENCIES,
     CurrencyError,
     FxRate,
@@ -21,6 +22,8 @@ from spiders.parsing.currencies import (
     convert,
     fx_rate,
     iso_currency,
+    may_mean,
+    price_currency,
 )
 
 
@@ -143,3 +146,47 @@ def test_every_day_of_a_month_gets_a_real_ecb_date_not_after_it():
         fx = fx_rate("CNY", "USD", day)
         assert fx.rate_date <= day and fx.rate_date in ecb_table()
         assert (day - fx.rate_date).days <= 4 or day > max(ecb_table())
+
+
+def test_cent_currencies_are_the_known_ones_with_a_hundredth():
+    # ISO 4217 gives ISK, JPY and KRW no minor unit; every other known currency has two digits.
+    assert sorted(KNOWN_CURRENCIES - CENT_CURRENCIES) == ["ISK", "JPY", "KRW"]
+    assert {"USD", "EUR", "GBP", "CNY", "HKD", "CHF"} <= CENT_CURRENCIES
+
+
+@pytest.mark.parametrize(("token", "code", "expected"), [
+    ("$", "USD", True), ("$", "HKD", True), ("$", "EUR", False), ("¥", "JPY", True),
+    ("￥", "CNY", True), ("¥", "HKD", False), ("€", "EUR", True), ("€", "CNY", False),
+    ("hk$", "HKD", True), ("hk$", "USD", False), ("元", "CNY", True),
+])
+def test_may_mean(token, code, expected):
+    assert may_mean(token, code) is expected
+
+
+# tokens, sub-units, default, implied -> currency
+@pytest.mark.parametrize(("tokens", "subs", "default", "implied", "code"), [
+    (set(), {"分"}, "USD", None, "CNY"),           # a sub-unit wins over the default
+    ({"¥"}, {"分"}, "JPY", None, "CNY"),           # and decides what a bare ¥ is
+    (set(), {"cents"}, "EUR", "CNY", "EUR"),       # a cent is one of the default
+    ({"$"}, {"cents"}, "HKD", None, "HKD"),
+    ({"£"}, {"pence"}, None, None, "GBP"),
+    (set(), set(), None, "CNY", "CNY"),
+    ({"$"}, set(), "SGD", None, "SGD"),
+])
+def test_price_currency(tokens, subs, default, implied, code):
+    assert price_currency(tokens, subs, "text", default, implied) == code
+
+
+@pytest.mark.parametrize(("tokens", "subs", "default", "implied", "reason"), [
+    ({"€"}, {"分"}, None, None, "'分' is a sub-unit of CNY, but 'text' also names €"),
+    ({"$"}, {"p"}, None, None, "sub-unit of GBP"),
+    (set(), {"分", "pence"}, None, None, "sub-units of CNY and GBP"),
+    (set(), {"cents"}, None, "CNY", "cent of no known currency"),
+    (set(), {"c"}, "JPY", None, "JPY has no cents"),
+    ({"€", "£"}, set(), None, None, "mixed currencies"),
+    (set(), set(), None, None, "no currency"),
+])
+def test_price_currency_refuses_contradictions(tokens, subs, default, implied, reason):
+    with pytest.raises(CurrencyError) as err:
+        price_currency(tokens, subs, "text", default, implied)
+    assert reason in str(err.value)

@@ -1,6 +1,7 @@
 """The price grammar class by class (issue 12): ranges, per-card markers, units, tax markers,
 original/current pairs, minimum terms and periods. Each class has its table of happy and unhappy
-cases and a property; test_prices.py holds the general spellings."""
+cases and a property; test_prices.py holds the general spellings, test_price_sub_units.py the units
+inside amounts (cents, 分, 厘...) and test_price_markup.py prices inside markup."""
 
 from __future__ import annotations
 
@@ -143,32 +144,7 @@ def test_per_card_property(amount, spelling):
     assert (got.amount, got.currency, got.period, got.per_card) == (amount, currency, period, True)
 
 
-# ---- units: 元/角/分/厘 and 万/千/k --------------------------------------------------------------
-
-UNITS = [
-    ("2720厘/时", D("2.72")), ("¥2720厘/时", D("2.72")), ("272分/时", D("2.72")),
-    ("27.2角/时", D("2.72")), ("27.2毛/时", D("2.72")), ("2.72元/时", D("2.72")),
-    ("1.2千/时", D(1200)), ("2k元/时", D(2000)), ("12万/时", D(120000)), ("0.5万元/时", D(5000)),
-]
-
-
-@pytest.mark.parametrize(("text", "amount"), UNITS)
-def test_units(text, amount):
-    got = parse_price(text)
-    assert (got.amount, got.currency, got.period) == (amount, "CNY", "hour")
-
-
-def test_sub_units_name_cny_even_for_a_usd_source():
-    assert parse_price("272分/时", default_currency="USD").currency == "CNY"
-
-
-@pytest.mark.parametrize(("text", "reason"), [
-    ("$272分/时", "conflicts"), ("€5分/h", "mixed currencies"), ("2分钟", "no currency"),
-    ("¥0.01/分钟", "per minute"), ("0厘/时", "zero amount"),
-])
-def test_units_unhappy(text, reason):
-    _fails(text, reason)
-
+# ---- units: 元/角/分/厘 and 万/千/k (sub-units in every position: test_price_sub_units.py) ----
 
 @settings(max_examples=200, deadline=None)
 @given(n=st.integers(1, 10 ** 6), unit=st.sampled_from(
