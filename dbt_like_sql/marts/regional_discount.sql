@@ -1,37 +1,77 @@
 /* Regional discount: one row per card, offer kind, billing period, day and region (country and
    region group: province in China, country elsewhere) with whole-card offers (gpu_fraction 1, any
    GPU count): how much cheaper the region is than the reference (China: tier-1 cities; elsewhere:
-   the US) at the SAME vendor for the same offer line. Each vendor's ratio is the median of its
-   line ratios (region / reference, intermediate.int_regional_pairs); the region's ratio is the
-   median across vendors, so a vendor with many lines or many regional copies counts once, and a
-   vendor present on one side only counts not at all. A region with offers but no vendor that also
-   has a reference offer of the same line keeps its row with a NULL discount and
-   vendors_paired = 0. Incremental by day: a row depends on its own day only (an incremental
-   build reads the rebuilt days; getvariable('since') is unset in a full build). */
+   the US) at the SAME vendor for the same offer line. A line's ratio (region / reference) is the
+   median of its daily ratios over its paired days of the trailing 14 days
+   (intermediate.int_regional_line_window; one day on a new install); a vendor's ratio is the
+   median of its line ratios; the region's ratio is the median across the vendors paired that
+   day, so a vendor with many lines or many regional copies counts once, and a vendor present on
+   one side only counts not at all. error_bound_pp states the error to expect against the lasting
+   gap: each list price wanders around its level (+/- 1 % assumed, or what the market's lines or
+   the paired vendors' own have been seen to move over 28 days, if more), and the median over n
+   paired vendors narrows that by sqrt(n). A region with offers but no vendor that also has a
+   reference offer of the same line keeps its row with a NULL discount and vendors_paired = 0.
+   Incremental by day: a row reads its own day of the intermediate models (whose windows read
+   earlier days only; getvariable('since') is unset in a full build). */
 -- incremental: day
-with pairs as (
+with settings as (
+    -- the least wander assumed of one list price around its level (%), until the market has
+    -- shown more: a ratio of two such prices can sit 2 x this from the lasting gap
+    select 1.0 as price_wander_floor_pct
+),
+
+pairs as (
     select *
     from intermediate.int_regional_pairs
     where gpu_fraction = 1
         and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
 ),
 
-vendor_ratios as (
+windows as (
+    select *
+    from intermediate.int_regional_line_window
+    where gpu_fraction = 1
+        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+),
+
+-- how far the market's regional ratios move (pp): the 90th percentile over every line paired
+-- that day (every card, fraction and region) of its 28-day wander; a few re-priced lines do not
+-- move it, and slow movers borrow the amplitude that quicker ones have shown
+market_wander as (
     select
         observed_date,
-        gpu_model,
-        offer_kind,
-        billing_period,
-        country,
-        region_group,
-        vendor,
-        median(price_ratio) as vendor_ratio,            -- NULL: no paired line
-        median(region_price_cny_per_gpu_hour) filter (where price_ratio is not null)
+        quantile_cont(wander_pp, 0.9) as wander_pp
+    from intermediate.int_regional_line_window
+    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    group by observed_date
+),
+
+vendor_ratios as (
+    select
+        p.observed_date,
+        p.gpu_model,
+        p.offer_kind,
+        p.billing_period,
+        p.country,
+        p.region_group,
+        p.vendor,
+        median(w.window_ratio) as vendor_ratio,         -- NULL: no paired line
+        median(w.wander_pp) as vendor_wander_pp,        -- its lines' own 28-day wander
+        max(w.window_days) as window_days,
+        median(p.region_price_cny_per_gpu_hour) filter (where p.price_ratio is not null)
             as paired_region_price,
-        median(reference_price_cny_per_gpu_hour) as paired_reference_price,
-        median(region_price_cny_per_gpu_hour) as any_region_price
-    from pairs
-    group by observed_date, gpu_model, offer_kind, billing_period, country, region_group, vendor
+        median(p.reference_price_cny_per_gpu_hour) as paired_reference_price,
+        median(p.region_price_cny_per_gpu_hour) as any_region_price
+    from pairs as p
+    left join windows as w
+        on p.observed_date = w.observed_date
+        and p.vendor = w.vendor
+        and p.offer_line = w.offer_line
+        and p.country = w.country
+        and p.region_group = w.region_group
+    group by
+        p.observed_date, p.gpu_model, p.offer_kind, p.billing_period, p.country,
+        p.region_group, p.vendor
 ),
 
 evidence as (
@@ -65,6 +105,9 @@ region_ratios as (
         median(vendor_ratio) as median_vendor_ratio,
         min(vendor_ratio) as ratio_low,
         max(vendor_ratio) as ratio_high,
+        count(vendor_ratio) as vendors_with_ratio,
+        max(vendor_wander_pp) as vendor_wander_pp,
+        max(window_days) as window_days,
         median(paired_region_price) as paired_region_price,
         median(paired_reference_price) as paired_reference_price,
         median(any_region_price) as any_region_price
@@ -95,8 +138,17 @@ select
     r.ratio_low,                                        -- lowest vendor ratio (region/reference)
     r.ratio_high,                                       -- highest vendor ratio
     -- positive = cheaper than the reference; from the median vendor ratio
-    (100 * (1 - r.median_vendor_ratio))::double as discount_pct
+    (100 * (1 - r.median_vendor_ratio))::double as discount_pct,
+    -- the error to expect of discount_pct against the lasting gap (pp): how far one vendor's
+    -- ratio can sit from it (2 x the assumed wander, or the market's or a paired vendor's seen
+    -- wander if larger), narrowed by the median over the paired vendors
+    (
+        greatest(2 * s.price_wander_floor_pct, m.wander_pp, r.vendor_wander_pp)
+        / sqrt(nullif(r.vendors_with_ratio, 0))
+    )::double as error_bound_pp,
+    r.window_days                                       -- most paired days behind a line (1-14)
 from evidence as e
+cross join settings as s
 inner join region_ratios as r
     on e.observed_date = r.observed_date
     and e.gpu_model = r.gpu_model
@@ -104,4 +156,5 @@ inner join region_ratios as r
     and e.billing_period = r.billing_period
     and e.country = r.country
     and e.region_group = r.region_group
+left join market_wander as m on e.observed_date = m.observed_date
 order by day, e.gpu_model, e.offer_kind, e.billing_period, e.country, e.region_group

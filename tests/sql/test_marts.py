@@ -44,7 +44,7 @@ def test_marts_have_the_contract_columns(con):
         "regional_discount": "day gpu_model offer_kind billing_period country region_group "
         "comparison reference vendors vendors_paired offers distinct_offers "
         "median_price_cny_per_gpu_hour reference_price_cny_per_gpu_hour ratio_low ratio_high "
-        "discount_pct",
+        "discount_pct error_bound_pp window_days",
         "month_end_dip": "month local_time_zone source vendor gpu_model gpu_variant region_code "
         "region_group offer_kind currency offers_listed offers_compared "
         "baseline_price_cny_per_gpu_hour month_end_price_cny_per_gpu_hour "

@@ -1,6 +1,8 @@
 /* One row per marts.regional_discount row of a gapped province that has a discount, with the
    discount the simulator injected: the median over the paired vendors of each vendor's gap (every
-   line of a vendor carries the same gap). error_pp = |measured - injected| in percentage points. */
+   line of a vendor carries the same gap; the mart's ratio of a line is a trailing-window median,
+   the gap is the same on every day of it). error_pp = |measured - injected| in percentage
+   points; within_bound: error_pp is at most the error the row states (error_bound_pp). */
 with vendor_gaps as (
     select o.vendor, o.province_or_state as region_group, median(e.size_pct) as gap_pct
     from truth.offer_effects as e
@@ -30,7 +32,10 @@ select
     e.vendors_with_truth,
     r.discount_pct as measured_discount_pct,
     e.injected_discount_pct,
-    abs(r.discount_pct - e.injected_discount_pct) as error_pp
+    abs(r.discount_pct - e.injected_discount_pct) as error_pp,
+    r.error_bound_pp,
+    r.window_days,
+    abs(r.discount_pct - e.injected_discount_pct) <= r.error_bound_pp as within_bound
 from marts.regional_discount as r
 join expected as e using (day, gpu_model, offer_kind, billing_period, region_group)
 where r.discount_pct is not null
