@@ -71,7 +71,7 @@ from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.gpu_models import memory_unit
-from spiders.parsing.prices import is_per_card
+from spiders.parsing.prices import displayed_text, is_per_card
 
 _UNAVAILABLE = re.compile(r"售罄|无货|缺货|已满|暂无|sold\s*out|unavailable", re.I)
 _AVAILABLE = re.compile(r"有货|充足|可租|紧张|in\s*stock|available", re.I)
@@ -112,11 +112,13 @@ _STRUCK = ("ancestor::del or ancestor::s or ancestor::strike or ancestor::*[cont
 
 
 def price_cell_text(cell) -> str:
-    """A price cell's text; a struck-through price in it is written as the original price
-    ("<del>¥3.20</del> ¥2.10/时" -> "原价 ¥3.20 现价 ¥2.10/时"), so both are kept."""
+    """A price cell's text as a browser shows it ("¥<em>12</em>.5/<small>时</small>" ->
+    "¥12.5/时": inline markup joins, blocks and <br> separate); a struck-through price in it is
+    written as the original price ("<del>¥3.20</del> ¥2.10/时" -> "原价 ¥3.20 现价 ¥2.10/时"),
+    so both are kept."""
     struck = " ".join(" ".join(cell.xpath(f".//text()[{_STRUCK}]").getall()).split())
     if not struck:
-        return cell_text(cell)
+        return " ".join(displayed_text(cell.get()).split())
     rest = " ".join(" ".join(cell.xpath(f".//text()[not({_STRUCK})]").getall()).split())
     return f"原价 {struck} 现价 {rest}"
 

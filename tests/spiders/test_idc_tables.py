@@ -176,6 +176,11 @@ def test_keep_rows_reads_only_matching_rows(tmp_path):
     ("RMB", "per Card per Hour", "2.00", "2.00 RMB per Card per Hour", "2.000000"),
     ("元", "卡小时", "¥ 5.00", "¥ 5.00", "5.000000"),      # a cell with its own unit is kept
     ("元", "", "36.73", "36.73 元", "36.730000"),
+    # markup inside a price cell reads as the browser shows it (issue 25 item 5)
+    ("", "元/卡时", "<b>4</b>.<small>00</small>", "4.00 元/卡时", "4.000000"),
+    ("", "", "¥<em>12</em>.5/<small>小时</small>", "¥12.5/小时", "12.500000"),
+    ("", "", "&yen;3.20<br>/时", "¥3.20 /时", "3.200000"),
+    ("", "", "<span>272</span>分/时", "272分/时", "2.720000"),
 ])
 def test_page_unit_and_unit_cell_tables(page_unit, unit_cell, cell, read_as, per_gpu_hour,
                                         tmp_path):
