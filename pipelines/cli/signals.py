@@ -40,10 +40,12 @@ SIGNAL_VIEWS = (
                 "whole_price_cny_per_hour", "slice_to_whole_ratio", "per_gpu_premium"),
                "gpu_model, slice_to_whole_ratio"),
     SignalView("regional_discount", "regional discount, each vendor against its own price in "
-               "tier-1 cities (CN) or the US, median across vendors",
+               "tier-1 cities (CN) or the US, median across vendors of a 14-day ratio; ± the "
+               "error to expect",
                ("gpu_model", "offer_kind", "billing_period", "region_group", "vendors",
                 "vendors_paired", "distinct_offers", "median_price_cny_per_gpu_hour",
-                "reference_price_cny_per_gpu_hour", "ratio_low", "ratio_high", "discount_pct"),
+                "reference_price_cny_per_gpu_hour", "ratio_low", "ratio_high", "discount_pct",
+                "error_bound_pp", "window_days"),
                "discount_pct desc nulls last"),
     SignalView("spot_discount", "spot against on-demand of the same SKU (else the same line)",
                ("vendor", "region_code", "gpu_model", "gpu_count", "gpu_fraction",
@@ -96,7 +98,8 @@ HEADERS = {"region_code": "region", "gpu_model": "card", "offer_kind": "kind",
            "offer_months": "offer-months", "positive_offer_months": "below line",
            "p_value": "p", "strength_pct": "depth %", "depth_ci_low_pct": "CI low %",
            "depth_ci_high_pct": "CI high %", "median_recovery_pct": "recovery %",
-           "noise_pct": "noise %", "month_verdict": "this month", "dip_verdict": "recurring",
+           "noise_pct": "noise %", "error_bound_pp": "± pp", "window_days": "days",
+           "month_verdict": "this month", "dip_verdict": "recurring",
            "months_needed": "+months"}
 VERDICT_COLUMNS = frozenset({"month_verdict", "dip_verdict"})
 TEXT_COLUMNS = frozenset({"vendor", "region_code", "gpu_model", "offer_kind", "billing_period",

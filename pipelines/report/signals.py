@@ -87,6 +87,7 @@ def discount_cell(card: str) -> Callable[[dict], str | Cell]:
         if r is None:
             return ""
         d = number(r["discount_pct"])
+        bound = number(r.get("error_bound_pp"))
         tone = "" if d is None or abs(d) < 0.05 else ("good" if d > 0 else "bad")
         median = price(r["median_price_cny_per_gpu_hour"])
         title = (f"median {median} vs {clean_text(r['reference'])} "
@@ -94,7 +95,12 @@ def discount_cell(card: str) -> Callable[[dict], str | Cell]:
                  f"{r['vendors_paired']} of {r['vendors']} vendors paired, "
                  f"{r['distinct_offers']} distinct offers; vendor ratios "
                  f"{ratio_pct(r['ratio_low'])}–{ratio_pct(r['ratio_high'])}")
+        if bound is not None:
+            title += (f"; expect an error of up to {bound:.1f} percentage points (line ratios "
+                      f"over {r.get('window_days')} paired days)")
         shown = pct(d, signed=True) if d is not None else f"{median}*"
+        if d is not None and bound is not None:
+            shown += f" ± {bound:.1f}"
         return Cell(shown, css=tone, title=clean_text(title, 400))
     return cell
 

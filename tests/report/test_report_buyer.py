@@ -10,6 +10,7 @@ from pipelines.report.card_history import card_history, trace_name
 from pipelines.report.charts import FONT_STACK
 from pipelines.report.sections import simulated
 from pipelines.report.signals import regional_discount
+from pipelines.report.tables import Cell
 from tests.helpers.report_market import LAST_DAY, build_database, build_page, market
 
 
@@ -63,3 +64,16 @@ def test_font_stack_covers_chinese_on_windows_macos_and_linux(tmp_path):
     page = build_page(db, tmp_path / "index.html").path.read_text(encoding="utf-8")
     assert f"font: 14px/1.45 {FONT_STACK};" in page       # in the CSS unescaped
     assert "&#34;" not in page.split("</style>")[0]
+
+
+def test_regional_grid_states_the_error_to_expect_on_each_discount(tmp_path):
+    db = build_database(tmp_path / "prices.db", market(LAST_DAY))
+    with duckdb.connect(str(db), read_only=True) as con:
+        grid = regional_discount(con)["table"]
+        [(bound,)] = con.execute("select max(error_bound_pp) from marts.regional_discount "
+                                 "where discount_pct is not null").fetchall()
+    cells = [c for row in grid.rows for c in row[2:] if isinstance(c, Cell)]
+    discounts = [c for c in cells if not c.text.endswith("*")]
+    assert discounts and bound is not None
+    assert all(" ± " in c.text and "expect an error of up to" in c.title for c in discounts)
+    assert any(f"± {bound:.1f}" in c.text for c in discounts)

@@ -111,3 +111,17 @@ def test_fx_swings_down_on_the_27th_and_back_on_the_2nd():
     moves = grid.fx_swings(date(2026, 1, 1), 59)           # January and February
     assert [(m.at.month, m.at.day, round(m.pct, 4)) for m in moves] == [
         (1, 27, -5.0), (2, 2, 5.2632), (2, 27, -5.0), (3, 2, 5.2632)]
+
+
+def test_regional_summary_judges_rows_against_the_error_they_state():
+    rows = pd.DataFrame([
+        {"error_pp": 1.8, "error_bound_pp": 2.0, "vendors_paired": 1},    # within its bound
+        {"error_pp": 0.4, "error_bound_pp": 1.4, "vendors_paired": 2},
+        {"error_pp": 1.2, "error_bound_pp": 1.0, "vendors_paired": 3},    # beyond its bound
+        {"error_pp": 0.1, "error_bound_pp": 1.0, "vendors_paired": 4}])
+    summary = metrics.regional_summary(rows)
+    assert summary["max"] == pytest.approx(1.8)
+    assert summary["max_two_or_more_vendors"] == pytest.approx(1.2)
+    assert summary["share_within_stated_bound"] == 0.75
+    assert summary["share_within_1_5_pp"] == 0.75
+    assert metrics.regional_summary(pd.DataFrame())["rows"] == 0

@@ -95,6 +95,21 @@ def share_within(errors: Sequence[float], bound: float) -> float | None:
     return sum(v <= bound for v in values) / len(values) if values else None
 
 
+def regional_summary(rows: pd.DataFrame) -> dict[str, float | None]:
+    """The regional error over every scored row (sql/regional_errors.sql), over the rows of two or
+    more paired vendors, and the share of rows whose error is within the error the row itself
+    states (error_bound_pp)."""
+    if "error_pp" not in rows or rows.empty:
+        return error_summary([])
+    errors = rows["error_pp"].tolist()
+    several = rows.loc[rows["vendors_paired"] >= 2, "error_pp"].tolist()
+    return {**error_summary(errors),
+            "share_within_1_5_pp": share_within(errors, 1.5),
+            "max_two_or_more_vendors": error_summary(several)["max"],
+            "share_within_stated_bound": share_within(
+                (rows["error_pp"] - rows["error_bound_pp"]).tolist(), 0.0)}
+
+
 def ratio_errors(rows: pd.DataFrame) -> dict[str, dict]:
     """Measure ('slice', 'server', 'spot', 'monthly') -> relative error of the mart's ratio against
     the injected one, and the share of pairs made with the reference the simulator priced from."""
