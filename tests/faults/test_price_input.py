@@ -14,8 +14,8 @@ import pytest
 from scrapy.http import Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pipelines.defs.normalize import normalize_pending
 from pipelines.normalize import MAX_PRICE_AMOUNT, Quarantined, normalize_offer
+from pipelines.normalize.batch import normalize_pending
 from spiders.registry import spider_class
 from tests.helpers.responses import file_response, snapshot_entries
 

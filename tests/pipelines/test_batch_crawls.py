@@ -13,7 +13,8 @@ import duckdb
 from dagster_duckdb import DuckDBResource
 
 from pipelines.cli import run as run_module
-from pipelines.defs.normalize import normalize_pending, observation_batch, observations
+from pipelines.defs.normalize import observation_batch, observations
+from pipelines.normalize.batch import normalize_pending
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_files import sql_text
 

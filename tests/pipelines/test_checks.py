@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
 
-import pipelines.defs.normalize as normalize_defs
+import pipelines.normalize.batch as normalize_batch
 from pipelines.defs.normalize import observation_batch, observations
 from pipelines.defs.quality import (
     observation_batch_meets_expectations,
@@ -199,9 +199,9 @@ def _materialize(db: DuckDBResource):
 
 def test_a_failed_check_blocks_observations(db, monkeypatch):
     _seed_raw_offer(db)
-    real_normalize = normalize_defs.normalize_offer
+    real_normalize = normalize_batch.normalize_offer
     # A normalizer regression: every slice fraction comes out as 0.
-    monkeypatch.setattr(normalize_defs, "normalize_offer",
+    monkeypatch.setattr(normalize_batch, "normalize_offer",
                         lambda item: {**real_normalize(item), "gpu_fraction": Decimal("0")})
     result = _materialize(db)
     [evaluation] = result.get_asset_check_evaluations()

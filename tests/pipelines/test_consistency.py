@@ -10,13 +10,9 @@ import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.normalize import (
-    CONSISTENCY_FACTOR,
-    inconsistent_rows,
-    normalize_pending,
-    observation_batch,
-)
-from pipelines.normalize import Quarantined, normalize_offer
+from pipelines.defs.normalize import observation_batch
+from pipelines.normalize import CONSISTENCY_FACTOR, Quarantined, inconsistent_rows, normalize_offer
+from pipelines.normalize.batch import normalize_pending
 from pipelines.warehouse.db import ensure_schema
 
 

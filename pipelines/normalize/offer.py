@@ -1,5 +1,8 @@
 """Raw offer -> one typed `observations` row, or a quarantine reason. Pure: no I/O.
 
+The stages that judge one offer alone: offer_kind, card, count, region, price, range, currency,
+effective_at and bounds (the card's plausible price per GPU-hour).
+
 One price unit compares everything: price_per_gpu_hour_* is the price of one whole-GPU
 equivalent for one hour, i.e. the listed price turned hourly (HOURS_PER_PERIOD: a month is 730 h)
 divided by gpu_count x gpu_fraction (by gpu_fraction alone when the price is one card's:
@@ -16,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
+from pipelines.normalize.quarantine import Quarantined
 from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
@@ -43,15 +47,6 @@ PRICE_BOUNDS_CNY_PER_GPU_HOUR: dict[str, tuple[Decimal, Decimal]] = {
 # digits per dollar (IDR) is about 3e9. A larger amount is a slip or hostile input, and it would
 # overflow the 28-digit decimal arithmetic below, so it is quarantined as a price problem first.
 MAX_PRICE_AMOUNT = Decimal(10) ** 12
-
-
-class Quarantined(Exception):
-    """An offer that cannot become an observation; `stage` says which step refused it."""
-
-    def __init__(self, stage: str, reason: str) -> None:
-        super().__init__(f"{stage}: {reason}")
-        self.stage = stage
-        self.reason = reason
 
 
 @dataclass(frozen=True)
