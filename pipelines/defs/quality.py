@@ -1,103 +1,42 @@
 """Data-quality checks. Blocking ones stop `observations` (and so every mart, feed and alert)
 when the batch of newly normalized rows is wrong; every failure names the offending rows.
-
-Row-level problems are quarantined during normalization, so these checks guard what row-level
-rules cannot see: duplicates, a normalizer regression, and a whole source gone wrong (its
-volume collapsing, or its price level jumping as when a currency is misread).
 A blocked batch stays pending; `gpuprices reject <crawl_id>` sets a bad crawl aside.
+
+The wiring only: what each check reads and how its result is reported. What a check expects
+and the numbers it judges by are in pipelines/quality/ (suites.py, thresholds.py).
 """
 
-import os
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
-from pipelines.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
 from pipelines.quality.gx_checks import validate
+from pipelines.quality.suites import (
+    ROW_ID,
+    SOURCE_ROW_ID,
+    observation_suite,
+    source_suite,
+    with_card_bounds,
+)
+from pipelines.quality.thresholds import (
+    FRESHNESS_HOURS,
+    MAX_PRICE_LEVEL_FACTOR,
+    MIN_SLICE_TO_WHOLE_PER_GPU,
+    MIN_VOLUME_RATIO,
+    TRAILING_CRAWLS,
+    UNIQUE_WINDOW_HOURS,
+)
 from pipelines.warehouse.sql_files import sql_text
-from spiders.parsing.currencies import KNOWN_CURRENCIES
-from spiders.parsing.gpu_models import CANONICAL_MODELS, gpu_family
-from spiders.parsing.machine import MAX_DISK_GB, MAX_MEMORY_GIB, MAX_VCPUS
-from spiders.parsing.prices import HOURS_PER_PERIOD
-
-REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_kind",
-                    "region_code", "country", "sku", "gpu_model", "gpu_count", "gpu_fraction",
-                    "vram_gb", "offer_kind", "billing_period", "price_amount", "currency",
-                    "price_per_gpu_hour_cny", "price_per_gpu_hour_usd", "fx_rate_date", "url",
-                    "raw_ref", "offer_id")
-ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
-
-# A slice's price per whole-GPU equivalent below this share of the same vendor's whole card (same
-# card, region, kind, period) is implausible: slices sell at or above pro-rata, not at half.
-MIN_SLICE_TO_WHOLE_PER_GPU = 0.5
-# A source's batch may not shrink below this share of its median volume over its last crawls ...
-MIN_VOLUME_RATIO = 0.5
-TRAILING_CRAWLS = 7
-# ... and its median price per card may not move by more than this factor from its last crawl
-# (a misread currency moves it ~7x, a 厘/元 slip 1000x; real market moves are far smaller).
-MAX_PRICE_LEVEL_FACTOR = 3.0
-FRESHNESS_HOURS = float(os.environ.get("GPUPRICES_FRESHNESS_HOURS", "3"))
-
-
-def _expectations():
-    """Great Expectations' expectation classes, imported when a check runs: GX takes longer to
-    import than Dagster, and every process that loads the definitions (each step of the
-    multiprocess executor, the UI's code server) would pay for it otherwise."""
-    import great_expectations.expectations as gxe
-
-    return gxe
-
-
-def observation_suite(now: datetime) -> list:
-    gxe = _expectations()
-    return [
-        *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in REQUIRED_COLUMNS),
-        gxe.ExpectCompoundColumnsToBeUnique(column_list=["offer_id", "observed_hour"]),
-        gxe.ExpectColumnValuesToBeInSet(column="currency", value_set=sorted(KNOWN_CURRENCIES)),
-        gxe.ExpectColumnValuesToBeInSet(column="gpu_model", value_set=list(CANONICAL_MODELS)),
-        gxe.ExpectColumnValuesToBeInSet(column="offer_kind", value_set=list(OFFER_KINDS)),
-        gxe.ExpectColumnValuesToBeInSet(column="billing_period", value_set=list(HOURS_PER_PERIOD)),
-        gxe.ExpectColumnValuesToBeBetween(column="gpu_fraction", min_value=0, max_value=1,
-                                          strict_min=True),
-        gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1),
-        # the machine's specs, where stated (GX skips nulls): a misread, not a machine, past these
-        *(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0, max_value=float(ceiling),
-                                            strict_min=True)
-          for column, ceiling in (("vcpus", MAX_VCPUS), ("memory_gib", MAX_MEMORY_GIB),
-                                  ("disk_gb", MAX_DISK_GB))),
-        *(gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, strict_min=True)
-          for c in ("price_per_gpu_hour_cny", "price_per_gpu_hour_usd")),
-        gxe.ExpectColumnValuesToBeBetween(column="observed_at",
-                                          max_value=(now + timedelta(minutes=5)).isoformat()),
-        gxe.ExpectColumnValuesToBeInSet(column="price_within_card_bounds", value_set=[True]),
-        gxe.ExpectColumnValuesToBeInSet(column="slice_price_plausible", value_set=[True]),
-    ]
-
-
-def source_suite() -> list:
-    gxe = _expectations()
-    return [
-        gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
-        gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
-                                          min_value=1 / MAX_PRICE_LEVEL_FACTOR,
-                                          max_value=MAX_PRICE_LEVEL_FACTOR),
-    ]
 
 
 def batch_frame(con) -> pd.DataFrame:
     """The batch as the expectations read it, with each row's price checked against its card's
-    plausible bounds (PRICE_BOUNDS_CNY_PER_GPU_HOUR)."""
-    df = con.execute(sql_text(__file__, "batch_rows"),
-                     {"min_slice_share": MIN_SLICE_TO_WHOLE_PER_GPU}).df()
-    bounds = df["gpu_model"].map(lambda m: PRICE_BOUNDS_CNY_PER_GPU_HOUR.get(gpu_family(m))
-                                 if m in CANONICAL_MODELS else None)
-    df["price_within_card_bounds"] = [
-        b is not None and float(b[0]) <= p <= float(b[1])
-        for b, p in zip(bounds, df["price_per_gpu_hour_cny"], strict=True)]
-    return df
+    plausible bounds."""
+    return with_card_bounds(con.execute(sql_text(__file__, "batch_rows"),
+                                        {"min_slice_share": MIN_SLICE_TO_WHOLE_PER_GPU}).df())
 
 
 def _result(result, rows: int, what: str) -> dg.AssetCheckResult:
@@ -133,7 +72,7 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
     with duckdb.get_connection() as con:
         df = con.execute(sql_text(__file__, "source_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
-    result = validate(df, "observation_batch_sources", source_suite(), ["source", "gpu_model"])
+    result = validate(df, "observation_batch_sources", source_suite(), SOURCE_ROW_ID)
     return _result(result, len(df), f"{df['source'].nunique()} sources")
 
 
@@ -153,10 +92,6 @@ def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:
         metadata={"stale": dg.MetadataValue.json(
             [{"source": s, "last_passing_crawl": str(t)} for s, t in stale])},
     )
-
-
-# How far back the uniqueness check looks: the hours a run writes, with room for a late crawl.
-UNIQUE_WINDOW_HOURS = 72
 
 
 @dg.asset_check(asset="observations", blocking=True, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,

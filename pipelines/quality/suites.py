@@ -1,0 +1,91 @@
+"""What the blocking checks expect of a batch, as Great Expectations suites over pandas frames:
+the rows of `observation_batch` (observation_suite) and each source's volume and price level
+against its own history (source_suite). Pure: the checks (pipelines/defs/quality.py) read the
+frames from the database and run the suites with gx_checks.validate.
+
+Row-level problems are quarantined during normalization, so these guard what row-level rules
+cannot see: duplicates, a normalizer regression, and a whole source gone wrong (its volume
+collapsing, or its price level jumping as when a currency is misread).
+"""
+
+from datetime import datetime, timedelta
+
+import pandas as pd
+
+from pipelines.normalize import OFFER_KINDS, PRICE_BOUNDS_CNY_PER_GPU_HOUR
+from pipelines.quality.thresholds import (
+    FUTURE_SKEW_MINUTES,
+    MAX_PRICE_LEVEL_FACTOR,
+    MIN_VOLUME_RATIO,
+)
+from spiders.parsing.currencies import KNOWN_CURRENCIES
+from spiders.parsing.gpu_models import CANONICAL_MODELS, gpu_family
+from spiders.parsing.machine import MAX_DISK_GB, MAX_MEMORY_GIB, MAX_VCPUS
+from spiders.parsing.prices import HOURS_PER_PERIOD
+
+REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_kind",
+                    "region_code", "country", "sku", "gpu_model", "gpu_count", "gpu_fraction",
+                    "vram_gb", "offer_kind", "billing_period", "price_amount", "currency",
+                    "price_per_gpu_hour_cny", "price_per_gpu_hour_usd", "fx_rate_date", "url",
+                    "raw_ref", "offer_id")
+# The columns that name an offending row in a failure: of a batch row, of a source's level.
+ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
+SOURCE_ROW_ID = ["source", "gpu_model"]
+
+
+def _expectations():
+    """Great Expectations' expectation classes, imported when a check runs: GX takes longer to
+    import than Dagster, and every process that loads the definitions (each step of the
+    multiprocess executor, the UI's code server) would pay for it otherwise."""
+    import great_expectations.expectations as gxe
+
+    return gxe
+
+
+def observation_suite(now: datetime) -> list:
+    gxe = _expectations()
+    return [
+        *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in REQUIRED_COLUMNS),
+        gxe.ExpectCompoundColumnsToBeUnique(column_list=["offer_id", "observed_hour"]),
+        gxe.ExpectColumnValuesToBeInSet(column="currency", value_set=sorted(KNOWN_CURRENCIES)),
+        gxe.ExpectColumnValuesToBeInSet(column="gpu_model", value_set=list(CANONICAL_MODELS)),
+        gxe.ExpectColumnValuesToBeInSet(column="offer_kind", value_set=list(OFFER_KINDS)),
+        gxe.ExpectColumnValuesToBeInSet(column="billing_period", value_set=list(HOURS_PER_PERIOD)),
+        gxe.ExpectColumnValuesToBeBetween(column="gpu_fraction", min_value=0, max_value=1,
+                                          strict_min=True),
+        gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1),
+        # the machine's specs, where stated (GX skips nulls): a misread, not a machine, past these
+        *(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0, max_value=float(ceiling),
+                                            strict_min=True)
+          for column, ceiling in (("vcpus", MAX_VCPUS), ("memory_gib", MAX_MEMORY_GIB),
+                                  ("disk_gb", MAX_DISK_GB))),
+        *(gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, strict_min=True)
+          for c in ("price_per_gpu_hour_cny", "price_per_gpu_hour_usd")),
+        gxe.ExpectColumnValuesToBeBetween(
+            column="observed_at",
+            max_value=(now + timedelta(minutes=FUTURE_SKEW_MINUTES)).isoformat()),
+        gxe.ExpectColumnValuesToBeInSet(column="price_within_card_bounds", value_set=[True]),
+        gxe.ExpectColumnValuesToBeInSet(column="slice_price_plausible", value_set=[True]),
+    ]
+
+
+def source_suite() -> list:
+    gxe = _expectations()
+    return [
+        gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
+        gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
+                                          min_value=1 / MAX_PRICE_LEVEL_FACTOR,
+                                          max_value=MAX_PRICE_LEVEL_FACTOR),
+    ]
+
+
+def with_card_bounds(df: pd.DataFrame) -> pd.DataFrame:
+    """`df` (the batch's rows) with `price_within_card_bounds`: each row's price checked against
+    its card's plausible bounds (PRICE_BOUNDS_CNY_PER_GPU_HOUR, normalization's "bounds" stage,
+    checked again here against a normalizer regression); False for a card not in the catalog."""
+    bounds = df["gpu_model"].map(lambda m: PRICE_BOUNDS_CNY_PER_GPU_HOUR.get(gpu_family(m))
+                                 if m in CANONICAL_MODELS else None)
+    df["price_within_card_bounds"] = [
+        b is not None and float(b[0]) <= p <= float(b[1])
+        for b, p in zip(bounds, df["price_per_gpu_hour_cny"], strict=True)]
+    return df
