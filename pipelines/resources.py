@@ -18,7 +18,16 @@ import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.warehouse.db import DUCKDB_CONFIG
-from spiders.layout import REPO_ROOT, SNAPSHOT_DIR, data_dir, work_db_path
+from spiders.layout import (
+    REPO_ROOT,
+    SNAPSHOT_DIR,
+    crawl_items_path,
+    crawl_verdict_path,
+    data_dir,
+    fetch_log_path,
+    raw_dir,
+    work_db_path,
+)
 from spiders.registry import spider_class
 from spiders.replay_server import ReplayServer, load_raw_archive
 
@@ -102,22 +111,21 @@ class CrawlerResource(dg.ConfigurableResource):
     alone_concurrency: int = 4
 
     def items_path(self, source: str, crawl_id: str) -> Path:
-        return Path(self.data_dir) / "raw" / "items" / source / f"{crawl_id}.jsonl"
+        return crawl_items_path(source, crawl_id, self.data_dir)
 
     def verdict_path(self, source: str, crawl_id: str) -> Path:
-        return Path(self.data_dir) / "raw" / "crawls" / source / f"{crawl_id}.json"
+        return crawl_verdict_path(source, crawl_id, self.data_dir)
 
     @contextlib.contextmanager
     def replay(self) -> Iterator[str | None]:
         """The replay server's URL for the crawl's duration (None for a live crawl)."""
         if self.mode not in MODES:
             raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
-        root = Path(self.data_dir)
         server = None
         if self.mode == "replay":
             server = ReplayServer(Path(self.snapshot_dir)).start()
         elif self.mode == "raw":
-            server = ReplayServer(index=load_raw_archive(root / "raw")).start()
+            server = ReplayServer(index=load_raw_archive(raw_dir(self.data_dir))).start()
         try:
             yield server.url if server else None
         finally:
@@ -233,7 +241,7 @@ class CrawlerResource(dg.ConfigurableResource):
         if log:
             log.warning(f"[{source}] {reason}: crawling it again in a process of its own")
         # the dead process's half-written fetch log would be appended to: start it afresh
-        fetches = Path(self.data_dir) / "raw" / "fetches" / source / f"{crawl_id}.jsonl"
+        fetches = fetch_log_path(source, crawl_id, self.data_dir)
         fetches.unlink(missing_ok=True)
         result = self._crawl_alone(source, crawl_id, log, replay_url, settings)
         result.retried_alone, result.retry_reason = True, reason

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from pipelines.cli.output import console
+from spiders.layout import crawl_verdicts_dir
 
 
 class StepProgress:
@@ -37,7 +38,7 @@ class StepProgress:
         self.instance, self.run_id, self.sources = instance, run_id, sources
         # each crawl writes its monitor verdict here when it ends; crawl ids end in the run id's
         # first 8 characters (pipelines/defs/ingest.py)
-        self.verdicts = data_dir / "raw" / "crawls"
+        self.verdicts = crawl_verdicts_dir(data_dir)
         self.running: dict[str, float] = {}
         self.finished = 0
         # a step that materializes several assets (every SQL model, every feed): how many it

@@ -15,7 +15,7 @@ from scrapy import signals
 from scrapy.crawler import Crawler
 
 from spiders.items import missing_fields
-from spiders.layout import data_dir
+from spiders.layout import crawl_verdict_path, data_dir
 
 
 def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
@@ -98,8 +98,8 @@ class OfferMonitor:
                                        "httperror/", "robotstxt/"))},
         }
         crawl_id = verdict["crawl_id"] or "adhoc"
-        crawls = data_dir(spider.settings.get("GPUPRICES_DATA_DIR")) / "raw" / "crawls"
-        path = crawls / spider.name / f"{crawl_id}.json"
+        path = crawl_verdict_path(spider.name, crawl_id,
+                                  data_dir(spider.settings.get("GPUPRICES_DATA_DIR")))
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(verdict, ensure_ascii=False, indent=2), encoding="utf-8")
         for failure in failures:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.tools.bench.config import say
-from spiders.layout import REPO_ROOT
+from spiders.layout import REPO_ROOT, crawl_verdicts_dir, db_path
 
 
 def whole_run_bench(root: Path) -> dict[str, Any]:
@@ -32,11 +32,11 @@ def whole_run_bench(root: Path) -> dict[str, Any]:
     output, _ = proc.communicate()
     seconds = time.perf_counter() - started
     verdicts = [json.loads(p.read_text(encoding="utf-8"))
-                for p in sorted((data / "raw" / "crawls").glob("*/*.json"))]
+                for p in sorted(crawl_verdicts_dir(data).glob("*/*.json"))]
     return {"seconds": seconds, "exit_code": proc.returncode,
             "sources_passed": sum(1 for v in verdicts if v.get("passed")),
-            "sources": len(verdicts), "published": (data / "prices.db").exists(),
-            "db_path": str(data / "prices.db"),
+            "sources": len(verdicts), "published": db_path(data).exists(),
+            "db_path": str(db_path(data)),
             "requests": sum(v.get("requests") or 0 for v in verdicts),
             "crawl_seconds_by_source": {v["source"]: _seconds_between(v) for v in verdicts},
             **_dagster_run_times(home),
