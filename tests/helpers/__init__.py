@@ -3,7 +3,10 @@
 
 - observations: the observation factory `obs`, places as normalization writes them, and the SQL
   models built over hand-made rows (`build`, `build_only`, `insert`, `records`, `approx`)
-- responses: recorded snapshot files as real Scrapy responses (`file_response`)
+- responses: recorded snapshot files as real Scrapy responses (`file_response`), a spider
+  replayed over its snapshot in-process (`replay_spider`)
+- spider_contract: the invariants every spider's offers meet (`check_contract`, and each
+  source's paths, declared quarantines and known exceptions)
 - crawl: one real `scrapy crawl` in a subprocess over the replay server (`run_crawl`)
 - receivers: a JSON webhook and an SMTP mailbox on 127.0.0.1 (`Receiver`, `Mailbox`)
 - runs: `gpuprices` in a subprocess, as a user runs it, and reading what it published; the runs

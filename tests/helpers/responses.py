@@ -1,13 +1,18 @@
-"""Recorded snapshot files (data/snapshots/<source>/) as real Scrapy responses."""
+"""Recorded snapshot files (data/snapshots/<source>/) as real Scrapy responses, and a spider
+replayed over its snapshot in-process (`replay_spider`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+from dataclasses import dataclass
 
 from scrapy.http import HtmlResponse, Request, TextResponse
+from scrapy.utils.test import get_crawler
 
 from spiders.layout import SNAPSHOT_DIR
-from spiders.replay_server import CAPTURED_AT_HEADER
+from spiders.registry import spider_class
+from spiders.replay_server import CAPTURED_AT_HEADER, request_key
 
 
 def snapshot_entries(source: str) -> list[dict]:
@@ -31,3 +36,54 @@ def json_response(url: str, body, status: int = 200) -> TextResponse:
     a renamed field) instead of a recorded one."""
     return TextResponse(url=url, body=json.dumps(body, ensure_ascii=False).encode("utf-8"),
                         status=status, encoding="utf-8", request=Request(url))
+
+
+def entry_key(entry: dict) -> str:
+    """The replay server's key of a manifest entry (method, canonical URL, JSON body)."""
+    body = entry.get("body")
+    if body is not None and not isinstance(body, str):
+        body = json.dumps(body)
+    return request_key(entry.get("method", "GET"), entry["url"], body)
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What one spider did over its snapshot: the offers it yielded, the manifest entries it
+    requested (their files), and the requests no entry answers (the replay server's 404s)."""
+    offers: list[dict]
+    files_read: frozenset[str]
+    unrecorded: tuple[str, ...]
+
+
+def replay_spider(source: str, settings: dict | None = None) -> Replay:
+    """`source`'s spider crawling its snapshot in-process, as the replay server would answer it:
+    every request it makes (start, then each callback's follow-ups, duplicates filtered as
+    Scrapy's dupefilter does) is answered by the recorded file of its entry; an error status goes
+    to the callback only when the request handles it (handle_httpstatus_list), as Scrapy's
+    HttpErrorMiddleware lets it. The keys the spider sees are the environment's."""
+    cls = spider_class(source)
+    spider = cls.from_crawler(get_crawler(cls, settings or {}), crawl_id="replay")
+    entries = {entry_key(e): e for e in snapshot_entries(source)}
+
+    async def started() -> list:
+        return [r async for r in spider.start()]
+
+    queue, offers, seen, read, unrecorded = asyncio.run(started()), [], set(), set(), []
+    while queue:
+        request = queue.pop(0)
+        key = request_key(request.method, request.url, request.body or None)
+        if key in seen and not request.dont_filter:
+            continue
+        seen.add(key)
+        if (entry := entries.get(key)) is None:
+            unrecorded.append(key)
+            continue
+        read.add(entry["file"])
+        status = int(entry.get("status", 200))
+        if status >= 300 and status not in request.meta.get("handle_httpstatus_list", ()):
+            continue
+        response = file_response(source, entry["file"]).replace(
+            url=request.url, status=status, request=request)
+        for output in (request.callback or spider.parse)(response, **request.cb_kwargs) or ():
+            (queue if isinstance(output, Request) else offers).append(output)
+    return Replay([dict(o) for o in offers], frozenset(read), tuple(unrecorded))

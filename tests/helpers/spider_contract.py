@@ -1,0 +1,363 @@
+"""The contract every spider's offers meet, whatever the vendor, in the manner of gpuhunt's
+catalog integrity tests: written once here, checked over every source's bundled snapshot on
+each of its paths (tests/spiders/test_spider_contract.py) and over the offers a vendor test
+holds (`check_contract`); a vendor test keeps only what is its vendor's own.
+
+What each offer meets (the check's name, used by KNOWN_EXCEPTIONS):
+  fields        every RawOffer field normalization needs is there (spiders.items.missing_fields)
+  identity      source is the spider's name; vendor and vendor_kind the spider's (an aggregator
+                names each offer's vendor, of a kind some source declares); reaches_via the
+                spider's
+  recorded      url is the live URL of a recorded entry, raw_ref the sha256 of that entry's
+                bytes, observed_at its capture time (never the clock: a replay is reproducible)
+  terms         offer_kind and billing_period are normalization's words
+  price         a price_amount is a positive decimal with its currency; else a price_text
+  count         a gpu_count, when stated, is a whole number of at least 1
+  unique        no two offers share the source's offer key (OFFER_KEYS)
+  normalizes    every offer lands (its card known, its region placed, its price per GPU-hour
+                within the card's plausible bounds), or is quarantined for a reason the source
+                declares in EXPECTED_QUARANTINES; each declared reason still happens
+  one_row       no two landed rows are one offer in one hour (normalization's dedupe drops none)
+and what each source meets: its snapshot yields at least the spider's min_offers on each path;
+every manifest entry is read by some path, and no path asks for an unrecorded request; a
+template's manifest says its prices are illustrative; a keyed path's offers never carry a key.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from hashlib import sha256
+
+from pipelines.normalize import OFFER_KINDS, Quarantined
+from spiders.items import missing_fields
+from spiders.layout import SNAPSHOT_DIR
+from spiders.parsing.currencies import iso_currency
+from spiders.parsing.prices import HOURS_PER_PERIOD
+from spiders.price_basis import manifest_price_basis
+from spiders.registry import source_names, spider_class
+from tests.helpers.normalized import normalized
+from tests.helpers.responses import Replay, replay_spider, snapshot_entries
+
+PUBLIC, KEYED = "public", "keyed"
+# What a keyed path is given: a fake value per key, except where the recorded request body holds
+# the value (Huawei's project id is part of the rated body the snapshot answers).
+FAKE_KEYS = {"HUAWEICLOUD_SDK_PROJECT_ID": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"}
+# Settings a path needs to ask the recorded requests: AWS's spot history asks from a start time,
+# the recorded bodies' one.
+REPLAY_SETTINGS = {"aws": {"AWS_SPOT_START_TIME": "2026-11-30T09:00:00Z"}}
+
+# The fields that tell one offer of a source from another: the default is every field a price
+# can differ by; a source whose ids say more (a machine id names its region) keeps a narrower key,
+# the one its vendor test has always held it to.
+DEFAULT_OFFER_KEY = ("sku", "region_text", "offer_kind", "billing_period", "effective_at")
+OFFER_KEYS: dict[str, tuple[str, ...]] = {
+    "alibaba_cn": ("sku", "region_text", "billing_period"),
+    "aws": ("sku", "region_text", "offer_kind"),
+    "azure": ("sku", "region_text", "offer_kind"),
+    "compshare_cn": ("sku", "billing_period", "effective_at"),
+    "gcp": ("sku", "region_text", "offer_kind"),
+    "gpugeek_cn": ("sku", "billing_period"),
+    "huaweicloud_cn": ("sku", "region_text", "billing_period"),
+    "idc_guian": ("sku", "region_text", "billing_period"),
+    "idc_nanjing": ("sku", "region_text", "billing_period"),
+    "idc_northwest": ("sku", "region_text", "billing_period"),
+    "idc_ulanqab": ("sku", "region_text", "billing_period"),
+    "lambda_cloud": ("sku", "region_text"),
+    "runpod": ("sku", "region_text"),
+    "tencent_cn": ("sku", "region_text", "offer_kind", "billing_period"),
+    "vastai": ("sku", "offer_kind"),
+    "volcengine_cn": ("sku", "region_text", "billing_period"),
+    "vultr": ("sku", "region_text", "offer_kind", "billing_period"),
+}
+
+_UNKNOWN_CARD = r"unknown GPU model \(not in card_catalog\.csv\) in "
+_NEGOTIABLE = {("price", r"^not a price: 面议 \(negotiable\)$"): "a 面议 (negotiable) cell"}
+# {(stage, reason pattern): why} of each quarantine a source's snapshot holds on purpose; any
+# other quarantine breaks the contract (each is asserted in detail by its vendor test).
+EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
+    "alibaba_cn": {("card", r"unsupported slice fraction 1/6 in 'NVIDIA A10 24GB 1/6'"):
+                   "a sixth of an A10 is no slice the catalog knows",
+                   ("card", _UNKNOWN_CARD + r"'ecs\.gn5-c4g1\.xlarge'$"):
+                   "gn5 is missing from the family table: the type is passed on as the card"},
+    "autodl_cn": {("card", _UNKNOWN_CARD + "'vGPU-32GB'$"): "a vGPU names no card"},
+    "compshare_cn": {("card", _UNKNOWN_CARD + "'P40 24G'$"): "P40 is not a catalogued card"},
+    "gpushare_cn": {("card", _UNKNOWN_CARD + "'NVIDIA A16'$"): "A16 is not a catalogued card"},
+    "huaweicloud_cn": {("card", _UNKNOWN_CARD + "'Ascend 310 8G'$"): "an Ascend NPU, no GPU"},
+    "idc_cibr_bj": {("price", r"unrecognized billing period 'v100·hour'"):
+                    "the card is in the unit (RMB/V100·HOUR), which the grammar does not read"},
+    "idc_cuhksz_sz": {("card", r"^several GPU models "): "a row priced for several cards"},
+    "idc_guian": _NEGOTIABLE, "idc_nanjing": _NEGOTIABLE, "idc_northwest": _NEGOTIABLE,
+    "idc_sinnet_bj": _NEGOTIABLE, "idc_ulanqab": _NEGOTIABLE,
+    "idc_hkustgz_gz": {("card", _UNKNOWN_CARD + r"'GPU( Server)? ?\(ACD\)'$"):
+                       "the rows name a partition, not a card"},
+    "idc_pku_bj": {("card", _UNKNOWN_CARD + r"'(GPU(40G|80G)?|LIFE)'$"):
+                   "the partitions name a queue or its memory, not a card"},
+    "idc_srils_sz": {("card", _UNKNOWN_CARD + r"'GPU \(高性能\)'$"): "a tier, not a card"},
+    "lambda_cloud": {("card", _UNKNOWN_CARD + "'NVIDIA Quadro RTX 6000'$"):
+                     "Quadro RTX 6000 is not a catalogued card"},
+    "matpool_cn": {("card", _UNKNOWN_CARD + "'NVIDIA RTX A2000'$"): "A2000 is not catalogued",
+                   ("region", r"^unknown region 'domain 1' "): "a pool no evidence places"},
+    "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks",
+                   ("card", _UNKNOWN_CARD + "'Tesla P40'$"): "P40 is not a catalogued card"},
+    "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
+                        "the list page writes ranges and declares no end",
+                        ("card", _UNKNOWN_CARD + "'Tesla P40?'$"): "P4 and P40 are not catalogued"},
+    "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
+}
+
+# {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
+# offers, for a reason; the problems the pattern matches are excused, and each entry must still
+# excuse one (a stale exception fails).
+KNOWN_EXCEPTIONS: dict[tuple[str, str], tuple[str, str]] = {
+    ("alibaba_cn", "count"): (
+        r"gpu_count 'unknown: Alibaba instance type not in alibaba_cn_gpus\.csv",
+        "an instance type missing from the family table writes why in gpu_count, so that its "
+        "quarantine names it (stage card)"),
+}
+
+
+def paths(source: str) -> tuple[str, ...]:
+    """The paths a crawl of `source` can take: public without keys, keyed with them (a source
+    whose only path is keyed has no public one)."""
+    cls = spider_class(source)
+    if not cls.key_names():
+        return (PUBLIC,)
+    return (KEYED,) if cls.api_key_required else (PUBLIC, KEYED)
+
+
+def fake_keys(source: str) -> dict[str, str]:
+    return {name: FAKE_KEYS.get(name, f"contract-fake-{name.lower()}")
+            for name in spider_class(source).key_names()}
+
+
+@contextlib.contextmanager
+def keys_for(source: str, path: str) -> Iterator[None]:
+    """The environment of one path: the source's keys set (keyed) or unset (public)."""
+    names = spider_class(source).key_names()
+    saved = {name: os.environ.get(name) for name in names}
+    try:
+        for name in names:
+            os.environ.pop(name, None)
+        if path == KEYED:
+            os.environ.update(fake_keys(source))
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@cache
+def replayed(source: str, path: str) -> Replay:
+    """`source`'s spider over its snapshot on one path, once per session."""
+    with keys_for(source, path):
+        return replay_spider(source, REPLAY_SETTINGS.get(source))
+
+
+# ---- the checks ---------------------------------------------------------------------------
+
+@cache
+def _recorded(source: str) -> dict[tuple[str, str], dict]:
+    """(live URL, sha256 of the bytes) -> the entry, of every entry of the snapshot."""
+    return {(e["url"], sha256((SNAPSHOT_DIR / source / e["file"]).read_bytes()).hexdigest()): e
+            for e in snapshot_entries(source)}
+
+
+def _entry(source: str, offer: dict) -> dict | None:
+    return _recorded(source).get((offer.get("url"), offer.get("raw_ref")))
+
+
+@cache
+def _declared_kinds() -> frozenset[str]:
+    return frozenset(spider_class(s).vendor_kind for s in source_names())
+
+
+def _identity(source: str, offer: dict) -> list[str]:
+    cls, problems = spider_class(source), []
+    if offer.get("source") != source:
+        problems.append(f"source {offer.get('source')!r}, not {source!r}")
+    if cls.reaches_via == "direct":
+        if (offer.get("vendor"), offer.get("vendor_kind")) != (cls.vendor, cls.vendor_kind):
+            problems.append(f"vendor {offer.get('vendor')!r} / {offer.get('vendor_kind')!r}, "
+                            f"not the spider's {cls.vendor!r} / {cls.vendor_kind!r}")
+    elif not offer.get("vendor") or offer.get("vendor_kind") not in _declared_kinds():
+        problems.append(f"vendor {offer.get('vendor')!r} of kind {offer.get('vendor_kind')!r}")
+    if (offer.get("reaches_via") or "direct") != cls.reaches_via:
+        problems.append(f"reaches_via {offer.get('reaches_via')!r}, not {cls.reaches_via!r}")
+    return problems
+
+
+def _recorded_entry(source: str, offer: dict) -> list[str]:
+    if (entry := _entry(source, offer)) is None:
+        return [f"url {offer.get('url')!r} with raw_ref {offer.get('raw_ref')!r} is no "
+                "recorded entry's"]
+    if offer.get("observed_at") != entry["captured_at"]:
+        return [f"observed_at {offer.get('observed_at')!r}, not the capture time "
+                f"{entry['captured_at']!r}"]
+    return []
+
+
+def _terms(source: str, offer: dict) -> list[str]:
+    problems = []
+    if offer.get("offer_kind") not in OFFER_KINDS:
+        problems.append(f"offer_kind {offer.get('offer_kind')!r}")
+    if offer.get("billing_period") not in (None, *HOURS_PER_PERIOD):
+        problems.append(f"billing_period {offer.get('billing_period')!r}")
+    return problems
+
+
+# A page a person reads (HTML, plain text) writes its prices as text; any other body (JSON, XML,
+# CSV, a script) is data, whose numbers a spider keeps as numbers.
+PAGE_TYPES = ("text/html", "text/plain")
+
+
+def _price(source: str, offer: dict) -> list[str]:
+    """The price as written is always kept; an amount is stated when the body is data."""
+    amount, entry = offer.get("price_amount"), _entry(source, offer)
+    if not offer.get("price_text"):
+        return ["no price_text (the price as written)"]
+    if amount in (None, ""):
+        if entry and not entry["content_type"].startswith(PAGE_TYPES):
+            return [f"no price_amount, though read from {entry['content_type']} data"]
+        return []
+    try:
+        positive = Decimal(str(amount)) > 0
+    except InvalidOperation:
+        positive = False
+    if not positive:
+        return [f"price_amount {amount!r} is no positive decimal"]
+    try:
+        iso_currency(offer.get("currency") or "")
+    except ValueError:
+        return [f"price_amount {amount!r} in currency {offer.get('currency')!r}"]
+    return []
+
+
+def _count(source: str, offer: dict) -> list[str]:
+    count = offer.get("gpu_count")
+    if count in (None, ""):
+        return []
+    if isinstance(count, bool) or not re.fullmatch(r"[1-9][0-9]*", str(count).strip()):
+        return [f"gpu_count {count!r} is no whole number of at least 1"]
+    return []
+
+
+OFFER_CHECKS = {"fields": lambda source, offer: [f"missing {f}" for f in missing_fields(offer)],
+                "identity": _identity, "recorded": _recorded_entry, "terms": _terms,
+                "price": _price, "count": _count}
+
+
+def offer_key(source: str, offer: dict) -> tuple:
+    return tuple(offer.get(f) for f in OFFER_KEYS.get(source, DEFAULT_OFFER_KEY))
+
+
+def _unique(source: str, offers: list[dict]) -> list[str]:
+    twice = [k for k, n in Counter(offer_key(source, o) for o in offers).items() if n > 1]
+    return [f"offer key {k} twice" for k in twice]
+
+
+def normalized_offers(offers: Iterable[dict]) -> tuple[list[dict], list[tuple[dict, Quarantined]]]:
+    """Through the normalizer, the offers that have its fields (the others break `fields`)."""
+    return normalized(o for o in offers if not missing_fields(o))
+
+
+def _expected_quarantine(source: str, why: Quarantined) -> tuple[str, str] | None:
+    return next((k for k in EXPECTED_QUARANTINES.get(source, {})
+                 if k[0] == why.stage and re.search(k[1], why.reason)), None)
+
+
+def _normalizes(source: str, offers: list[dict]) -> list[str]:
+    _, quarantined = normalized_offers(offers)
+    return [f"{o.get('sku')!r} / {o.get('region_text')!r} quarantined: {why}"
+            for o, why in quarantined if _expected_quarantine(source, why) is None]
+
+
+def _one_row(source: str, offers: list[dict]) -> list[str]:
+    rows, _ = normalized_offers(offers)
+    hours = Counter((r["offer_id"], r["observed_hour"]) for r in rows)
+    return [f"offer {oid} twice in the hour {hour}" for (oid, hour), n in hours.items() if n > 1]
+
+
+def contract_problems(source: str, offers: list[dict]) -> dict[str, list]:
+    """{check: its problems} of the offers `source`'s spider yielded from recorded responses;
+    a problem KNOWN_EXCEPTIONS excuses is left out."""
+    offers = [dict(o) for o in offers]
+    found: dict[str, list] = {name: [] for name in (*OFFER_CHECKS, "unique", "normalizes",
+                                                    "one_row")}
+    for offer in offers:
+        label = f"{offer.get('sku')!r} / {offer.get('region_text')!r}"
+        for name, check in OFFER_CHECKS.items():
+            found[name] += [f"{label}: {p}" for p in check(source, offer)]
+    found["unique"] = _unique(source, offers)
+    found["normalizes"] = _normalizes(source, offers)
+    found["one_row"] = _one_row(source, offers)
+    return {name: kept for name, problems in found.items()
+            if (kept := [p for p in problems if not _excused(source, name, p)])}
+
+
+def _excused(source: str, check: str, problem: str) -> bool:
+    pattern = KNOWN_EXCEPTIONS.get((source, check), (None,))[0]
+    return pattern is not None and re.search(pattern, problem) is not None
+
+
+def path_problems(source: str, path: str) -> dict[str, list]:
+    """The contract over what `source`'s spider yields from its snapshot on `path`, with what a
+    replayed crawl must also meet: the spider's own min_offers, no unrecorded request, and (keyed)
+    no key in any offer."""
+    replay = replayed(source, path)
+    found = contract_problems(source, replay.offers)
+    if len(replay.offers) < spider_class(source).min_offers:
+        found["min_offers"] = [f"{len(replay.offers)} offers, below the spider's min_offers "
+                               f"{spider_class(source).min_offers}"]
+    if replay.unrecorded:
+        found["requests"] = [f"no recorded entry answers {key}" for key in replay.unrecorded]
+    if path == KEYED and (leaked := leaked_keys(source, replay.offers)):
+        found["keys"] = leaked
+    return found
+
+
+def leaked_keys(source: str, offers: list[dict]) -> list[str]:
+    """The keys of `source` whose fake value shows in an offer (a key is never passed on)."""
+    text = json.dumps(offers, default=str, ensure_ascii=False)
+    return [f"{name}'s value is in an offer" for name, value in fake_keys(source).items()
+            if value in text]
+
+
+def source_problems(source: str) -> dict[str, list]:
+    """What holds over all the paths of `source`: every manifest entry is read by one of them,
+    every declared quarantine and known exception still happens on one, and a template's
+    manifest says its prices are illustrative."""
+    replays = [replayed(source, path) for path in paths(source)]
+    offers = [o for replay in replays for o in replay.offers]
+    read = set().union(*(replay.files_read for replay in replays))
+    found = {"unread": [f"{e['file']} is read by no path" for e in snapshot_entries(source)
+                        if e["file"] not in read]}
+    seen = {_expected_quarantine(source, why) for _, why in normalized_offers(offers)[1]}
+    found["stale"] = [f"declared quarantine {k} never happens"
+                      for k in EXPECTED_QUARANTINES.get(source, {}) if k not in seen]
+    raw = {name: [p for o in offers for p in check(source, o)]
+           for name, check in OFFER_CHECKS.items()}
+    found["stale"] += [f"known exception of {check} excuses nothing: {why}"
+                       for (src, check), (pattern, why) in KNOWN_EXCEPTIONS.items()
+                       if src == source and not any(re.search(pattern, p) for p in raw[check])]
+    basis = manifest_price_basis(json.loads(
+        (SNAPSHOT_DIR / source / "manifest.json").read_text(encoding="utf-8")))[0]
+    if spider_class(source).is_template and basis != "illustrative":
+        found["basis"] = [f"a template's prices are illustrative, not {basis}"]
+    return {name: problems for name, problems in found.items() if problems}
+
+
+def check_contract(source: str, offers: list[dict]) -> None:
+    """Fail naming every broken check of the contract (vendor tests call this on their offers)."""
+    assert offers, f"{source}: no offers to check"
+    problems = contract_problems(source, offers)
+    assert not problems, json.dumps({source: problems}, indent=1, ensure_ascii=False)[:4000]

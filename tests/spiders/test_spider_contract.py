@@ -1,0 +1,148 @@
+"""The spider contract (tests/helpers/spider_contract.py) over every source of the registry, on
+each path its snapshot records; and the contract itself, shown to fail on each kind of broken
+offer (a check that cannot fail checks nothing)."""
+
+import pytest
+
+from spiders.registry import source_names, spider_class
+from tests.helpers import responses, spider_contract
+from tests.helpers.spider_contract import (
+    EXPECTED_QUARANTINES,
+    KEYED,
+    KNOWN_EXCEPTIONS,
+    OFFER_CHECKS,
+    OFFER_KEYS,
+    PUBLIC,
+    contract_problems,
+    leaked_keys,
+    path_problems,
+    paths,
+    replayed,
+    source_problems,
+)
+
+PATHS = [(source, path) for source in source_names() for path in paths(source)]
+
+
+@pytest.mark.parametrize("source, path", PATHS, ids=[f"{s}-{p}" for s, p in PATHS])
+def test_every_path_of_every_source_meets_the_contract(source, path):
+    assert path_problems(source, path) == {}
+
+
+@pytest.mark.parametrize("source", source_names())
+def test_every_source_reads_its_whole_snapshot_and_needs_each_exception(source):
+    assert source_problems(source) == {}
+
+
+def test_the_contract_names_only_registered_sources_and_checks():
+    sources = set(source_names())
+    assert set(OFFER_KEYS) | set(EXPECTED_QUARANTINES) <= sources
+    assert {source for source, _ in KNOWN_EXCEPTIONS} <= sources
+    assert {check for _, check in KNOWN_EXCEPTIONS} <= set(OFFER_CHECKS)
+    assert all(why for quarantines in EXPECTED_QUARANTINES.values()
+               for why in quarantines.values())
+
+
+def test_paths_follow_the_keys_a_source_needs():
+    assert paths("azure") == (PUBLIC,)                       # no keyed path
+    assert paths("aws") == (PUBLIC, KEYED)                   # keys optional
+    assert paths("autodl_cn") == (KEYED,)                    # its only path is keyed
+    assert {p for s, p in PATHS if spider_class(s).api_key_required} == {KEYED}
+
+
+# ---- the contract fails on each kind of broken offer ---------------------------------------
+
+def _broken(offer: dict, edit: dict) -> dict:
+    return {k: v for k, v in {**offer, **edit}.items() if v is not DROP}
+
+
+DROP = object()
+
+
+@pytest.mark.parametrize("source, edit, check, says", [
+    ("azure", {"sku": DROP}, "fields", "missing sku"),
+    ("azure", {"region_text": ""}, "fields", "missing region_text"),
+    ("azure", {"source": "aws"}, "identity", "source 'aws'"),
+    ("azure", {"vendor": "Someone Else"}, "identity", "not the spider's"),
+    ("azure", {"vendor_kind": "idc"}, "identity", "not the spider's"),
+    ("azure", {"reaches_via": "aggregator"}, "identity", "reaches_via 'aggregator'"),
+    ("primeintellect", {"vendor_kind": "reseller"}, "identity", "of kind 'reseller'"),
+    ("primeintellect", {"vendor": ""}, "identity", "vendor ''"),
+    ("azure", {"url": "https://prices.azure.com/api/retail/prices?page=9"}, "recorded",
+     "is no recorded entry's"),
+    ("azure", {"raw_ref": "0" * 64}, "recorded", "is no recorded entry's"),
+    ("azure", {"observed_at": "2030-01-01T00:00:00Z"}, "recorded", "not the capture time"),
+    ("azure", {"offer_kind": "weekly"}, "terms", "offer_kind 'weekly'"),
+    ("azure", {"billing_period": "fortnight"}, "terms", "billing_period 'fortnight'"),
+    ("azure", {"price_amount": "0"}, "price", "no positive decimal"),
+    ("azure", {"price_amount": "-3.5"}, "price", "no positive decimal"),
+    ("azure", {"price_amount": "3,67"}, "price", "no positive decimal"),
+    ("azure", {"currency": None}, "price", "in currency None"),
+    ("azure", {"currency": "dollars-ish"}, "price", "in currency 'dollars-ish'"),
+    ("azure", {"price_amount": DROP}, "price", "though read from application/json"),
+    ("azure", {"price_text": DROP}, "price", "no price_text"),
+    ("azure", {"gpu_count": 0}, "count", "no whole number"),
+    ("azure", {"gpu_count": "two"}, "count", "no whole number"),
+    ("azure", {"gpu_count": True}, "count", "no whole number"),
+    ("azure", {"gpu_text": "Voodoo2 12MB"}, "normalizes", "card: unknown GPU model"),
+    ("azure", {"region_text": "atlantis"}, "normalizes", "region"),
+    ("azure", {"price_amount": "36730"}, "normalizes", "bounds"),
+    ("lambda_cloud", {"gpu_text": "NVIDIA Quadro RTX 8000"}, "normalizes", "card"),
+])
+def test_a_broken_offer_breaks_its_check(source, edit, check, says):
+    offer = replayed(source, paths(source)[0]).offers[0]
+    assert contract_problems(source, [offer]) == {}
+    problems = contract_problems(source, [_broken(offer, edit)])
+    assert check in problems and says in " ".join(problems[check]), problems
+
+
+def test_an_offer_twice_breaks_uniqueness_and_lands_twice_in_one_hour():
+    offer = replayed("azure", PUBLIC).offers[0]
+    problems = contract_problems("azure", [offer, dict(offer)])
+    assert set(problems) == {"unique", "one_row"}
+    # the key is the source's: vastai's machine id and term tell its offers apart
+    other_region = {**replayed("vastai", PUBLIC).offers[0], "region_text": "elsewhere"}
+    assert "unique" in contract_problems("vastai", [replayed("vastai", PUBLIC).offers[0],
+                                                    other_region])
+
+
+def test_a_declared_quarantine_excuses_only_its_reason():
+    quarantined = next(o for o in replayed("lambda_cloud", PUBLIC).offers
+                       if "Quadro" in o["gpu_text"])
+    assert contract_problems("lambda_cloud", [quarantined]) == {}
+    assert "normalizes" in contract_problems("azure", [{**quarantined, "source": "azure"}])
+
+
+def test_a_known_exception_excuses_only_what_it_names():
+    gn5 = next(o for o in replayed("alibaba_cn", PUBLIC).offers
+               if o["sku"] == "ecs.gn5-c4g1.xlarge")
+    assert contract_problems("alibaba_cn", [gn5]) == {}
+    assert "count" in contract_problems("alibaba_cn", [{**gn5, "gpu_count": "0"}])
+
+
+def test_a_key_in_an_offer_is_found():
+    offer = replayed("lambda_cloud", KEYED).offers[0]
+    assert leaked_keys("lambda_cloud", [offer]) == []
+    value = spider_contract.fake_keys("lambda_cloud")["LAMBDA_API_KEY"]
+    assert leaked_keys("lambda_cloud", [{**offer, "vendor_data": {"auth": value}}]) == [
+        "LAMBDA_API_KEY's value is in an offer"]
+
+
+def test_a_stale_declaration_or_an_unread_file_breaks_the_source(monkeypatch):
+    monkeypatch.setitem(EXPECTED_QUARANTINES, "azure", {("card", "Voodoo"): "no longer sold"})
+    monkeypatch.setitem(KNOWN_EXCEPTIONS, ("azure", "count"), ("never", "a fixed slip"))
+    entries = responses.snapshot_entries("azure")
+    monkeypatch.setattr(spider_contract, "snapshot_entries",
+                        lambda source: [*entries, {**entries[0], "file": "page9.json"}])
+    problems = source_problems("azure")
+    assert problems["unread"] == ["page9.json is read by no path"]
+    assert problems["stale"] == ["declared quarantine ('card', 'Voodoo') never happens",
+                                 "known exception of count excuses nothing: a fixed slip"]
+
+
+def test_a_request_no_entry_answers_is_named(monkeypatch):
+    entries = responses.snapshot_entries("azure")
+    monkeypatch.setattr(responses, "snapshot_entries", lambda source: entries[:1])
+    replay = responses.replay_spider("azure")
+    assert len(replay.unrecorded) == 1 and "skip=100" in replay.unrecorded[0]
+    assert replay.files_read == {entries[0]["file"]}
