@@ -1,27 +1,20 @@
 """Relative throughput and scaling: how much work one card of an offer does (in A100-80GB
 equivalents), and what slicing, data parallelism, model parallelism and spot restarts cost.
-Every figure is a documented rule of thumb (docs/advisor.md)."""
+Every figure is a documented rule of thumb (docs/advisor.md). The cards' own figures (throughput,
+a PCIe board's share of it, the consumer segment) are the card catalog's, with their evidence
+(spiders/parsing/card_catalog.csv); the rules of scaling are here."""
 
 from __future__ import annotations
 
 from pipelines.advisor.offers import Offer
+from spiders.parsing.card_catalog import CARDS
 
-# Relative throughput of one whole card, A100-80GB SXM = 1.0: (training, inference).
-# Training follows dense bf16 tensor throughput as achieved in practice (not the 3.2x peak ratio
-# of H100 to A100); inference is mostly memory-bandwidth bound, hence the 4090's better showing.
-THROUGHPUT = {
-    "A100-80GB": (1.0, 1.0),
-    "A100-40GB": (0.95, 0.8),      # the same chip with 1.6 instead of 2.0 TB/s
-    "H100-80GB": (2.5, 2.0),
-    "H100-94GB": (2.3, 2.4),       # H100 NVL: PCIe-class clocks, 3.9 TB/s memory
-    "H800-80GB": (2.5, 2.0),       # H100 compute; only its NVLink is cut (see scaling)
-    "RTX4090-24GB": (0.55, 0.8),
-    "RTX4090-48GB": (0.55, 0.8),   # the same chip with modded memory
-    "RTX4090D-24GB": (0.5, 0.7),   # 114 of the 4090's 128 SMs
-}
-# PCIe boards of the datacentre cards run at lower power than SXM (A100 300 W vs 400 W; H100
-# PCIe 756 vs 989 TFLOPS, 2.0 vs 3.35 TB/s): applied when gpu_variant says PCIe.
-PCIE_FACTOR = {"A100": 0.9, "H100": 0.75, "H800": 0.75}
+# Relative throughput of one whole card, A100-80GB SXM = 1.0: (training, inference), per model.
+THROUGHPUT = {model: figures for card in CARDS
+              for model, figures in card.throughput_by_model().items()}
+# PCIe boards of the datacentre cards run at lower power than SXM: applied when gpu_variant says
+# PCIe, per family.
+PCIE_FACTOR = {card.family: card.pcie_factor for card in CARDS if card.pcie_factor}
 # A MIG/vGPU slice gets its share of the card, less a penalty for the memory bandwidth and
 # caches it shares with the other tenants.
 SLICE_EFFICIENCY = 0.75
@@ -36,7 +29,9 @@ MODEL_PARALLEL_EFFICIENCY = {2: 0.75, 4: 0.70, 8: 0.65, 16: 0.55, 32: 0.50, 64: 
 NVLINK_BONUS, PCIE_PENALTY = 0.05, 0.05
 # H800 is the H100 with NVLink cut from 900 to 400 GB/s: no NVLink bonus.
 REDUCED_NVLINK_MODELS = frozenset({"H800-80GB"})
-CONSUMER_MODELS = frozenset({"RTX4090-24GB", "RTX4090-48GB", "RTX4090D-24GB"})
+# Consumer cards have no NVLink (the advisor sizes jobs only on cards with a throughput figure).
+CONSUMER_MODELS = frozenset(model for card in CARDS if card.segment == "consumer"
+                            for model in card.models)
 MAX_CARDS = 64
 # A spot instance can be reclaimed: checkpointing and restarting costs about 10 % more time.
 SPOT_TIME_OVERHEAD = 1.10
