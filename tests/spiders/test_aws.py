@@ -33,6 +33,7 @@ from spiders.vendors.aws import (
 )
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.spider_contract import check_contract
 
 PRICE_LIST = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current"
 spider = AwsSpider(crawl_id="test")
@@ -42,15 +43,6 @@ def csv_entries() -> dict[str, dict]:
     return {e["file"]: e for e in snapshot_entries("aws") if e["file"].endswith(".csv")}
 
 
-@functools.cache
-def parsed() -> tuple[list[dict], list[dict]]:
-    """The on-demand offers of every recorded CSV and the spot offers of spot.js, parsed once
-    (collection needs them too: one invariants test per offer)."""
-    on_demand = [o for f in sorted(csv_entries())
-                 for o in spider.parse_on_demand(file_response("aws", f))]
-    return on_demand, list(spider.parse_spot(file_response("aws", "spot.json")))
-
-
 @pytest.fixture(scope="module")
 def csv_files() -> dict[str, dict]:
     return csv_entries()
@@ -58,24 +50,20 @@ def csv_files() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def on_demand() -> list[dict]:
-    return parsed()[0]
+    """The on-demand offers of every recorded CSV."""
+    return [o for f in sorted(csv_entries())
+            for o in spider.parse_on_demand(file_response("aws", f))]
 
 
 @pytest.fixture(scope="module")
 def spot() -> list[dict]:
-    return parsed()[1]
+    """The spot offers of spot.json."""
+    return list(spider.parse_spot(file_response("aws", "spot.json")))
 
 
 @pytest.fixture(scope="module")
 def offers(on_demand, spot) -> list[dict]:
     return on_demand + spot
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize("offer", [*parsed()[0], *parsed()[1]],
-                             ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
 
 
 def by(offers, sku, region):
@@ -232,14 +220,17 @@ def test_spot_feed_neither_json_nor_callback_is_loud():
         list(spider.parse_spot(response))
 
 
-def test_offer_invariants(offer):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["currency"] == "USD" and offer["billing_period"] == "hour"
-    assert offer["gpu_count"] in (1, 8)
-    assert len(offer["raw_ref"]) == 64
-    row = normalize_offer(dict(offer))   # every target offer normalizes, none is quarantined
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
-    assert row["gpu_variant"] == "SXM"
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("aws", offers)   # every offer normalizes: the contract declares no quarantine
+
+
+def test_every_offer_is_an_hourly_usd_price_of_a_target_sxm_card(offers):
+    for offer in offers:
+        assert offer["currency"] == "USD" and offer["billing_period"] == "hour"
+        assert offer["gpu_count"] in (1, 8)
+        row = normalize_offer(dict(offer))
+        assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
+        assert row["gpu_variant"] == "SXM"
 
 
 def test_offer_counts(on_demand, spot):
@@ -247,11 +238,6 @@ def test_offer_counts(on_demand, spot):
     assert len(spot) == 25
     assert len({o["region_text"] for o in on_demand}) == len(REGIONS) == 8
     assert len({o["region_text"] for o in spot}) == 14
-
-
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in offers]
-    assert len(keys) == len(set(keys))
 
 
 # --- spot.json: plain JSON or the legacy callback wrapper; what counts as no price ---

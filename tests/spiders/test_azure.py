@@ -1,7 +1,6 @@
 """Azure Retail Prices API: parse the recorded pages (city-scrapers style: parse once, many
 checks)."""
 
-import functools
 from decimal import Decimal
 
 import pytest
@@ -10,6 +9,7 @@ from scrapy.utils.test import get_crawler
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.azure import API_URL, UNMAPPED_COUNT, AzureSpider
 from tests.helpers.responses import file_response
+from tests.helpers.spider_contract import check_contract
 
 spider = AzureSpider.from_crawler(get_crawler(AzureSpider), crawl_id="test")
 
@@ -19,28 +19,20 @@ def page1():
     return file_response("azure", "retail_prices_page1.json")
 
 
-@functools.cache
+@pytest.fixture(scope="module")
 def parsed() -> list:
-    """What the spider yields for the recorded first page (offers and the next-page request),
-    parsed once (collection needs it too: one invariants test per offer)."""
+    """What the spider yields for the recorded first page (offers and the next-page request)."""
     return list(spider.parse(file_response("azure", "retail_prices_page1.json")))
 
 
 @pytest.fixture(scope="module")
-def offers() -> list[dict]:
-    return [o for o in parsed() if not hasattr(o, "callback")]
+def offers(parsed) -> list[dict]:
+    return [o for o in parsed if not hasattr(o, "callback")]
 
 
 @pytest.fixture(scope="module")
-def next_requests() -> list:
-    return [r for r in parsed() if hasattr(r, "callback")]
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize("offer", [o for o in parsed() if not hasattr(o, "callback")],
-                             ids=lambda o: f"{o['sku']}-{o['region_text']}-{o['offer_kind']}")
+def next_requests(parsed) -> list:
+    return [r for r in parsed if hasattr(r, "callback")]
 
 
 def test_follows_next_page_link(next_requests):
@@ -81,15 +73,8 @@ def test_eight_gpu_vms_carry_their_gpu_count(offers):
     assert nd and {o["gpu_count"] for o in nd} == {8}
 
 
-def test_offer_invariants(offer):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["url"].startswith("https://prices.azure.com/")
-    assert len(offer["raw_ref"]) == 64
-
-
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in offers]
-    assert len(keys) == len(set(keys))
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("azure", offers)
 
 
 def test_the_request_asks_for_every_gpu_series_azure_rents():

@@ -7,7 +7,6 @@ A100 80GB GPU ..." and "... attached to Spot Preemptible VMs ..." forms, a commi
 a CPU SKU (skipped, counted). Prices are per GPU, GPU only (the host VM is billed on top)."""
 
 import asyncio
-import functools
 import json
 from decimal import Decimal
 
@@ -19,6 +18,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.vendors.gcp import API_URL, PAGE_URL, GcpSpider
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
+from tests.helpers.spider_contract import check_contract
 
 PAGE2_TOKEN = "CkYKJAoYc2t1cy8yQzU0LTc2RDAtNUM5RRAA"  # a page token from the snapshot: not a secret
 crawler = get_crawler(GcpSpider)
@@ -30,54 +30,32 @@ def page():
     return file_response("gcp", "gpus_pricing.html")
 
 
-@functools.cache
-def parsed() -> tuple[list[dict], list]:
-    """The offers of the recorded pricing page and what the spider yields for the two recorded
-    API pages (offers, the next-page request), parsed once (collection needs them too: one
-    invariants test per offer)."""
-    page_offers = list(spider.parse(file_response("gcp", "gpus_pricing.html")))
-    api_output = [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
-                  for x in spider.parse_skus(file_response("gcp", f))]
-    return page_offers, api_output
-
-
-def tracked_of(page_offers: list[dict]) -> list[dict]:
-    return [o for o in page_offers if "T4" not in o["gpu_text"]]
-
-
-def api_offers_of(api_output: list) -> list[dict]:
-    return [x for x in api_output if not hasattr(x, "callback")]
-
-
 @pytest.fixture(scope="module")
 def page_offers() -> list[dict]:
-    return parsed()[0]
+    """The offers of the recorded pricing page."""
+    return list(spider.parse(file_response("gcp", "gpus_pricing.html")))
 
 
 @pytest.fixture(scope="module")
 def tracked(page_offers) -> list[dict]:
-    return tracked_of(page_offers)
+    return [o for o in page_offers if "T4" not in o["gpu_text"]]
 
 
 @pytest.fixture(scope="module")
-def api_offers() -> list[dict]:
-    return api_offers_of(parsed()[1])
+def api_output() -> list:
+    """What the spider yields for the two recorded API pages (offers, the next-page request)."""
+    return [x for f in ("billing_skus_page1.json", "billing_skus_page2.json")
+            for x in spider.parse_skus(file_response("gcp", f))]
 
 
 @pytest.fixture(scope="module")
-def api_next() -> list:
-    return [x for x in parsed()[1] if hasattr(x, "callback")]
+def api_offers(api_output) -> list[dict]:
+    return [x for x in api_output if not hasattr(x, "callback")]
 
 
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_page_offer_invariants":
-        metafunc.parametrize(
-            "offer", tracked_of(parsed()[0]),
-            ids=lambda o: f"{o['gpu_text']}-{o['region_text']}-{o['offer_kind']}")
-    elif metafunc.function.__name__ == "test_api_offer_invariants":
-        metafunc.parametrize("offer", api_offers_of(parsed()[1]),
-                             ids=lambda o: f"{o['sku']}-{o['region_text']}")
+@pytest.fixture(scope="module")
+def api_next(api_output) -> list:
+    return [x for x in api_output if hasattr(x, "callback")]
 
 
 def price(offers, gpu, region, kind):
@@ -191,18 +169,21 @@ def test_changed_page_layout_is_loud(page):
         list(spider.parse(empty))
 
 
-def test_page_offer_invariants(offer):
-    assert offer["price_text"].startswith("$")
-    assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
-    row = normalize_offer(dict(offer))
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
-    assert row["currency"] == "USD" and row["gpu_fraction"] == 1
+def test_page_offers_meet_the_spider_contract(page_offers):
+    check_contract("gcp", page_offers)   # unique, and every one normalizes
 
 
-def test_page_offer_counts_and_uniqueness(page_offers, tracked):
+def test_every_tracked_page_offer_is_one_whole_card_an_hour_in_dollars(tracked):
+    for offer in tracked:
+        assert offer["price_text"].startswith("$")
+        assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
+        row = normalize_offer(dict(offer))
+        assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB")
+        assert row["currency"] == "USD" and row["gpu_fraction"] == 1
+
+
+def test_page_offer_counts(page_offers, tracked):
     assert len(page_offers) == 71 and len(tracked) == 68
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in page_offers]
-    assert len(keys) == len(set(keys))
 
 
 # --- keyed path: Cloud Billing Catalog API ---
@@ -338,18 +319,21 @@ def test_api_and_page_agree_on_prices(page_offers, api_offers):
                 price(page_offers, gpu_page, "us-central1", kind)
 
 
-def test_api_offer_invariants(offer):
-    row = normalize_offer(dict(offer))
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "T4-16GB")
-    preemptible = offer["vendor_data"]["usageType"] == "Preemptible"
-    assert offer["offer_kind"] == ("spot" if preemptible else "on_demand")
+def test_api_offers_meet_the_spider_contract(api_offers):
+    check_contract("gcp", api_offers)   # unique, and every one normalizes
 
 
-def test_api_offer_count_and_uniqueness(api_offers):
+def test_every_api_offer_is_a_tracked_card_of_its_usage_type(api_offers):
+    for offer in api_offers:
+        row = normalize_offer(dict(offer))
+        assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "T4-16GB")
+        preemptible = offer["vendor_data"]["usageType"] == "Preemptible"
+        assert offer["offer_kind"] == ("spot" if preemptible else "on_demand")
+
+
+def test_api_offer_count(api_offers):
     # A100 40GB, A100 80GB, H100 80GB on-demand and spot: 14; T4 (3 regions) and H100 Mega: 4
     assert len(api_offers) == 14 + 4
-    keys = [(o["sku"], o["region_text"], o["offer_kind"]) for o in api_offers]
-    assert len(keys) == len(set(keys))
 
 
 def test_keyed_crawl_pages_the_api_and_never_records_the_key(replay_server, tmp_path, monkeypatch):
@@ -368,7 +352,8 @@ def test_keyed_crawl_pages_the_api_and_never_records_the_key(replay_server, tmp_
     assert written and not any(key in p.read_text(errors="replace") for p in written)
 
 
-def test_keyless_crawl_renders_the_page_in_chromium(replay_server, tmp_path, monkeypatch):
+def test_keyless_crawl_renders_the_page_in_chromium(replay_server, tmp_path, monkeypatch,
+                                                   page_offers):
     monkeypatch.delenv("GCP_API_KEY", raising=False)
     log = tmp_path / "scrapy.log"
     offers, verdict = run_crawl("gcp", replay_server.url, tmp_path, f"LOG_FILE={log}")
@@ -378,6 +363,6 @@ def test_keyless_crawl_renders_the_page_in_chromium(replay_server, tmp_path, mon
     def fields(o):
         return (o["sku"], o["region_text"], o["offer_kind"], o["price_text"], o["billing_period"])
 
-    assert sorted(map(fields, offers)) == sorted(map(fields, parsed()[0]))
+    assert sorted(map(fields, offers)) == sorted(map(fields, page_offers))
     fetched = [f["url"] for f in verdict["fetches"]]
     assert [u for u in fetched if not u.endswith("/robots.txt")] == [PAGE_URL]   # no XHR of it

@@ -6,7 +6,6 @@ bare per-GPU prices ("$3.99"); its markup is a guess. One plan (Quadro RTX 6000)
 catalog does not know: yielded, and quarantined by normalization with the reason."""
 
 import asyncio
-import functools
 import json
 from decimal import Decimal
 
@@ -17,16 +16,9 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing.machine import machine_specs
 from spiders.vendors.lambda_cloud import API_URL, PAGE_URL, LambdaCloudSpider
 from tests.helpers.responses import file_response
+from tests.helpers.spider_contract import check_contract
 
 spider = LambdaCloudSpider(crawl_id="test")
-
-
-@functools.cache
-def parsed() -> tuple[list[dict], list[dict]]:
-    """The offers of the recorded price page and of the recorded API answer, parsed once
-    (collection needs them too: one invariants test per offer)."""
-    return (list(spider.parse(file_response("lambda_cloud", "instances.html"))),
-            list(spider.parse_api(file_response("lambda_cloud", "instance_types.json"))))
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +32,8 @@ def api_response():
 
 
 @pytest.fixture(scope="module")
-def page_offers() -> list[dict]:
-    return parsed()[0]
+def page_offers(page_response) -> list[dict]:
+    return list(spider.parse(page_response))
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +42,8 @@ def page_by_sku(page_offers) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def api_offers() -> list[dict]:
-    return parsed()[1]
+def api_offers(api_response) -> list[dict]:
+    return list(spider.parse_api(api_response))
 
 
 @pytest.fixture(scope="module")
@@ -65,14 +57,6 @@ UNKNOWN_CARD = "1x NVIDIA Quadro RTX 6000"
 PAGE_PLAN = {"gpu_1x_a10": "1x NVIDIA A10", "gpu_1x_h100_pcie": "1x NVIDIA H100 PCIe",
              "gpu_1x_h100_sxm5": "1x NVIDIA H100 SXM", "gpu_8x_a100_80gb_sxm4":
              "8x NVIDIA A100 SXM 80 GB", "gpu_8x_h100_sxm5": "8x NVIDIA H100 SXM"}
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        known = [o for o in parsed()[0] if o["sku"] != UNKNOWN_CARD]
-        metafunc.parametrize("offer", [*known, *parsed()[1]],
-                             ids=lambda o: f"{o['sku']}-{o['region_text']}")
 
 
 def _start_requests(monkeypatch, key):
@@ -311,20 +295,21 @@ def test_api_error_body_fails_loudly(api_response):
         list(spider.parse_api(broken))
 
 
-def test_offer_invariants(offer):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["offer_kind"] == "on_demand" and offer["vendor"] == "Lambda"
-    assert offer["gpu_count"] in (1, 2, 4, 8)
-    row = normalize_offer(offer)
-    assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "A10-24GB", "GH200-96GB",
-                                "B200-180GB", "V100-16GB", "RTXA6000-48GB")
-    assert row["gpu_fraction"] == 1
+def test_offers_meet_the_spider_contract(page_offers, api_offers):
+    check_contract("lambda_cloud", page_offers)   # the Quadro RTX 6000 its one quarantine
+    check_contract("lambda_cloud", api_offers)
 
 
-def test_offers_are_unique(page_offers, api_offers):
-    for offers in (page_offers, api_offers):
-        keys = [(o["sku"], o["region_text"]) for o in offers]
-        assert len(keys) == len(set(keys))
+def test_every_known_offer_is_an_on_demand_amount_for_whole_cards(page_offers, api_offers):
+    known = [o for o in page_offers if o["sku"] != UNKNOWN_CARD]
+    for offer in [*known, *api_offers]:
+        assert offer["price_amount"]   # the page's bare "$3.99" is read as an amount too
+        assert offer["offer_kind"] == "on_demand"
+        assert offer["gpu_count"] in (1, 2, 4, 8)
+        row = normalize_offer(offer)
+        assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "A10-24GB",
+                                    "GH200-96GB", "B200-180GB", "V100-16GB", "RTXA6000-48GB")
+        assert row["gpu_fraction"] == 1
 
 
 def test_path_texts_say_what_each_path_reads(monkeypatch):

@@ -3,7 +3,6 @@
 The recorded responses are parsed once; many small tests follow.
 """
 
-import functools
 import json
 import shutil
 from decimal import Decimal
@@ -19,6 +18,7 @@ from spiders.replay_server import ReplayServer
 from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.spider_contract import check_contract
 
 crawler = get_crawler(RunpodSpider)
 spider = RunpodSpider.from_crawler(crawler, crawl_id="test")
@@ -33,14 +33,6 @@ def _prices(request: Request) -> list:
     return list(request.callback(file_response("runpod", name), **request.cb_kwargs))
 
 
-@functools.cache
-def parsed() -> tuple[list[Request], list[dict]]:
-    """The follow-up requests of the recorded places answer and the offers of their recorded
-    answers, parsed once (collection needs them too: one invariants test per offer)."""
-    follow_ups = list(spider.parse_places(file_response("runpod", "places.json")))
-    return follow_ups, [offer for request in follow_ups for offer in _prices(request)]
-
-
 @pytest.fixture(scope="module")
 def places_response():
     return file_response("runpod", "places.json")
@@ -52,24 +44,20 @@ def price_files() -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def follow_ups() -> list[Request]:
-    return parsed()[0]
+def follow_ups(places_response) -> list[Request]:
+    """The follow-up requests of the recorded places answer."""
+    return list(spider.parse_places(places_response))
 
 
 @pytest.fixture(scope="module")
-def offers() -> list[dict]:
-    return parsed()[1]
+def offers(follow_ups) -> list[dict]:
+    """The offers of the follow-ups' recorded answers."""
+    return [offer for request in follow_ups for offer in _prices(request)]
 
 
 @pytest.fixture(scope="module")
 def by_key(offers) -> dict[tuple, dict]:
     return {(o["sku"], o["region_text"]): o for o in offers}
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize("offer", parsed()[1], ids=lambda o: f"{o['sku']}-{o['region_text']}")
 
 
 def test_places_request_is_the_recorded_keyless_query():
@@ -208,17 +196,16 @@ def test_prices_body_names_the_place_by_cloud():
         "secureCloud": False, "countryCode": "FR", "gpuCount": 1}
 
 
-def test_offer_invariants(offer, by_key):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
-    on_demand = by_key.get((offer["sku"].split(" | ")[0] + " | secure", offer["region_text"]))
-    if offer["offer_kind"] == "reserved":
-        assert Decimal(offer["price_amount"]) < Decimal(on_demand["price_amount"])
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("runpod", offers)
 
 
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["region_text"]) for o in offers]
-    assert len(keys) == len(set(keys))
+def test_every_offer_is_one_card_an_hour_and_reserved_is_below_on_demand(offers, by_key):
+    for offer in offers:
+        assert offer["gpu_count"] == 1 and offer["billing_period"] == "hour"
+        on_demand = by_key.get((offer["sku"].split(" | ")[0] + " | secure", offer["region_text"]))
+        if offer["offer_kind"] == "reserved":
+            assert Decimal(offer["price_amount"]) < Decimal(on_demand["price_amount"])
 
 
 def test_every_entry_states_its_provenance():

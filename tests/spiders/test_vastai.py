@@ -13,6 +13,7 @@ from spiders.parsing.machine import machine_specs
 from spiders.parsing.regions import NO_LOCATION
 from spiders.vendors.vastai import API_URL, QUERY, VAST_GPU_NAMES, VastaiSpider
 from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.spider_contract import check_contract
 
 crawler = get_crawler(VastaiSpider)
 spider = VastaiSpider.from_crawler(crawler, crawl_id="test")
@@ -20,8 +21,7 @@ spider = VastaiSpider.from_crawler(crawler, crawl_id="test")
 
 @functools.cache
 def parsed() -> list[dict]:
-    """The offers of the recorded search answer, parsed once (collection needs them too: one
-    invariants test per offer)."""
+    """The offers of the recorded search answer, parsed once."""
     return list(spider.parse(file_response("vastai", "bundles.json")))
 
 
@@ -43,12 +43,6 @@ def offers() -> list[dict]:
 @pytest.fixture(scope="module")
 def by_key(offers) -> dict[tuple, dict]:
     return {(o["sku"], o["offer_kind"]): o for o in offers}
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize("offer", parsed(), ids=lambda o: f"{o['sku']}-{o['offer_kind']}")
 
 
 def test_request_is_the_recorded_post_search():
@@ -198,13 +192,16 @@ def test_listing_without_machine_fields_states_none(listings, response):
     assert machine_specs(on_demand) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
-def test_offer_invariants(offer):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["offer_kind"] in ("on_demand", "spot")
-    assert offer["gpu_text"] in QUERY["gpu_name"]["in"]
-    assert len(offer["raw_ref"]) == 64
-    if offer["region_text"] != NO_LOCATION:
-        assert normalize_offer(offer)["gpu_fraction"] == 1
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("vastai", offers)   # a host without a location its one quarantine
+
+
+def test_every_offer_is_a_queried_card_rented_whole(offers):
+    for offer in offers:
+        assert offer["offer_kind"] in ("on_demand", "spot")
+        assert offer["gpu_text"] in QUERY["gpu_name"]["in"]
+        if offer["region_text"] != NO_LOCATION:
+            assert normalize_offer(offer)["gpu_fraction"] == 1
 
 
 def test_spot_never_above_on_demand(by_key):
@@ -213,7 +210,3 @@ def test_spot_never_above_on_demand(by_key):
             assert Decimal(by_key[sku, "spot"]["price_amount"]) < Decimal(
                 by_key[sku, "on_demand"]["price_amount"])
 
-
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["offer_kind"]) for o in offers]
-    assert len(keys) == len(set(keys))

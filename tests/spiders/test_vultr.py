@@ -1,6 +1,5 @@
 """Vultr plan listings: parse the recorded cloud-GPU and bare-metal plans once, many checks."""
 
-import functools
 from decimal import Decimal
 
 import pytest
@@ -10,6 +9,7 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing.machine import machine_specs
 from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider, cloud_gpu
 from tests.helpers.responses import file_response
+from tests.helpers.spider_contract import check_contract
 
 crawler = get_crawler(VultrSpider)
 spider = VultrSpider.from_crawler(crawler, crawl_id="test")
@@ -25,29 +25,15 @@ def metal():
     return file_response("vultr", "plans_metal.json")
 
 
-@functools.cache
-def parsed_offers() -> list[dict]:
-    """The offers of both recorded plan lists, parsed once (collection needs them too: one
-    invariants test per offer)."""
-    return [*spider.parse(file_response("vultr", "plans.json")),
-            *spider.parse(file_response("vultr", "plans_metal.json"))]
-
-
 @pytest.fixture(scope="module")
-def offers() -> list[dict]:
-    return parsed_offers()
+def offers(plans, metal) -> list[dict]:
+    """The offers of both recorded plan lists."""
+    return [*spider.parse(plans), *spider.parse(metal)]
 
 
 @pytest.fixture(scope="module")
 def by_key(offers) -> dict[tuple, dict]:
     return {(o["sku"], o["region_text"], o["offer_kind"], o["billing_period"]): o for o in offers}
-
-
-def pytest_generate_tests(metafunc):
-    """The tests taking `offer` run once per recorded offer (collection needs the list)."""
-    if metafunc.function.__name__ == "test_offer_invariants":
-        metafunc.parametrize("offer", parsed_offers(), ids=lambda o: "-".join(
-            (o["sku"], o["region_text"], o["offer_kind"], o["billing_period"])))
 
 
 def test_offer_count(offers):
@@ -201,14 +187,11 @@ def test_missing_list_fails_loudly(metal):
         list(spider.parse(metal.replace(body=b'{"error": "rate limited"}')))
 
 
-def test_offer_invariants(offer):
-    assert Decimal(offer["price_amount"]) > 0
-    assert offer["billing_period"] in ("hour", "month")
-    assert offer["offer_kind"] == "on_demand" or offer["sku"].startswith("vbm-")
-    assert offer["url"] in (PLANS_URL, METAL_URL)
-    assert offer["gpu_count"] >= 1
-    normalize_offer(offer)  # raises Quarantined if the offer would not normalize
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("vultr", offers)   # each plan list's own URL; every offer normalizes
 
 
-def test_offers_are_unique(offers, by_key):
-    assert len(by_key) == len(offers)
+def test_every_offer_is_hourly_or_monthly_and_only_metal_is_preemptible(offers):
+    for offer in offers:
+        assert offer["billing_period"] in ("hour", "month")
+        assert offer["offer_kind"] == "on_demand" or offer["sku"].startswith("vbm-")
