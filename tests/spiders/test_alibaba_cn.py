@@ -26,6 +26,7 @@ from spiders.vendors.alibaba_cn import (
 )
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response
+from tests.helpers.spider_contract import check_contract
 
 FILE_URL = "https://g.alicdn.com/aliyun/ecs-price-info/2.0.211/price/download/instancePrice.json"
 KEYS = ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET")
@@ -184,9 +185,8 @@ def test_regions_resolve_to_six_provinces(offers):
                                                       "Guangdong", "Hebei", "Inner Mongolia"}
 
 
-def test_offers_are_unique(offers):
-    keys = [(o["sku"], o["region_text"], o["billing_period"]) for o in offers]
-    assert len(keys) == len(set(keys))
+def test_offers_meet_the_spider_contract(offers):
+    check_contract("alibaba_cn", offers)   # unique per type, region and term
 
 
 # ---- unhappy paths of the file -------------------------------------------------------------
