@@ -5,7 +5,7 @@ new alerts to the outbox, moving the watermark, in one transaction.
 (`sql/new_observations.sql`); `month_end_dip`, `watch` and `workload_cheaper` read the current
 state of their tables each run, and their keys keep them to one alert. A possible outlier (a price
 far from its card's market, marts.price_outliers) alerts nobody until a later crawl confirms it
-(`sql/held_observations.sql`; `watch` skips offers the mart holds back).
+(marts.held_observations; `watch` skips offers the mart holds back).
 """
 
 from __future__ import annotations
@@ -31,10 +31,7 @@ from pipelines.warehouse.sql_files import sql_text
 # Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
 WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
 # Built by the SQL models; a database whose models predate it holds nothing back.
-OUTLIERS_TABLE = "marts.price_outliers"
-# A later price within 2 % of an outlier confirms it: the `same_price_tolerance` of
-# dbt_like_sql/marts/price_outliers.sql (tests/sql/test_price_outliers.py checks they agree).
-SAME_PRICE_TOLERANCE = 0.02
+HELD_TABLE = "marts.held_observations"
 
 
 @dataclass
@@ -75,9 +72,8 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
         "detected_at": read_state(con, "detected_at"),
         "lookback_hours": rules.initial_lookback_hours})
     new_observations = con.execute(sql_text(__file__, "count_new_observations")).fetchone()[0]
-    if _table_exists(con, OUTLIERS_TABLE):
-        con.execute(sql_text(__file__, "held_observations"),
-                    {"same_price_tolerance": SAME_PRICE_TOLERANCE})
+    if _table_exists(con, HELD_TABLE):
+        con.execute(sql_text(__file__, "copy_held_observations"))
     else:
         con.execute(sql_text(__file__, "no_held_observations"))
     texts = alert_texts(rules.templates_dir)   # checked when the rules were loaded
@@ -96,7 +92,7 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
         alerts += [new_low_alert(row, rules.new_low, texts) for row in rows]
     if rules.month_end_dip.enabled:
         alerts += [month_end_dip_alert(row, texts, rules.month_end_dip.channels)
-                   for row in _records(con, "month_end_dips")]
+                   for row in _records(con, "month_end_dips_to_alert")]
     for watch in rules.watch:
         rows = _records(con, "watch", {
             "gpu_model": watch.gpu_model, "region_column": watch.region_column,

@@ -1,6 +1,6 @@
 """The price history per card, the first chart a buyer reads: for each of the cards most vendors
 list, the daily close per GPU-hour of a few vendors' cheapest whole cards (hourly on-demand), one
-line per vendor, from sql/card_history.sql.
+line per vendor, from marts.card_history.
 
 Vendor names are scraped text and become trace names here: they go through `clean_text` and are
 HTML-escaped, because plotly reads a few tags (`<a href>`, `<b>`) in legend and hover text and
@@ -63,7 +63,7 @@ def card_history(con: duckdb.DuckDBPyConnection, with_plotly_js: bool = True) ->
     """One chart per card (cards in order of how many vendors list them), and the number drawn.
     plotly.js comes inlined with the first chart when `with_plotly_js`."""
     cards: dict[str, dict[str, list[dict]]] = {}
-    for row in named_query(con, "card_history", [MAX_CARDS, MAX_LINES]):
+    for row in named_query(con, "card_history_lines", [MAX_CARDS, MAX_LINES]):
         cards.setdefault(row["gpu_model"], {}).setdefault(row["vendor"], []).append(row)
     charts = []
     for i, (card, lines) in enumerate(cards.items()):

@@ -1,7 +1,7 @@
 """The price-history charts: which charts there are, and each as a plotly figure and its HTML.
 Chart data reaches plotly.js as JSON (plotly escapes `<`, `>` and `/` in it), never as markup;
-the only trace names are the fixed line labels below. The points come from sql/chart_points.sql,
-whose chart keys and line labels are the ones here."""
+the only trace names are the fixed line labels below. The points come from marts.chart_points
+(dbt_like_sql/marts/chart_points.sql), whose chart keys and line labels are the ones here."""
 
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -26,7 +26,7 @@ FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Microsoft YaHei", "PingFan
 
 @dataclass(frozen=True)
 class ChartSpec:
-    key: str                    # the chart's key in sql/chart_points.sql
+    key: str                    # the chart's key in marts.chart_points
     title: str
     scope: str                  # which offers, in words (shown under the chart)
     order: tuple[str, ...]      # lines in this order, each with a fixed colour
@@ -50,7 +50,7 @@ COLOURS = {"whole card": "#1f5fa8", "slice": "#d9822b", "China tier-1 cities": "
 def chart_points(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[dict]]:
     """The points of every chart, by (chart key, family): day, series, price, offers, vendors."""
     points: dict[tuple[str, str], list[dict]] = {}
-    for row in named_query(con, "chart_points", [list(FAMILIES)]):
+    for row in named_query(con, "family_chart_points", [list(FAMILIES)]):
         points.setdefault((row["chart"], row["gpu_family"]), []).append(row)
     return points
 

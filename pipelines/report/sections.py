@@ -178,11 +178,11 @@ OUTLIER_COLUMNS = (
 def cheapest(con: duckdb.DuckDBPyConnection) -> dict:
     """The cheapest offer per card, kind and billing period anywhere, then per region; and the
     prices held back from them as possible outliers (or confirmed as real since)."""
-    rows = named_query(con, "cheapest_offers")
+    rows = named_query(con, "cheapest_per_region")
     best: dict[tuple, dict] = {}
     for row in rows:   # ordered by price: the first row per card, kind and period is the cheapest
         best.setdefault((row["gpu_model"], row["offer_kind"], row["billing_period"]), row)
-    outliers = named_query(con, "price_outliers")
+    outliers = named_query(con, "possible_outliers")
     return {"overall": table(OFFER_COLUMNS, best.values(), "No offers yet."),
             "by_region": table(OFFER_COLUMNS, rows, "No offers yet."),
             "rows": count(len(rows)),
@@ -254,7 +254,7 @@ def needed_cell(row: dict) -> Content:
 def claims(con: duckdb.DuckDBPyConnection) -> dict:
     """Each market claim with what measured it, its verdict and what a missing verdict needs,
     and the verdicts' tally."""
-    rows = named_query(con, "market_claims")
+    rows = named_query(con, "market_claim_rows")
     scorecard = table(
         [col("claim", "claim", lambda v: clean_text(v, 400)),
          Column("measured as", lambda r: Cell(clean_text(r.get("measure"), 400),

@@ -51,9 +51,9 @@ def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
     """Regions × cards, hourly on-demand whole cards: the discount against the reference."""
     mart = "marts.regional_discount"
     day = latest_day(con, mart)
-    rows = named_query(con, "regional_discount", [day])
+    rows = named_query(con, "regional_discount_grid", [day])
     places = {(r["country"], r["region_group"]): r["places"]
-              for r in named_query(con, "region_places", [day])}
+              for r in named_query(con, "grid_region_places", [day])}
     cards = sorted({r["gpu_model"] for r in rows})
     regions: dict[tuple, dict] = {}
     for r in rows:
@@ -106,7 +106,7 @@ def discount_cell(card: str) -> Callable[[dict], str | Cell]:
 
 
 def spot_discount(con: duckdb.DuckDBPyConnection) -> dict:
-    return on_latest_day(con, "marts.spot_discount", "spot_discount", [
+    return on_latest_day(con, "marts.spot_discount", "spot_discount_by_card", [
         col("card", "gpu_model"), col("spot offers", "pairs", count, "num"),
         col("same SKU", "by_sku", count, "num"), col("vendors", "vendors", count, "num"),
         col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
@@ -124,7 +124,7 @@ def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
-    return on_latest_day(con, "marts.multi_gpu_discount", "multi_gpu_discount", [
+    return on_latest_day(con, "marts.multi_gpu_discount", "multi_gpu_discount_by_card", [
         col("card", "gpu_model"), col("variant", "gpu_variant"),
         col("GPUs", "server_gpu_count", count, "num"),
         col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
@@ -144,7 +144,7 @@ def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
 def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
     """The month-end dip test per group (its latest month's row carries it), the strongest
     groups first, and how many groups release capacity at month end (marts.month_end_capacity)."""
-    [counts] = named_query(con, "month_end_counts")
+    [counts] = named_query(con, "month_end_summary")
     month = counts["latest_month"]
     dips = table([
         col("card", "gpu_model"), col("variant", "gpu_variant"), col("vendor", "vendor"),
@@ -160,7 +160,7 @@ def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
         Column("latest month", lambda r: verdict_cell(r.get("month_verdict"))),
         Column("recurring dip", lambda r: verdict_cell(r.get("dip_verdict"),
                                                        r.get("months_needed"))),
-    ], named_query(con, "month_end_dips", [DIP_ROWS_SHOWN]),
+    ], named_query(con, "month_end_dip_groups", [DIP_ROWS_SHOWN]),
         "No offer has a complete month yet: an offer-month needs its daily prices on local "
         "days 8–22, in the last 5 days and on days 1–7 of the next month.")
     return {**{k: count(v) for k, v in counts.items() if k != "latest_month"},

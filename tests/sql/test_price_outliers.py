@@ -148,11 +148,15 @@ def test_offers_gone_for_a_month_are_not_the_market(con):
     assert {rows[f"Gone{i}"]["outlier_status"] for i in range(9)} == {"held"}   # 9x today's
 
 
-def test_the_alert_rules_use_the_marts_tolerance():
-    from pipelines.alerts.detect import SAME_PRICE_TOLERANCE
-    sql = (SQL_DIR / "marts" / "price_outliers.sql").read_text(encoding="utf-8")
-    [tolerance] = re.findall(r"([\d.]+) as same_price_tolerance", sql)
-    assert float(tolerance) == SAME_PRICE_TOLERANCE
+@pytest.mark.parametrize("rule", ["mads_allowed", "min_mad", "min_vendors", "market_days",
+                                  "same_price_tolerance"])
+def test_the_held_observations_use_the_marts_rules(rule):
+    # marts.held_observations reads intermediate.int_outlier_rules; the mart states its own
+    def stated(path):
+        [value] = re.findall(rf"(\S+) as {rule}\b", path.read_text(encoding="utf-8"))
+        return value
+    assert stated(SQL_DIR / "marts" / "price_outliers.sql") == stated(
+        SQL_DIR / "intermediate" / "int_outlier_rules.sql")
 
 
 @pytest.mark.e2e

@@ -4,7 +4,7 @@
 -- days is no test); $require = 'all' needs every configured test, 'any' one of them.
 -- A drop is measured in the listed currency (an exchange-rate move alone is not a drop); the CNY
 -- figures ride along for reading.
--- Possible outliers (alert_held_observations, made by held_observations.sql) wait: a change to
+-- Possible outliers (alert_held_observations, copied from marts.held_observations) wait: a change to
 -- a held price is reported when a later crawl confirms it (at confirmed_at), one never confirmed
 -- is not reported, and none is the previous price of a later change.
 -- Parameters: the thresholds above (a null percentage skips its test) and the offer filter

@@ -2,7 +2,7 @@
 -- lower than every earlier observation in that group by at least $min_improvement_pct %, at an
 -- observation time among the new observations, set by an offer whose listed price is its lowest
 -- yet (or a new offer): a low in CNY that only an exchange-rate move made is not a new low.
--- Possible outliers (alert_held_observations, made by held_observations.sql) are left out, as
+-- Possible outliers (alert_held_observations, copied from marts.held_observations) are left out, as
 -- candidates and as earlier lows: an outlying price counts from the crawl that confirms it on.
 -- Parameters: $min_improvement_pct and the offer filter $gpu_models, $offer_kinds,
 -- $billing_periods (an empty list: every value).

@@ -1,4 +1,4 @@
--- alert_held_observations when the database has no marts.price_outliers yet: nothing held.
+-- alert_held_observations when the database has no marts.held_observations yet: nothing held.
 create or replace temp table alert_held_observations (
     offer_id varchar, observed_at timestamptz, confirmed_at timestamptz
 )

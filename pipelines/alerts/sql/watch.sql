@@ -3,7 +3,7 @@
 -- observation) and not marked unavailable; `since` is when its price last went to or below the
 -- ceiling, so a price that rises above it and comes back is a new alert, and one that stays
 -- there is not. An offer whose latest price is held back as a possible outlier
--- (alert_held_observations, made by held_observations.sql) waits for the crawl that confirms it.
+-- (alert_held_observations, copied from marts.held_observations) waits for the crawl that confirms it.
 -- Parameters: $gpu_model; $region_column (province_or_state | city | country) and $region_value;
 -- $offer_kind, $billing_period (null: any); $ceiling (CNY per GPU-hour).
 with params as (

@@ -1,13 +1,10 @@
-/* The points of every price-history chart: per chart, card family, line and day, the median over
-   vendors of each vendor's median daily close, so a vendor listing one price in twenty regions
-   counts once (as in marts.regional_discount). Hourly billing only: monthly packages would pull
-   the lines down. The chart keys and line labels are those of pipelines/report/charts.py.
-   Parameter: the card families to plot (a list). */
-with params as (
-    select ?::varchar[] as families
-),
-
-offers as (
+/* Chart points: the points of every price-history chart of the report, for every card family
+   (the report draws those of pipelines/report/charts.py FAMILIES): per chart, card family, line
+   and day, the median over vendors of each vendor's median daily close, so a vendor listing one
+   price in twenty regions counts once (as in marts.regional_discount). Hourly billing only:
+   monthly packages would pull the lines down. The chart keys and line labels are those of
+   pipelines/report/charts.py. */
+with offers as (
     select
         d.observed_date as day,
         d.gpu_family,
@@ -20,8 +17,7 @@ offers as (
         d.is_tier1_city,
         d.close_price_cny_per_gpu_hour as price
     from intermediate.int_offer_daily as d
-    cross join params as p
-    where d.billing_period = 'hour' and list_contains(p.families, d.gpu_family)
+    where d.billing_period = 'hour'
 ),
 
 lines as (

@@ -1,14 +1,9 @@
-/* The price history per card: the daily close per GPU-hour (CNY) of each vendor's cheapest whole
-   card (any GPU count), hourly on-demand, for the cards listed by the most vendors (parameter 1:
-   how many cards) and, per card, its cheapest vendors (parameter 2: how many lines): those still
-   listing it on the card's latest day first, by their latest price. */
-with params as (
-    select
-        ?::integer as max_cards,
-        ?::integer as max_lines
-),
-
-daily as (
+/* Card history: the price history per card, the daily close per GPU-hour (CNY) of each
+   vendor's cheapest whole card (any GPU count), hourly on-demand, for every card and vendor:
+   card_rank ranks the cards by how many vendors list them, line_rank a card's vendors, those
+   still listing it on the card's latest day first, by their latest price (the report draws the
+   first few of each). */
+with daily as (
     select
         observed_date as day,
         gpu_model,
@@ -61,6 +56,4 @@ select
 from daily as d
 inner join cards as c on d.gpu_model = c.gpu_model
 inner join lines as l on d.gpu_model = l.gpu_model and d.vendor = l.vendor
-cross join params as p
-where c.card_rank <= p.max_cards and l.line_rank <= p.max_lines
 order by c.card_rank, l.line_rank, d.day

@@ -1,0 +1,63 @@
+/* Month-end counts, one row (the report's month-end section): how many offer groups the
+   month-end marts judge, on each group's latest month (the row that carries the group's
+   verdict): dip groups, and of them how many the verdict holds, does not hold, or cannot tell
+   yet (with the median months still needed); the same for capacity released at month end; and
+   the latest month of marts.month_end_dip. The evidence rules are the marts' own: their verdict
+   columns say what they concluded, so nothing here repeats a threshold. */
+with latest_dip as (
+    select *
+    from marts.month_end_dip
+    qualify row_number() over (
+            partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+            order by month desc
+        ) = 1
+),
+
+latest_capacity as (
+    select *
+    from marts.month_end_capacity
+    qualify row_number() over (
+            partition by source, vendor, gpu_model, gpu_variant, region_code, offer_kind
+            order by month desc
+        ) = 1
+),
+
+dips as (
+    select
+        count(*) as dip_groups,
+        count(*) filter (where dip_verdict = 'holds') as dips_holding,
+        count(*) filter (where dip_verdict = 'does not hold') as dips_not_holding,
+        count(*) filter (where dip_verdict = 'not enough evidence') as dips_undecided,
+        median(months_needed) filter (where dip_verdict = 'not enough evidence')
+            as dip_months_needed
+    from latest_dip
+),
+
+capacity as (
+    select
+        count(*) as capacity_groups,
+        count(*) filter (where release_verdict = 'holds') as capacity_released,
+        count(*) filter (where release_verdict = 'does not hold') as capacity_not_released,
+        count(*) filter (where release_verdict = 'not enough evidence') as capacity_undecided
+    from latest_capacity
+),
+
+latest_month as (
+    select max(month) as latest_month
+    from marts.month_end_dip
+)
+
+select
+    d.dip_groups,
+    d.dips_holding,
+    d.dips_not_holding,
+    d.dips_undecided,
+    d.dip_months_needed,
+    c.capacity_groups,
+    c.capacity_released,
+    c.capacity_not_released,
+    c.capacity_undecided,
+    m.latest_month
+from dips as d
+cross join capacity as c
+cross join latest_month as m
