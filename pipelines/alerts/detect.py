@@ -25,6 +25,7 @@ from pipelines.alerts.messages import (
 from pipelines.alerts.outbox import Alert, ensure_outbox, insert_alerts, read_state, write_state
 from pipelines.alerts.rules import RULES, AlertRules, OfferFilter
 from pipelines.alerts.templating import alert_texts
+from pipelines.query.rows import records
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
 
@@ -48,9 +49,7 @@ class Detection:
 def _records(con: duckdb.DuckDBPyConnection, name: str,
              params: dict[str, Any] | None = None) -> list[dict]:
     """The rows of `sql/<name>.sql` as dicts."""
-    cursor = con.execute(sql_text(__file__, name), params)
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(con, sql_text(__file__, name), params)
 
 
 def _table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:

@@ -12,8 +12,9 @@ from rich.table import Table
 
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED, NoData
 from pipelines.cli.output import console
-from pipelines.cli.published import published_db, records
+from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
+from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import sql_text
 
 STATUSES = ["pending", "sent", "partial", "failed", "all"]

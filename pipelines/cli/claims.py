@@ -9,8 +9,9 @@ from rich.table import Table
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.options import FORMATS
 from pipelines.cli.output import console, write_rows
-from pipelines.cli.published import published_db, records
+from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
+from pipelines.query.rows import records
 from pipelines.verdicts import NOT_ENOUGH_EVIDENCE, TERMINAL_MARKUP, tally
 
 

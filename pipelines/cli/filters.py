@@ -1,119 +1,28 @@
-"""What a user's --card, --region and --vendor mean against the data: each read into SQL
-predicates over marts.latest_prices (values bound as parameters), with a note of how it was read.
-
-Card and place text are read by pipelines.lookup, as the advisor and the alert rules read them.
-"""
+"""The read layer's filters (pipelines/query/filters.py) as the commands' options: a value
+nobody knows becomes a usage error naming the option (exit 2), with the same message; and the
+note under a table of how many held prices were left out."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
-from pipelines.cli.options import spelling_key
-from pipelines.display import fraction_text, without_controls
-from pipelines.warehouse.sql_files import not_held_predicate, sql_text
+from pipelines.query.errors import UnknownValueError
 
 
-@dataclass
-class Filter:
-    """A user's --card/--region/--vendor read against the data: SQL predicates over
-    marts.latest_prices, and a note of how each value was read (shown under the table)."""
-
-    where: list[str] = field(default_factory=list)
-    params: list = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, sql: str, params: Sequence, note: str | None = None) -> None:
-        self.where.append(sql)
-        self.params.extend(params)
-        if note:
-            self.notes.append(note)
-
-    @property
-    def sql(self) -> str:
-        return " and ".join(self.where) or "true"
-
-
-def held_filter(con, found: Filter) -> int:
-    """Leave out the offers whose latest price is held back as a possible outlier (as
-    marts.cheapest_offers and the alerts do); returns how many of the offers `found` matched so
-    far are held (held_note says so)."""
-    not_held = not_held_predicate()
-    held = con.execute(f"select count(*) from marts.latest_prices where ({found.sql}) "
-                       f"and not ({not_held})", found.params).fetchone()[0]
-    found.add(f"({not_held})", [])
-    return held
+@contextmanager
+def option_errors() -> Iterator[None]:
+    """An UnknownValueError of the read layer as click's BadParameter for its option: an
+    unknown --card, --region or --vendor exits 2 with the known values."""
+    try:
+        yield
+    except UnknownValueError as exc:
+        raise click.BadParameter(exc.message,
+                                 param_hint=f"--{exc.field.replace('_', '-')}") from None
 
 
 def held_note(held: int) -> str:
     return (f"{held} held price{'s' if held != 1 else ''} left out (outliers no later crawl has "
             "confirmed; --include-held shows them)")
-
-
-def sql_in(column: str, values: Sequence) -> str:
-    """`column in (?, ?, ...)`, one parameter per value."""
-    return f"{column} in ({', '.join('?' for _ in values)})"
-
-
-def card_filter(text: str, found: Filter) -> list[str]:
-    """--card: a canonical model (`A100-80GB`), any vendor spelling the grammar reads
-    (`a100-80g`, `RTX 4090D`, `H100 NVL`), or a family alone (`A100`, `4090`: every model of the
-    family). A slice (`A100 1/4`, `A100 80G MIG 2g.20gb`) also filters the fraction. Returns the
-    models. The reading is pipelines.lookup's, shared with the advisor and the alert rules."""
-    from pipelines.lookup import LookupTextError, match_card
-
-    try:
-        card = match_card(text)
-    except LookupTextError as exc:
-        raise click.BadParameter(str(exc), param_hint="--card") from None
-    models = list(card.models)
-    note = f"card {text} → {', '.join(models)}"
-    if card.fraction is not None:
-        note += f" (slice {fraction_text(card.fraction)})"
-    found.add(sql_in("gpu_model", models), models, note)
-    if card.fraction is not None:
-        found.add("gpu_fraction = ?", [card.fraction])
-    return models
-
-
-def region_filter(con, text: str, found: Filter) -> None:
-    """--region: a province or state (北京, Beijing, 内蒙古, Inner Mongolia, Virginia), a city
-    (乌兰察布, Ulanqab), a country code (CN, US) or a vendor's region code (eastus, cn-beijing,
-    内蒙B区), read by pipelines.lookup against the places the latest offers are in. A place
-    matches every vendor's offers there; a code matches that code only."""
-    from pipelines.lookup import KnownPlace, match_place, place_hint
-
-    known = [KnownPlace(*row) for row in con.execute(sql_text(__file__, "region_places"))
-             .fetchall()]
-    place = match_place(text, known)
-    if place is None:
-        raise click.BadParameter(f"unknown region {text!r}. {place_hint(known)} "
-                                 "(`gpuprices prices --format csv` lists them)",
-                                 param_hint="--region")
-    found.add(sql_in(place.column, place.values), list(place.values),
-              f"region {text} → {place.description}")
-
-
-def vendor_filter(con, text: str, found: Filter) -> None:
-    """--vendor: part of a vendor's name or of a source name (`azure`, `阿里云`, `idc_`)."""
-    pairs = con.execute("select distinct vendor, source from marts.latest_prices order by 1, 2"
-                        ).fetchall()
-    key = spelling_key(text)
-    if not any(key in spelling_key(v) or key in spelling_key(s) for v, s in pairs):
-        known = without_controls(", ".join(f"{v} ({s})" for v, s in pairs))
-        raise click.BadParameter(f"no vendor or source matches {text!r}. Known: {known}",
-                                 param_hint="--vendor")
-    found.add("(strpos(lower(vendor), ?) > 0 or strpos(lower(source), ?) > 0)", [key, key],
-              f"vendor {text}")
-
-
-def signal_scope(con, found: Filter) -> tuple[list[str], list[str], list[str]]:
-    """The models, region codes and region groups (province in China, country elsewhere, as in
-    staging.stg_observations) of the offers the filter matches: how the signal marts, which have
-    no province or city column, are filtered."""
-    rows = con.execute(f"{sql_text(__file__, 'signal_scope')} where {found.sql}",
-                       found.params).fetchall()
-    return (sorted({r[0] for r in rows}), sorted({r[1] for r in rows}),
-            sorted({r[2] for r in rows}))

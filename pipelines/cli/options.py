@@ -1,51 +1,54 @@
 """Option values several commands take: choices that also accept other spellings (Chinese ones
-included), numbers that must be finite, the data directory, and the help of --card and --region."""
+included; the read layer's, pipelines/query/choices.py), numbers that must be finite, the data
+directory, and the help of --card and --region."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from pipelines.display import fold as spelling_key
+from pipelines.query import choices as query_choices
+from pipelines.query import prices as query_prices
+from pipelines.query.choices import Spellings
 
 
 class AliasChoice(click.Choice):
     """A choice among canonical values that also takes other spellings, Chinese ones included:
-    `--period 月` is `--period month`. Help and error messages list the canonical values."""
+    `--period 月` is `--period month`. The values and spellings are the read layer's
+    (pipelines/query/choices.py), read when the option is first used or shown; help and error
+    messages list the canonical values, the errors in the API's words."""
 
-    def __init__(self, aliases: dict[str, Sequence[str]]) -> None:
-        super().__init__(list(aliases), case_sensitive=False)
-        self.aliases = {spelling_key(alias): value for value, spellings in aliases.items()
-                        for alias in (value, *spellings)}
-        self.spellings = aliases
+    def __init__(self, spellings: Spellings) -> None:
+        # click.Choice.__init__ would read the values now, and the kind and period tables import
+        # the parser, which `gpuprices --help` need not load.
+        self.spellings = spellings
+        self.case_sensitive = False
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        return tuple(self.spellings.values)
 
     def convert(self, value, param, ctx):
         if isinstance(value, str):
-            value = self.aliases.get(spelling_key(value), value)
+            value = self.spellings.canonical(value) or value
         return super().convert(value, param, ctx)
 
     def get_invalid_choice_message(self, value, ctx) -> str:
-        other = "; ".join(f"{canonical}: {', '.join(spellings)}"
-                          for canonical, spellings in self.spellings.items() if spellings)
-        message = super().get_invalid_choice_message(value, ctx)
-        return f"{message} (other spellings: {other})" if other else message
+        return self.spellings.invalid_message(value)
 
 
-KINDS = AliasChoice({"on_demand": ("on-demand", "ondemand", "按需", "按量", "按量付费", "按需付费"),
-                     "spot": ("preemptible", "竞价", "竞价实例", "抢占式", "抢占式实例", "可抢占"),
-                     "reserved": ("预留", "预留实例")})
-PERIODS = AliasChoice({"hour": ("h", "hr", "hourly", "时", "小时", "按时", "按小时"),
-                       "day": ("d", "daily", "天", "日", "按天", "按日"),
-                       "week": ("w", "weekly", "周", "按周"),
-                       "month": ("mo", "monthly", "月", "包月", "按月"),
-                       "year": ("y", "yr", "yearly", "annual", "年", "包年", "按年")})
-SORTS = AliasChoice({"price": ("价格", "cheapest"), "vendor": ("厂商", "供应商", "vendors")})
-FORMATS = AliasChoice({"table": ("表格",), "csv": (), "json": ()})
-EXPORT_FORMATS = AliasChoice({"csv": (), "parquet": (), "both": ("all", "全部"),
-                               "skypilot": ("sky",)})
+def _fixed(table: dict[str, tuple[str, ...]]) -> Spellings:
+    return Spellings(lambda: table)
+
+
+KINDS = AliasChoice(query_choices.KINDS)
+PERIODS = AliasChoice(query_choices.PERIODS)
+SORTS = AliasChoice(query_prices.SORTS)
+FORMATS = AliasChoice(_fixed({"table": ("表格",), "csv": (), "json": ()}))
+EXPORT_FORMATS = AliasChoice(_fixed({"csv": (), "parquet": (), "both": ("all", "全部"),
+                                     "skypilot": ("sky",)}))
 
 CARD_HELP = "Card: A100-80GB, a100-80g, A100 (the family: 40 and 80 GB), 4090, 4090D, H100 NVL ..."
 REGION_HELP = ("Province/state, city, country or vendor region code: 北京 or Beijing, 内蒙古 or "

@@ -10,14 +10,7 @@ from rich import box
 from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.filters import (
-    Filter,
-    card_filter,
-    held_filter,
-    held_note,
-    region_filter,
-    vendor_filter,
-)
+from pipelines.cli.filters import held_note, option_errors
 from pipelines.cli.options import (
     CARD_HELP,
     FORMATS,
@@ -26,15 +19,15 @@ from pipelines.cli.options import (
     REGION_HELP,
     SORTS,
     FiniteFloatRange,
-    spelling_key,
 )
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import amount_text, fraction_text, terminal_text
+from pipelines.display import fold as spelling_key
+from pipelines.query.prices import LATEST_PRICES_TABLES, latest_prices_query
+from pipelines.query.rows import columns_and_records
 from spiders.price_basis import is_real_price, price_from_word
 
-ORDERS = {"price": "price_per_gpu_hour_cny, vendor, gpu_model, region_code",
-          "vendor": "vendor, gpu_model, price_per_gpu_hour_cny, region_code"}
 WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
                 "CNY/GPU-h", "USD/GPU-h", "available", "price from", "last seen (UTC)")
 # Below this width the twelve columns no longer fit: vendor, region and card share one cell, and
@@ -43,14 +36,13 @@ NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
 WIDE_TABLE = 170
 
 
-
 @click.command("prices")
 @click.option("--card", metavar="CARD", help=CARD_HELP)
 @click.option("--region", metavar="REGION", help=REGION_HELP)
 @click.option("--kind", type=KINDS, help="Offer kind (also 按需, 竞价/抢占式, 预留).")
 @click.option("--period", type=PERIODS,
               help="Billing period the price is listed for "
-                   "(also 时/小时, 天, 周, 月/包月, 年/包年).")
+                   "(also 时/小时, 天, 周, 月/包月, 季/包季, 年/包年).")
 @click.option("--vendor", metavar="S", help="Part of a vendor or source name: azure, 阿里云, idc_.")
 @click.option("--max-price", type=FiniteFloatRange(min=0, min_open=True), metavar="CNY",
               help="At most this many CNY per GPU-hour.")
@@ -78,26 +70,12 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
     Exit codes: 0 rows shown; 2 unknown card/region/vendor/value; 3 no database yet or no rows
     matched.
     """
-    with published_db("marts.latest_prices", "marts.price_outliers") as con:
-        found = Filter()
-        if card:
-            card_filter(card, found)
-        if region:
-            region_filter(con, region, found)
-        if vendor:
-            vendor_filter(con, vendor, found)
-        if kind:
-            found.add("offer_kind = ?", [kind])
-        if period:
-            found.add("billing_period = ?", [period])
-        if max_price is not None:
-            found.add("price_per_gpu_hour_cny <= ?", [max_price])
-        held = 0 if include_held else held_filter(con, found)
-        where, order = found.sql, f"{ORDERS[sort]}, offer_id"
-        cursor = con.execute(f"select * from marts.latest_prices where {where} order by {order}",
-                             found.params)
-        columns = [d[0] for d in cursor.description]
-        rows = [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+    with published_db(*LATEST_PRICES_TABLES) as con:
+        with option_errors():
+            query = latest_prices_query(con, card, region, kind, period, vendor, max_price,
+                                        sort, include_held)
+        columns, rows = columns_and_records(con, query.sql, query.params)
+    found, held = query.found, query.held
     shown = rows if limit == 0 else rows[:limit or (50 if fmt == "table" else None)]
     if fmt != "table":
         write_rows(shown, columns, fmt)

@@ -12,7 +12,8 @@ from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.output import console
-from pipelines.cli.published import published_db, records
+from pipelines.cli.published import published_db
+from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import source_price_labels, sql_text
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import manifest_price_basis, price_from_word

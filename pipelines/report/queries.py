@@ -7,6 +7,7 @@ from typing import Any
 
 import duckdb
 
+from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import sql_text
 
 # Every table the page reads (the asset depends on exactly these).
@@ -23,12 +24,6 @@ ADVICE_TABLE = "advisor.workload_advice"
 
 class ReportError(RuntimeError):
     pass
-
-
-def records(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> list[dict]:
-    cursor = con.execute(sql, list(params))
-    names = [d[0] for d in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def named_query(con: duckdb.DuckDBPyConnection, name: str,
