@@ -15,6 +15,11 @@ class RawOffer(scrapy.Item):
     # how the source reaches the offer: unset = "direct"; "aggregator" | "second_path" |
     # "archive" (the spider's `reaches_via`): such an offer is counted once (docs/signals.md)
     reaches_via = scrapy.Field()
+    # what the spider declares that its source's name does not imply (unset: the name's default):
+    # the zone of the vendor's billing calendar ("Asia/Shanghai"; spiders/parsing/calendars.py)
+    # and the source's key in spiders/parsing/regions.csv ("tencent_cn" for tencent_cn_list)
+    local_time_zone = scrapy.Field()
+    region_key = scrapy.Field()
     sku = scrapy.Field()           # the vendor's instance / plan / row id
     gpu_text = scrapy.Field()      # the card as the vendor writes it: "A100 80G SXM4", "2g.20gb"
     gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice

@@ -39,6 +39,13 @@ Attributes a vendor spider sets:
   is_template   True for a placeholder source with no real operator behind it (modeled page,
                 illustrative prices): it still crawls its snapshot, but signals, claims and the
                 index must leave it out.
+  local_time_zone  the zone of the vendor's billing calendar (its days, its month ends). None
+                (default): Beijing time for a Chinese vendor's source (named *_cn), else UTC
+                (spiders/parsing/calendars.py); an offer in China follows Beijing time anyway.
+  region_key    the source's rows in spiders/parsing/regions.csv (its vendor column). None
+                (default): the source's own name, or for a second path its direct source's.
+                An offer carries local_time_zone and region_key when the spider declares a value
+                its name does not imply; other sources' items stay as they were.
 Every request goes through `request()`, which renders it in Chromium when render_js is set.
 Every offer goes through `offer()`, which also reads what the listing writes in its texts: a GPU
 count in the card or configuration text ("A100 80G ×8", "8卡整机") when no count was given, and a
@@ -60,6 +67,7 @@ from spiders.base.browser import PageRoute, render_failed
 from spiders.items import RawOffer
 from spiders.middlewares.raw_archive import captured_at
 from spiders.middlewares.replay import replay_base_url
+from spiders.parsing.calendars import source_time_zone
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.prices import RANGE_ENDS, raw_price_fields
 from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
@@ -84,6 +92,8 @@ class GpuPriceSpider(scrapy.Spider):
     second_path_of: ClassVar[str | None] = None
     effective_at: ClassVar[str | None] = None
     is_template: ClassVar[bool] = False
+    local_time_zone: ClassVar[str | None] = None
+    region_key: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -146,6 +156,17 @@ class GpuPriceSpider(scrapy.Spider):
         if cls.api_key_required:
             return f"{missing} not set: skipped (its only path is {keyed})"
         return f"{missing} not set: public path, {public}"
+
+    @classmethod
+    def time_zone(cls) -> str:
+        """The zone of the source's billing calendar ('Asia/Shanghai', 'UTC')."""
+        return source_time_zone(cls.name, cls.local_time_zone)
+
+    @classmethod
+    def regions_key(cls) -> str:
+        """The source's rows in regions.csv: its declared region_key, a second path's direct
+        source, else its own name."""
+        return cls.region_key or cls.second_path_of or cls.name
 
     @classmethod
     def describe_fetch(cls) -> str:
@@ -224,6 +245,11 @@ class GpuPriceSpider(scrapy.Spider):
             fields.setdefault("effective_at", self.effective_at)
         if self.reaches_via != "direct":   # a direct source's items stay as they were
             fields.setdefault("reaches_via", self.reaches_via)
+        # what the source's name does not say (normalization reads the name's default otherwise)
+        if self.time_zone() != source_time_zone(self.name):
+            fields.setdefault("local_time_zone", self.time_zone())
+        if self.regions_key() != self.name:
+            fields.setdefault("region_key", self.regions_key())
         if fields.get("price_text") and fields.get("price_amount") in (None, ""):
             said = raw_price_fields(fields["price_text"], fields.get("currency"),
                                     fields.get("billing_period"))

@@ -2,7 +2,9 @@
 
 The mapping lives in the reviewed table regions.csv next to this module (one row per spelling).
 Rows with an empty `vendor` apply to every vendor; a vendor's own rows win (Huawei's
-"ap-southeast-1" is Hong Kong, AWS's is Singapore). Text that matches nothing raises.
+"ap-southeast-1" is Hong Kong, AWS's is Singapore). A row's `vendor` is a source's region key: the
+spider's `region_key` (spiders/base/spider.py), which is its own name unless it declares another
+(a second path reads its direct source's regions). Text that matches nothing raises.
 """
 
 from __future__ import annotations
@@ -38,13 +40,6 @@ _ISO_COUNTRIES = frozenset({
     "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE",
     "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW",
 })
-# Vendor names as spiders may pass them (source slug or display name) -> the CSV's vendor key.
-_VENDOR_KEYS = (("azure", "azure"), ("aws", "aws"), ("amazon", "aws"), ("gcp", "gcp"),
-                ("google", "gcp"), ("alibaba", "alibaba"), ("aliyun", "alibaba"),
-                ("阿里", "alibaba"), ("tencent", "tencent"), ("qcloud", "tencent"),
-                ("腾讯", "tencent"), ("huawei", "huawei"), ("华为", "huawei"),
-                ("autodl", "autodl"), ("runpod", "runpod"), ("vultr", "vultr"),
-                ("vast", "vastai"))
 # Other spellings of the same place: "江苏省" -> 江苏, "Jiangsu Province" -> jiangsu.
 _SPELLING_SUFFIX_RE = re.compile(r"^(.+?)(?:省|市|特别行政区|壮族自治区|回族自治区|维吾尔自治区|"
                                  r"自治区| province| city)$")
@@ -109,12 +104,10 @@ def _code(text: str) -> str:
     return text if re.search(r"[\u4e00-\u9fff]", text) else text.casefold()
 
 
-def vendor_key(vendor: str | None) -> str | None:
-    """"Microsoft Azure" / "azure" -> "azure"; "autodl_cn" -> "autodl"; unknown -> the text."""
-    if vendor is None or not vendor.strip():
-        return None
-    v = _norm(vendor)
-    return next((key for word, key in _VENDOR_KEYS if word in v), v)
+def region_key(key: str | None) -> str | None:
+    """A source's region key as regions.csv's vendor column spells it ("tencent_cn"); None or
+    blank: no vendor (only rows every vendor shares, or a vendor row all vendors agree on)."""
+    return key.strip().casefold() if key and key.strip() else None
 
 
 @lru_cache(maxsize=1)
@@ -190,8 +183,9 @@ def _state(place: str, cc: str) -> str | None:
 
 
 def resolve_region(text: str, vendor: str | None = None) -> Region:
-    """Region text as the vendor writes it ("eastus", "cn-beijing", "内蒙B区", "Texas, US")."""
-    key, vkey = _norm(text or ""), vendor_key(vendor)
+    """Region text as the vendor writes it ("eastus", "cn-beijing", "内蒙B区", "Texas, US");
+    `vendor`: the source's region key (its spider's `region_key`, regions.csv's vendor column)."""
+    key, vkey = _norm(text or ""), region_key(vendor)
     if key == NO_LOCATION:
         raise RegionParseError(f"{NO_LOCATION} (vendor {vendor!r}): the offer cannot be placed")
     if key:

@@ -16,8 +16,8 @@ from spiders.parsing.regions import (
     Region,
     RegionParseError,
     province_aliases,
+    region_key,
     resolve_region,
-    vendor_key,
 )
 
 R = Region
@@ -49,7 +49,7 @@ CASES = [
     ("centralindia", "azure", R("centralindia", "IN", "Maharashtra", "Pune", False)),
     ("southindia", "azure", R("southindia", "IN", "Tamil Nadu", "Chennai", False)),
     ("brazilsouth", "azure", R("brazilsouth", "BR", "São Paulo", "São Paulo", False)),
-    ("East US", "Microsoft Azure", R("eastus", "US", "Virginia", None, False)),
+    ("East US", "azure", R("eastus", "US", "Virginia", None, False)),
     ("  EastUS ", "azure", R("eastus", "US", "Virginia", None, False)),
     ("West Europe", None, R("westeurope", "NL", "North Holland", "Amsterdam", False)),
     # AWS
@@ -67,7 +67,7 @@ CASES = [
     ("ap-south-1", "aws", R("ap-south-1", "IN", "Maharashtra", "Mumbai", False)),
     ("ca-central-1", "aws", R("ca-central-1", "CA", "Quebec", "Montreal", False)),
     ("sa-east-1", "aws", R("sa-east-1", "BR", "São Paulo", "São Paulo", False)),
-    ("US East (N. Virginia)", "Amazon Web Services",
+    ("US East (N. Virginia)", "aws",
      R("us-east-1", "US", "Virginia", "Ashburn", False)),
     ("us-east-1a", "aws", R("us-east-1a", "US", "Virginia", "Ashburn", False)),   # an AZ
     # GCP
@@ -78,55 +78,56 @@ CASES = [
     ("asia-northeast1", "gcp", R("asia-northeast1", "JP", "Tokyo", "Tokyo", False)),
     ("asia-southeast1", "gcp", R("asia-southeast1", "SG", None, "Singapore", False)),
     ("me-west1", "gcp", R("me-west1", "IL", None, "Tel Aviv", False)),
-    ("us-central1-a", "Google Cloud", R("us-central1-a", "US", "Iowa", "Council Bluffs", False)),
+    ("us-central1-a", "gcp", R("us-central1-a", "US", "Iowa", "Council Bluffs", False)),
     # Alibaba
-    ("cn-beijing", "alibaba", R("cn-beijing", "CN", "Beijing", "Beijing", True)),
-    ("cn-shanghai", "alibaba", R("cn-shanghai", "CN", "Shanghai", "Shanghai", True)),
-    ("cn-hangzhou", "alibaba", R("cn-hangzhou", "CN", "Zhejiang", "Hangzhou", False)),
-    ("cn-shenzhen", "alibaba", R("cn-shenzhen", "CN", "Guangdong", "Shenzhen", True)),
-    ("cn-zhangjiakou", "alibaba", R("cn-zhangjiakou", "CN", "Hebei", "Zhangjiakou", False)),
-    ("cn-wulanchabu", "alibaba", R("cn-wulanchabu", "CN", "Inner Mongolia", "Ulanqab", False)),
-    ("cn-huhehaote", "alibaba", R("cn-huhehaote", "CN", "Inner Mongolia", "Hohhot", False)),
-    ("cn-chengdu", "alibaba", R("cn-chengdu", "CN", "Sichuan", "Chengdu", False)),
-    ("cn-guangzhou", "alibaba", R("cn-guangzhou", "CN", "Guangdong", "Guangzhou", True)),
-    ("cn-qingdao", "alibaba", R("cn-qingdao", "CN", "Shandong", "Qingdao", False)),
-    ("cn-hongkong", "alibaba", R("cn-hongkong", "HK", "Hong Kong", "Hong Kong", False)),
-    ("华北2（北京）", "阿里云", R("cn-beijing", "CN", "Beijing", "Beijing", True)),
+    ("cn-beijing", "alibaba_cn", R("cn-beijing", "CN", "Beijing", "Beijing", True)),
+    ("cn-shanghai", "alibaba_cn", R("cn-shanghai", "CN", "Shanghai", "Shanghai", True)),
+    ("cn-hangzhou", "alibaba_cn", R("cn-hangzhou", "CN", "Zhejiang", "Hangzhou", False)),
+    ("cn-shenzhen", "alibaba_cn", R("cn-shenzhen", "CN", "Guangdong", "Shenzhen", True)),
+    ("cn-zhangjiakou", "alibaba_cn", R("cn-zhangjiakou", "CN", "Hebei", "Zhangjiakou", False)),
+    ("cn-wulanchabu", "alibaba_cn", R("cn-wulanchabu", "CN", "Inner Mongolia", "Ulanqab", False)),
+    ("cn-huhehaote", "alibaba_cn", R("cn-huhehaote", "CN", "Inner Mongolia", "Hohhot", False)),
+    ("cn-chengdu", "alibaba_cn", R("cn-chengdu", "CN", "Sichuan", "Chengdu", False)),
+    ("cn-guangzhou", "alibaba_cn", R("cn-guangzhou", "CN", "Guangdong", "Guangzhou", True)),
+    ("cn-qingdao", "alibaba_cn", R("cn-qingdao", "CN", "Shandong", "Qingdao", False)),
+    ("cn-hongkong", "alibaba_cn", R("cn-hongkong", "HK", "Hong Kong", "Hong Kong", False)),
+    ("华北2（北京）", "alibaba_cn", R("cn-beijing", "CN", "Beijing", "Beijing", True)),
     ("cn-beijing", None, R("cn-beijing", "CN", "Beijing", "Beijing", True)),
-    ("cn-beijing-h", "aliyun", R("cn-beijing-h", "CN", "Beijing", "Beijing", True)),
+    ("cn-beijing-h", "alibaba_cn", R("cn-beijing-h", "CN", "Beijing", "Beijing", True)),
     # Tencent
-    ("ap-beijing", "tencent", R("ap-beijing", "CN", "Beijing", "Beijing", True)),
-    ("ap-shanghai", "tencent", R("ap-shanghai", "CN", "Shanghai", "Shanghai", True)),
-    ("ap-guangzhou", "tencent", R("ap-guangzhou", "CN", "Guangdong", "Guangzhou", True)),
-    ("ap-nanjing", "tencent", R("ap-nanjing", "CN", "Jiangsu", "Nanjing", False)),
-    ("ap-chengdu", "tencent", R("ap-chengdu", "CN", "Sichuan", "Chengdu", False)),
-    ("ap-chongqing", "tencent", R("ap-chongqing", "CN", "Chongqing", "Chongqing", False)),
-    ("ap-hongkong", "tencent", R("ap-hongkong", "HK", "Hong Kong", "Hong Kong", False)),
-    ("ap-singapore", "tencent", R("ap-singapore", "SG", None, "Singapore", False)),
-    ("ap-guangzhou-3", "Tencent Cloud", R("ap-guangzhou-3", "CN", "Guangdong", "Guangzhou", True)),
+    ("ap-beijing", "tencent_cn", R("ap-beijing", "CN", "Beijing", "Beijing", True)),
+    ("ap-shanghai", "tencent_cn", R("ap-shanghai", "CN", "Shanghai", "Shanghai", True)),
+    ("ap-guangzhou", "tencent_cn", R("ap-guangzhou", "CN", "Guangdong", "Guangzhou", True)),
+    ("ap-nanjing", "tencent_cn", R("ap-nanjing", "CN", "Jiangsu", "Nanjing", False)),
+    ("ap-chengdu", "tencent_cn", R("ap-chengdu", "CN", "Sichuan", "Chengdu", False)),
+    ("ap-chongqing", "tencent_cn", R("ap-chongqing", "CN", "Chongqing", "Chongqing", False)),
+    ("ap-hongkong", "tencent_cn", R("ap-hongkong", "HK", "Hong Kong", "Hong Kong", False)),
+    ("ap-singapore", "tencent_cn", R("ap-singapore", "SG", None, "Singapore", False)),
+    ("ap-guangzhou-3", "tencent_cn", R("ap-guangzhou-3", "CN", "Guangdong", "Guangzhou", True)),
     # Huawei (its ap-southeast-1 is Hong Kong, not Singapore)
-    ("cn-north-4", "huawei", R("cn-north-4", "CN", "Beijing", "Beijing", True)),
-    ("cn-east-3", "huawei", R("cn-east-3", "CN", "Shanghai", "Shanghai", True)),
-    ("cn-south-1", "huawei", R("cn-south-1", "CN", "Guangdong", "Guangzhou", True)),
-    ("cn-southwest-2", "huawei", R("cn-southwest-2", "CN", "Guizhou", "Guiyang", False)),
-    ("ap-southeast-1", "华为云", R("ap-southeast-1", "HK", "Hong Kong", "Hong Kong", False)),
-    ("华北-北京四", "huawei", R("cn-north-4", "CN", "Beijing", "Beijing", True)),
+    ("cn-north-4", "huaweicloud_cn", R("cn-north-4", "CN", "Beijing", "Beijing", True)),
+    ("cn-east-3", "huaweicloud_cn", R("cn-east-3", "CN", "Shanghai", "Shanghai", True)),
+    ("cn-south-1", "huaweicloud_cn", R("cn-south-1", "CN", "Guangdong", "Guangzhou", True)),
+    ("cn-southwest-2", "huaweicloud_cn", R("cn-southwest-2", "CN", "Guizhou", "Guiyang", False)),
+    ("ap-southeast-1", "huaweicloud_cn",
+     R("ap-southeast-1", "HK", "Hong Kong", "Hong Kong", False)),
+    ("华北-北京四", "huaweicloud_cn", R("cn-north-4", "CN", "Beijing", "Beijing", True)),
     # AutoDL-style zones
-    ("北京A区", "autodl", R("北京A区", "CN", "Beijing", "Beijing", True)),
+    ("北京A区", "autodl_cn", R("北京A区", "CN", "Beijing", "Beijing", True)),
     ("北京B区", "autodl_cn", R("北京B区", "CN", "Beijing", "Beijing", True)),
-    ("内蒙B区", "autodl", R("内蒙B区", "CN", "Inner Mongolia", None, False)),
-    ("西北B区", "autodl", R("西北B区", "CN", "Ningxia", "Zhongwei", False)),
+    ("内蒙B区", "autodl_cn", R("内蒙B区", "CN", "Inner Mongolia", None, False)),
+    ("西北B区", "autodl_cn", R("西北B区", "CN", "Ningxia", "Zhongwei", False)),
     ("西北B区", None, R("西北B区", "CN", "Ningxia", "Zhongwei", False)),
-    ("west-B", "autodl", R("西北B区", "CN", "Ningxia", "Zhongwei", False)),
+    ("west-B", "autodl_cn", R("西北B区", "CN", "Ningxia", "Zhongwei", False)),
     ("neimeng-B", "autodl_cn", R("内蒙B区", "CN", "Inner Mongolia", None, False)),
     ("beijing-A", "autodl_cn", R("北京A区", "CN", "Beijing", "Beijing", True)),
-    ("西北企业区", "autodl", R("西北企业区", "CN", "Ningxia", None, False)),
-    ("重庆A区", "autodl", R("重庆A区", "CN", "Chongqing", "Chongqing", False)),
-    ("芜湖A区", "autodl", R("芜湖A区", "CN", "Anhui", "Wuhu", False)),
-    ("芜湖B区", "autodl", R("芜湖B区", "CN", "Anhui", "Wuhu", False)),
-    ("佛山区", "autodl", R("佛山区", "CN", "Guangdong", "Foshan", False)),
-    ("南京A区", "autodl", R("南京A区", "CN", "Jiangsu", "Nanjing", False)),
-    ("北京C区", "autodl", R("北京C区", "CN", "Beijing", "Beijing", True)),   # zone of a place
+    ("西北企业区", "autodl_cn", R("西北企业区", "CN", "Ningxia", None, False)),
+    ("重庆A区", "autodl_cn", R("重庆A区", "CN", "Chongqing", "Chongqing", False)),
+    ("芜湖A区", "autodl_cn", R("芜湖A区", "CN", "Anhui", "Wuhu", False)),
+    ("芜湖B区", "autodl_cn", R("芜湖B区", "CN", "Anhui", "Wuhu", False)),
+    ("佛山区", "autodl_cn", R("佛山区", "CN", "Guangdong", "Foshan", False)),
+    ("南京A区", "autodl_cn", R("南京A区", "CN", "Jiangsu", "Nanjing", False)),
+    ("北京C区", "autodl_cn", R("北京C区", "CN", "Beijing", "Beijing", True)),   # zone of a place
     ("杭州B区", "some idc", R("杭州B区", "CN", "Zhejiang", "Hangzhou", False)),
     ("宿迁", None, R("宿迁", "CN", "Jiangsu", "Suqian", False)),
     ("杭州", None, R("杭州", "CN", "Zhejiang", "Hangzhou", False)),
@@ -250,18 +251,34 @@ def test_unknown_region_raises_naming_vendor_and_text(text, vendor, message):
 
 
 def test_vendor_rows_win_over_generic_rows():
-    assert resolve_region("ap-southeast-1", "huawei").country == "HK"
+    assert resolve_region("ap-southeast-1", "huaweicloud_cn").country == "HK"
     assert resolve_region("ap-southeast-1", "aws").country == "SG"
-    assert resolve_region("中国香港", "alibaba").region_code == "cn-hongkong"
+    assert resolve_region("中国香港", "alibaba_cn").region_code == "cn-hongkong"
     assert resolve_region("中国香港", None).region_code == "香港"
 
 
-@pytest.mark.parametrize(("vendor", "key"), [
-    ("azure", "azure"), ("Microsoft Azure", "azure"), ("AWS", "aws"), ("autodl_cn", "autodl"),
-    ("阿里云", "alibaba"), ("vast.ai", "vastai"), ("RunPod", "runpod"), (None, None), ("", None),
-    ("光环新网 Sinnet", "光环新网 sinnet")])
-def test_vendor_key(vendor, key):
-    assert vendor_key(vendor) == key
+@pytest.mark.parametrize(("given", "key"), [
+    ("azure", "azure"), (" AWS ", "aws"), ("autodl_cn", "autodl_cn"), ("tencent_cn", "tencent_cn"),
+    (None, None), ("", None), ("  ", None)])
+def test_region_key_is_the_key_as_given(given, key):
+    assert region_key(given) == key
+
+
+@pytest.mark.parametrize(("text", "key", "display_name"), [
+    ("ap-southeast-1", "huaweicloud_cn", "华为云 Huawei Cloud"),
+    ("ap-southeast-1", "huaweicloud_cn", "huawei"),       # the key the substring table guessed
+    ("cn-hongkong", "alibaba_cn", "阿里云 Alibaba Cloud"),
+    ("华北-北京四", "huaweicloud_cn", "Huawei"),
+])
+def test_a_display_name_is_not_a_region_key(text, key, display_name):
+    # a key is a source's (its spider's region_key), never guessed from a vendor's name: a name
+    # reads the rows every vendor shares, not the vendor's own
+    own = resolve_region(text, key)
+    try:
+        guessed = resolve_region(text, display_name)
+    except RegionParseError:
+        guessed = None
+    assert guessed != own
 
 
 @pytest.mark.parametrize(("name", "province"), [
