@@ -78,9 +78,11 @@ reached as (
 zoned as (
     select
         o.*,
-        -- The vendor's billing calendar: Beijing time for offers in China and for every Chinese
-        -- vendor's source (named *_cn), UTC elsewhere. Zones must be UTC or east of it: the
-        -- incremental local-day models rebuild from the UTC day of the new observations.
+        -- The vendor's billing calendar, the rule of spiders/parsing/calendars.py (one home;
+        -- tests/simulate/test_time_effects.py holds this copy to it): Beijing time for offers
+        -- in China and for every Chinese vendor's source (named *_cn), UTC elsewhere. Zones
+        -- must be UTC or east of it: the incremental local-day models rebuild from the UTC day
+        -- of the new observations.
         case
             when o.country = 'CN' or o.source like '%\_cn' escape '\' then 'Asia/Shanghai'
             else 'UTC'

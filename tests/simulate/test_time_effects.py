@@ -63,6 +63,11 @@ def test_local_time_zone_rule():
     assert local_time_zone("cloud_us", "US") == "UTC"
     assert local_time_zone("cloud_us", None) == "UTC"
     assert local_time_zone("cloud_CN", "US") == "UTC"                # SQL's like is case-sensitive
+    # a zone the offer states (its spider's local_time_zone) wins, except over an offer in China
+    assert local_time_zone("cloud_us", "JP", "Asia/Tokyo") == "Asia/Tokyo"
+    assert local_time_zone("cloud_cn", "US", "UTC") == "UTC"
+    assert local_time_zone("cloud_us", "CN", "Asia/Tokyo") == "Asia/Shanghai"
+    assert local_time_zone("cloud_cn", "US", None) == "Asia/Shanghai"
 
 
 def test_month_end_window_in_beijing_starts_at_16_utc_the_day_before():

@@ -1,22 +1,29 @@
-"""The vendor's local calendar, the same rule as SQL staging (`dbt_like_sql/staging/
-stg_observations.sql`): Beijing time for offers in China and for every Chinese vendor's source
-(a source name ending in `_cn`), UTC elsewhere. Month-end effects follow this calendar, so a
-Chinese vendor's month end starts at 16:00 UTC on the day before its last local days."""
+"""The vendor's local calendar, the rule of spiders/parsing/calendars.py (which staging,
+`dbt_like_sql/staging/stg_observations.sql`, applies too): Beijing time for offers in China and
+for every Chinese vendor's source, UTC elsewhere, unless the offer states its zone. Month-end
+effects follow this calendar, so a Chinese vendor's month end starts at 16:00 UTC on the day
+before its last local days."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-CHINA_TIME_ZONE = "Asia/Shanghai"
-DEFAULT_TIME_ZONE = "UTC"
+from spiders.parsing.calendars import (
+    CHINA_TIME_ZONE,
+    DEFAULT_TIME_ZONE,
+    offer_time_zone,
+    source_time_zone,
+)
+
+__all__ = ["CHINA_TIME_ZONE", "DEFAULT_TIME_ZONE", "local_time_zone", "month_end_window"]
 
 
-def local_time_zone(source: str | None, country: str | None) -> str:
-    """The time zone of the vendor's billing calendar ('Asia/Shanghai' or 'UTC')."""
-    if country == "CN" or (source or "").endswith("_cn"):
-        return CHINA_TIME_ZONE
-    return DEFAULT_TIME_ZONE
+def local_time_zone(source: str | None, country: str | None,
+                    declared: str | None = None) -> str:
+    """The time zone of the vendor's billing calendar ('Asia/Shanghai' or 'UTC'); `declared`:
+    the zone the offer carries (its spider's local_time_zone), if any."""
+    return offer_time_zone(country, source_time_zone(source, declared))
 
 
 def month_end_window(hours: np.ndarray, days: int, time_zone: str) -> np.ndarray:

@@ -202,8 +202,10 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     p_unavailable = np.where(in_stock, 0.05, 0.6)   # sold-out offers mostly stay sold out
 
     sources_arr = df["source"].to_numpy()
-    zone = np.array([local_time_zone(s, c)
-                     for s, c in zip(df["source"], df["country"], strict=True)])
+    # the zone an offer states (observations' local_time_zone, when the offers carry it) wins
+    declared = df["local_time_zone"] if "local_time_zone" in df else [None] * len(df)
+    zone = np.array([local_time_zone(s, c, d if isinstance(d, str) else None)
+                     for s, c, d in zip(df["source"], df["country"], declared, strict=True)])
     zones = sorted(set(zone))
     dips, drops, trends, fx_moves, listings = [], [], [], [], []
     for effect in effects:
