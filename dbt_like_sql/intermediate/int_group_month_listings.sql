@@ -7,8 +7,8 @@
    (intermediate.int_source_month_reads), the daily means marts.month_end_capacity compares.
    Windows: intermediate.int_month_windows, as every month-end model.
    Incremental by month: a month's row also reads days 1-7 of the next month (params
-   next_start_last_day; the header's lookback must match it); the runner sets
-   getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
+   next_start_last_day; the header's lookback must match it); since_day() is
+   the first day of the first rebuilt month (0001-01-01 in a full build). */
 -- incremental: month by month lookback 7 days
 with params as (
     -- baseline: days 8-22 of M; month end: its last 5 days; next start: days 1-7 of M+1
@@ -24,7 +24,7 @@ hourly as (
     select *
     from intermediate.int_offer_local_daily
     where billing_period = 'hour'
-        and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 

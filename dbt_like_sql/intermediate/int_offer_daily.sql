@@ -47,11 +47,9 @@ select
     count(*) as observations
 from staging.stg_observations
 -- An incremental build reads only the rebuilt days: observed_hour is stored, so DuckDB skips the
--- older row groups by their min/max (getvariable('since') is unset in a full build).
+-- older row groups by their min/max (since_hour(0): the beginning of time in a full build).
 where
-    observed_hour >= coalesce(
-        getvariable('since')::timestamptz, timestamptz '0001-01-01 00:00:00+00'
-    )
+    observed_hour >= since_hour(0)
 group by offer_id, observed_date
 -- stored in day order (a full build too; incremental builds append days), so that the models
 -- reading only the rebuilt days (observed_date >= since) skip the older row groups

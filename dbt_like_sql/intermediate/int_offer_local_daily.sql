@@ -56,10 +56,7 @@ from staging.stg_observations
 -- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
 -- build, a plain DuckDB shell) reads everything.
 where
-    observed_hour >= coalesce(
-        (getvariable('since')::date - interval 1 day)::timestamptz,
-        timestamptz '0001-01-01 00:00:00+00'
-    )
+    observed_hour >= since_hour(1)
 group by offer_id, local_date
 -- stored in day order (a full build too; incremental builds append days), so that the models
 -- reading only the rebuilt local days or months skip the older row groups

@@ -11,8 +11,8 @@
    the `params` CTE.
    Incremental by month: a month's row also reads days 1-7 of the next month (params
    next_start_last_day; the header's lookback must match it), so new observations rebuild the
-   months from the month of their first UTC day minus 7 days on; the runner sets
-   getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
+   months from the month of their first UTC day minus 7 days on; since_day() is
+   the first day of the first rebuilt month (0001-01-01 in a full build). */
 -- incremental: month by month lookback 7 days
 with params as (
     select
@@ -37,7 +37,7 @@ local_days as (   -- the rebuilt months' days and the next month's start (all in
     select *
     from intermediate.int_offer_local_daily
     where billing_period = 'hour'
-        and local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 

@@ -3,11 +3,11 @@
    offer's own currency): an exchange-rate move alone changes the CNY figures beside it but is not
    a price change. A missing observation (a failed crawl) is not a change.
    Incremental: only observations from the rebuilt days on are sequenced, each offer's earlier
-   state coming from its last daily close before them (getvariable('since') is set by the model
-   runner; unset, as in a full build or a plain DuckDB shell, everything is sequenced). */
+   state coming from its last daily close before them (since_day(), set by the model runner;
+   in a full build or a plain DuckDB shell, 0001-01-01: everything is sequenced). */
 -- incremental: observed_date
 with since as (
-    select coalesce(getvariable('since')::date, date '0001-01-01') as day
+    select since_day() as day
 ),
 
 before as (
@@ -31,9 +31,7 @@ recent as (
     from staging.stg_observations
     -- observed_hour is stored: older row groups are skipped by their min/max
     where
-        observed_hour >= coalesce(
-            getvariable('since')::timestamptz, timestamptz '0001-01-01 00:00:00+00'
-        )
+        observed_hour >= since_hour(0)
 ),
 
 sequenced as (

@@ -10,10 +10,10 @@
    hit both sides alike and cancel in the ratio). A line paired on one day only (a new install)
    has windows of that day: window_days = 1, wander_pp = 0. Incremental by day: a row reads its own
    day and the 27 before, never a later one, so an incremental build rebuilds the days from
-   getvariable('since') on and reads 27 days more (unset in a full build). */
+   since_day() on and reads 27 days more (a full build: every day). */
 -- incremental: observed_date
 with settings as (
-    select coalesce(getvariable('since')::date, date '0001-01-01') as since
+    select since_day() as since
 ),
 
 paired as (

@@ -14,9 +14,9 @@ with offers as (
         case when country = 'CN' then 'CN tier-1 cities' else 'US' end as reference,
         (country = 'CN' and is_tier1_city) or country = 'US' as in_reference
     from intermediate.int_offer_daily
-    -- an incremental build pairs only the rebuilt days (getvariable('since') is unset in a full
-    -- build): each row depends on its own day only
-    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    -- an incremental build pairs only the rebuilt days (since_day(); a full build: every day):
+    -- each row depends on its own day only
+    where observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 

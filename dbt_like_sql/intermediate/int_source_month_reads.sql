@@ -5,8 +5,8 @@
    was not read is a gap, not zero offers: marts.month_end_capacity divides its counts by these.
    Windows: intermediate.int_month_windows, as every month-end model.
    Incremental by month: a month's row also reads days 1-7 of the next month (params
-   next_start_last_day; the header's lookback must match it); the runner sets
-   getvariable('since') to the first day of the first rebuilt month (unset in a full build). */
+   next_start_last_day; the header's lookback must match it); since_day() is
+   the first day of the first rebuilt month (0001-01-01 in a full build). */
 -- incremental: month by month lookback 7 days
 with params as (
     -- baseline: days 8-22 of M; month end: its last 5 days; next start: days 1-7 of M+1
@@ -24,7 +24,7 @@ read_days as (   -- the local days each source was read (any offer, any billing 
         local_date,
         local_month
     from intermediate.int_offer_local_daily
-    where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    where local_date >= since_day()
 ),
 
 windowed as (   -- each day in its own month, and days 1-7 again as the previous month's start

@@ -17,7 +17,7 @@ with whole_cards as (
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count = 1
         -- an incremental build reads only the rebuilt days (unset in a full build)
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 )
 

@@ -14,7 +14,7 @@
    and minimums: the `params` CTE.
    Incremental by holiday: a holiday's rows read local days up to its last day only, and new
    observations fall on local days from their first UTC day (`since`) on (zones are UTC or east
-   of it), so only the holidays ending on or after getvariable('since') are rebuilt (unset in a
+   of it), so only the holidays ending on or after since_day() are rebuilt (0001-01-01 in a
    full build: every holiday). */
 -- incremental: holiday_last_day
 with params as (
@@ -65,7 +65,7 @@ holidays as (
 rebuilt_holidays as (
     select *
     from holidays
-    where last_day >= coalesce(getvariable('since')::date, date '0001-01-01')
+    where last_day >= since_day()
 ),
 
 holiday_days as (

@@ -9,8 +9,8 @@
    The phases' days: the `params` CTE.
    Incremental by local month: a month's row reads the offer's days of that month only (day 1's
    change, the only one reaching back, is in no phase). Zones are UTC or east of it, so new
-   observations fall in local months from the month of their first UTC day on; the runner sets
-   getvariable('since') to that month's first day (unset in a full build). */
+   observations fall in local months from the month of their first UTC day on; since_day() is
+   that month's first day (0001-01-01 in a full build). */
 -- incremental: local_month by month
 with params as (
     -- The phases of a local month, as the month-end signals window it (month_end_dip): the
@@ -33,7 +33,7 @@ daily as (
         lag(close_price_amount) over offer_days as previous_amount,
         lag(currency) over offer_days as previous_currency
     from intermediate.int_offer_local_daily
-    where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    where local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
     window offer_days as (partition by offer_id order by local_date)
 ),

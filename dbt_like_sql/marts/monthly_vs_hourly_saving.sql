@@ -5,13 +5,13 @@
    monthly offer's own SKU when the line has one; else 'line', the cheapest hourly offer of the
    line. A monthly offer with no hourly partner that day has no row. Ties go to the lowest hourly
    offer_id. Incremental by day: a row depends on its own day only (an incremental build reads
-   the rebuilt days; getvariable('since') is unset in a full build). */
+   the rebuilt days; since_day() is 0001-01-01 in a full build). */
 -- incremental: day
 with monthly as (
     select *
     from intermediate.int_offer_daily
     where billing_period = 'month'
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
@@ -19,7 +19,7 @@ hourly as (
     select *
     from intermediate.int_offer_daily
     where billing_period = 'hour' and close_price_cny_per_gpu_hour > 0
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 

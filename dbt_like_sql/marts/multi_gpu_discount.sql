@@ -3,21 +3,21 @@
    region, card model and variant (an unnamed variant pairs only with an unnamed one), offer kind
    and billing period that day: the two offers differ only in how many cards they rent. A server
    without such a single card that day has no row. Incremental by day: a row depends on its own
-   day only (an incremental build reads the rebuilt days; getvariable('since') is unset in a full
+   day only (an incremental build reads the rebuilt days; since_day() is 0001-01-01 in a full
    build). */
 -- incremental: day
 with servers as (
     select *
     from intermediate.int_offer_daily
     where gpu_fraction = 1 and gpu_count > 1
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
 singles as (
     select *
     from intermediate.int_whole_card_daily
-    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    where observed_date >= since_day()
 )
 
 select

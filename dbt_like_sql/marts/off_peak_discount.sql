@@ -23,10 +23,7 @@ looks as (
     from staging.stg_observations
     where billing_period = 'hour'
         and counted  -- counted once: a non-direct twin of a direct offer is left out
-        and observed_hour >= coalesce(
-            (getvariable('since')::date - interval 1 day)::timestamptz,
-            timestamptz '0001-01-01 00:00:00+00'
-        )
+        and observed_hour >= since_hour(1)
 ),
 
 sides as (

@@ -42,5 +42,5 @@ select
     reaches_via,                                        -- direct, or aggregator | second_path
     counted                                             -- false: its direct twin counts
 from intermediate.int_offer_local_daily
-where local_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+where local_date >= since_day()
 order by local_date, offer_id

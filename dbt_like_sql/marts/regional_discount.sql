@@ -12,7 +12,7 @@
    paired vendors narrows that by sqrt(n). A region with offers but no vendor that also has a
    reference offer of the same line keeps its row with a NULL discount and vendors_paired = 0.
    Incremental by day: a row reads its own day of the intermediate models (whose windows read
-   earlier days only; getvariable('since') is unset in a full build). */
+   earlier days only; since_day() is 0001-01-01 in a full build). */
 -- incremental: day
 with settings as (
     -- the least wander assumed of one list price around its level (%), until the market has
@@ -24,14 +24,14 @@ pairs as (
     select *
     from intermediate.int_regional_pairs
     where gpu_fraction = 1
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
 ),
 
 windows as (
     select *
     from intermediate.int_regional_line_window
     where gpu_fraction = 1
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
 ),
 
 -- how far the market's regional ratios move (pp): the 90th percentile over every line paired
@@ -42,7 +42,7 @@ market_wander as (
         observed_date,
         quantile_cont(wander_pp, 0.9) as wander_pp
     from intermediate.int_regional_line_window
-    where observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+    where observed_date >= since_day()
     group by observed_date
 ),
 

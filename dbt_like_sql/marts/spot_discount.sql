@@ -7,13 +7,13 @@
    regular price. Spot at or above on-demand stays in, with a negative discount; a spot offer with
    no on-demand partner that day has no row. Ties go to the lowest on-demand offer_id.
    Incremental by day: a row depends on its own day only (an incremental build reads the rebuilt
-   days; getvariable('since') is unset in a full build). */
+   days; since_day() is 0001-01-01 in a full build). */
 -- incremental: day
 with spot as (
     select *
     from intermediate.int_offer_daily
     where offer_kind = 'spot'
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 
@@ -21,7 +21,7 @@ on_demand as (
     select *
     from intermediate.int_offer_daily
     where offer_kind = 'on_demand' and close_price_cny_per_gpu_hour > 0
-        and observed_date >= coalesce(getvariable('since')::date, date '0001-01-01')
+        and observed_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
 ),
 

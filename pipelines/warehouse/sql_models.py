@@ -18,11 +18,13 @@ observations loaded since the model's last build):
 * `-- incremental: <column> by key`: the rows whose <column> (a column of `observations`, e.g.
   offer_id) appears in the newly loaded observations are deleted and inserted again.
 
-The model's SQL can read `getvariable('since')` (the first day rebuilt, `rebuild_start`; for a
-key, the first new day; unset in a full build) to limit its own scans; the runner keeps only the
-rebuilt rows of its result. The result equals a full rebuild as long as no other row depends on
-the new observations: tests/sql/test_incremental_marts.py checks every model on a simulated
-history.
+A model limits its own scans with the macros `since_day()` (the first day rebuilt,
+`rebuild_start`; for a key, the first new day; 0001-01-01 in a full build) and
+`since_hour(<n days before>)` (that day's first UTC hour, n days earlier), which the runner
+creates in the database (sql/since_macros.sql: the one place that reads the variable `since` the
+runner sets); the runner keeps only the rebuilt rows of its result. The result equals a full
+rebuild as long as no other row depends on the new observations:
+tests/sql/test_incremental_marts.py checks every model on a simulated history.
 
 A model is rebuilt in full (and its downstream models with it) when its SQL or its columns
 changed, when a model it reads was so rebuilt after it, or when asked (`full`). A table model
@@ -263,13 +265,20 @@ def _update_incrementally(con, model: SqlModel) -> str | None:
                                [model.table]).fetchone()[0]
         con.execute(sql_text(__file__, "incremental_keys").format(column=model.incremental_by),
                     {"built_at": built_at, "first_new_day": first_new_day})
-    # models may read it to limit their own scans (getvariable('since'))
+    # models read it through since_day() and since_hour(n) to limit their own scans
     con.execute(f"set variable since = date '{since}'")
     for statement in model.incremental_statements(since):
         con.execute(statement)
     con.execute("reset variable since")
     con.execute("drop table if exists incremental_keys")
     return f"incremental from {first_new_day}"
+
+
+def create_since_macros(con) -> None:
+    """since_day() and since_hour(n), the incremental filter of every model
+    (sql/since_macros.sql), stored in the connection's database: a build, a view, the published
+    copy and the DuckDB shell all find them."""
+    con.execute(sql_text(__file__, "since_macros"))
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
@@ -279,6 +288,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
+    create_since_macros(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(

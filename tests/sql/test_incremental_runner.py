@@ -4,12 +4,17 @@ rebuilds from scratch that a changed model forces on itself and on the models th
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
-from pipelines.warehouse.sql_models import SqlModelError, load_models, run_model
+from pipelines.warehouse.sql_models import (
+    SqlModelError,
+    create_since_macros,
+    load_models,
+    run_model,
+)
 from tests.helpers.observations import EXTERNAL, insert, obs
 
 COUNTS_BY_OFFER = """/* looks per offer */
@@ -23,8 +28,7 @@ COUNTS_BY_MONTH = """/* looks per month, counted with the next month's first 7 d
 with days as (
     select date_trunc('month', observed_hour)::date as month, observed_hour::date as day
     from observations
-    where observed_hour >= coalesce(getvariable('since')::timestamptz,
-                                    timestamptz '0001-01-01 00:00:00+00')
+    where observed_hour >= since_hour(0)
 )
 select month, count(*) as looks, (
     select count(*) from days as n
@@ -162,3 +166,88 @@ def test_a_changed_model_rebuilds_itself_and_what_reads_it_from_scratch(con, tmp
     assert _build(con, tmp_path) == {"staging.stg": "view", "marts.dear": "full"}
     assert con.execute("select sum(dear) from marts.dear").fetchone() == (0,)
     assert _build(con, tmp_path)["marts.dear"] == "up to date"
+
+
+# -- the incremental filter, written once (pipelines/warehouse/sql/since_macros.sql) -----------
+
+# What each macro replaced, as the models used to type it by hand.
+SINCE_BY_HAND = {
+    "since_day()": "coalesce(getvariable('since')::date, date '0001-01-01')",
+    "since_hour(0)": "coalesce(getvariable('since')::timestamptz, "
+                     "timestamptz '0001-01-01 00:00:00+00')",
+    "since_hour(1)": "coalesce((getvariable('since')::date - interval 1 day)::timestamptz, "
+                     "timestamptz '0001-01-01 00:00:00+00')",
+}
+
+
+@pytest.mark.parametrize("since", [None, "2026-05-01", "2026-01-01", "2024-03-01"])
+@pytest.mark.parametrize(("macro", "by_hand"), SINCE_BY_HAND.items())
+def test_each_since_macro_is_the_filter_it_replaced(con, since, macro, by_hand):
+    con.execute("set TimeZone = 'UTC'")     # as run_model sets it
+    create_since_macros(con)
+    if since:
+        con.execute(f"set variable since = date '{since}'")
+    got, typed = con.execute(f"select {macro}, {by_hand}").fetchone()
+    assert (got, type(got)) == (typed, type(typed))
+
+
+@pytest.mark.parametrize(("since", "day", "hour_before"), [
+    (None, date(1, 1, 1), datetime(1, 1, 1, tzinfo=UTC)),
+    ("2026-05-01", date(2026, 5, 1), datetime(2026, 4, 30, tzinfo=UTC)),   # across a month
+    ("2026-01-01", date(2026, 1, 1), datetime(2025, 12, 31, tzinfo=UTC)),  # ... and a year
+    ("2024-03-01", date(2024, 3, 1), datetime(2024, 2, 29, tzinfo=UTC)),   # a leap day
+])
+def test_since_is_the_first_day_rebuilt_and_everything_when_unset(con, since, day, hour_before):
+    create_since_macros(con)
+    if since:
+        con.execute(f"set variable since = date '{since}'")
+    got_day, hour, earlier = con.execute(
+        "select since_day(), since_hour(0), since_hour(1)").fetchone()
+    assert got_day == day
+    assert hour == datetime.combine(day, datetime.min.time(), UTC)
+    assert earlier == hour_before
+    con.execute("reset variable since")
+
+
+def test_the_macros_are_stored_in_the_database_for_views_and_the_shell(tmp_path):
+    """A view that filters with since_day() reads everything from another connection (the
+    published copy, a DuckDB shell), where nothing has set `since` or made the macros."""
+    import duckdb
+
+    _write(tmp_path / "models", "staging/v.sql",
+           "/* v */\n-- materialized: view\nselect * from observations "
+           "where observed_hour >= since_hour(1)")
+    db = tmp_path / "w.db"
+    con = duckdb.connect(str(db))
+    from pipelines.warehouse.db import ensure_schema
+
+    ensure_schema(con)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    assert _build(con, tmp_path / "models") == {"staging.v": "view"}
+    con.close()
+    shell = duckdb.connect(str(db), read_only=True)
+    try:
+        assert shell.execute("select count(*), min(since_day()) from staging.v").fetchone() == (
+            1, date(1, 1, 1))
+    finally:
+        shell.close()
+
+
+def test_an_incremental_build_reads_its_since_and_leaves_it_unset(con, tmp_path):
+    """During the build since_day() is the first day rebuilt (the model records what it read);
+    after it, the next full build reads everything."""
+    _write(tmp_path, "marts/scanned.sql",
+           "/* rows the build scanned */\n-- incremental: d\n"
+           "select observed_hour::date as d, since_day() as since, "
+           "(select count(*) from observations where observed_hour >= since_hour(0)) as scanned "
+           "from observations group by d")
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _look(con, "c1", datetime(2026, 4, 21, 9, tzinfo=UTC), "b")
+    assert _build(con, tmp_path) == {"marts.scanned": "full"}
+    _look(con, "c2", datetime(2026, 4, 22, 9, tzinfo=UTC))
+    assert _build(con, tmp_path) == {"marts.scanned": "incremental from 2026-04-22"}
+    assert con.execute("select d, since, scanned from marts.scanned order by d").fetchall() == [
+        (date(2026, 4, 20), date(1, 1, 1), 2),        # the full build: every row
+        (date(2026, 4, 21), date(1, 1, 1), 2),
+        (date(2026, 4, 22), date(2026, 4, 22), 1)]    # the incremental one: its day only
+    assert con.execute("select since_day()").fetchone() == (date(1, 1, 1),)
