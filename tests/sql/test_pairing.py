@@ -185,6 +185,41 @@ def test_monthly_without_a_like_hourly_offer_has_no_row(con, hourly):
     assert records(con, "select * from marts.monthly_vs_hourly_saving") == []
 
 
+# -- int_like_for_like_pairs: the one home of the four comparisons' pairing ---------------------
+
+def test_an_offer_is_priced_by_every_comparison_it_belongs_to(con):
+    build(con, [obs(40, offer_kind="spot", sku="spot card"),                 # whole, spot
+                obs(12, gpu_fraction=0.25, sku="slice"),                     # slice, on-demand
+                obs(9, gpu_fraction=0.25, offer_kind="spot", sku="slice")])  # slice, spot
+    rows = records(con, "select comparison, offer_kind, partner_sku, pairing "
+                        "from intermediate.int_like_for_like_pairs order by comparison")
+    assert rows == [
+        # the spot slice against the spot whole card (the on-demand slice has no whole card)
+        {"comparison": "slice_to_whole", "offer_kind": "spot", "partner_sku": "spot card",
+         "pairing": "card"},
+        # ... and against the on-demand offer of its own SKU
+        {"comparison": "spot", "offer_kind": "spot", "partner_sku": "slice", "pairing": "sku"}]
+    assert [r["slice_sku"] for r in records(con, "select * from marts.slice_to_whole_ratio")] \
+        == ["slice"]
+    assert [r["on_demand_sku"] for r in records(con, "select * from marts.spot_discount")] \
+        == ["slice"]
+
+
+@pytest.mark.parametrize(("offer", "partners", "comparison"), [
+    ({"gpu_fraction": 0.25, "sku": "s"}, [{"sku": "a"}, {"sku": "b"}], "slice_to_whole"),
+    ({"gpu_count": 8, "sku": "s"}, [{"sku": "a"}, {"sku": "b"}], "multi_gpu"),
+    ({"offer_kind": "spot", "sku": "s"}, [{"sku": "a"}, {"sku": "b"}], "spot"),
+    ({"billing_period": "month", "sku": "s"}, [{"sku": "a"}, {"sku": "b"}], "monthly_vs_hourly"),
+])
+def test_price_ties_go_to_the_lowest_partner_offer_id_in_every_comparison(con, offer, partners,
+                                                                          comparison):
+    build(con, [obs(5000, **offer), *(obs(60, **p) for p in partners)])
+    [row] = records(con, "select comparison, partner_offer_id "
+                         "from intermediate.int_like_for_like_pairs")
+    assert row == {"comparison": comparison,
+                   "partner_offer_id": min(offer_id(60, **p) for p in partners)}
+
+
 # -- int_regional_pairs ------------------------------------------------------------------------
 
 def pairs(con) -> list[dict]:
