@@ -260,7 +260,7 @@ select
     f.dip_pct::double as dip_pct,                       -- median depth below the b-n line, %
     f.dip_se_pct::double as dip_se_pct,                 -- its standard error (offers' noise)
     f.month_ci_low_pct::double as month_ci_low_pct,     -- 90 % interval of this month's depth
-    f.month_ci_high_pct::double as month_ci_high_pct,
+    f.month_ci_high_pct::double as month_ci_high_pct,   -- ... its upper end
     f.drop_pct::double as drop_pct,                     -- median drop from baseline, %
     f.recovery_pct::double as recovery_pct,             -- median rise from month end to M+1, %
     f.month_verdict,                                    -- this month-end dipped? (3 verdicts)

@@ -145,7 +145,7 @@ select
     (
         greatest(2 * s.price_wander_floor_pct, m.wander_pp, r.vendor_wander_pp)
         / sqrt(nullif(r.vendors_with_ratio, 0))
-    )::double as error_bound_pp,
+    )::double as error_bound_pp,                        -- the error to expect, pp
     r.window_days                                       -- most paired days behind a line (1-14)
 from evidence as e
 cross join settings as s

@@ -118,7 +118,10 @@ def price_cell_text(cell) -> str:
     so both are kept."""
     struck = " ".join(" ".join(cell.xpath(f".//text()[{_STRUCK}]").getall()).split())
     if not struck:
-        return " ".join(displayed_text(cell.get()).split())
+        # plain text is kept byte for byte (a hostile cell's escapes stay visible in its
+        # quarantine reason); only markup is rendered
+        return (" ".join(displayed_text(cell.get()).split()) if cell.xpath("./*")
+                else cell_text(cell))
     rest = " ".join(" ".join(cell.xpath(f".//text()[not({_STRUCK})]").getall()).split())
     return f"原价 {struck} 现价 {rest}"
 
