@@ -74,12 +74,15 @@ truth: setup
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db
 
-# Lint: ruff on the Python (rules in pyproject.toml [tool.ruff]), sqlfluff on the SQL models
-# (DuckDB dialect, rules in .sqlfluff). Both run before either fails, so one run shows everything.
+# Lint: ruff on the Python (rules in pyproject.toml [tool.ruff]), sqlfluff on every .sql file
+# (DuckDB dialect, rules in .sqlfluff): the models and docs/coverage.sql, then the SQL that Python
+# runs, whose `?`, `$name` and `{name}` parameters .sqlfluff-parameters stands values in for
+# (tests/test_one_home_sql.py checks no .sql file is left out). All run before any fails.
 lint: setup
 	@status=0; \
 	$(BIN)/ruff check pipelines spiders tests || status=1; \
-	$(BIN)/sqlfluff lint dbt_like_sql || status=1; \
+	$(BIN)/sqlfluff lint dbt_like_sql docs || status=1; \
+	$(BIN)/sqlfluff lint --config .sqlfluff-parameters pipelines || status=1; \
 	exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a

@@ -46,12 +46,12 @@ lines as (
 )
 
 select
-    c.card_rank,
+    c.card_rank,            -- 1 = the card the most vendors list (ties by gpu_model)
     d.gpu_model,
-    l.line_rank,
+    l.line_rank,            -- 1 = the card's first vendor: listing it on its latest day, cheapest
     d.vendor,
     d.day,
-    d.price,
+    d.price,                -- CNY per GPU-hour: the vendor's cheapest daily close
     d.offers
 from daily as d
 inner join cards as c on d.gpu_model = c.gpu_model

@@ -76,11 +76,11 @@ per_vendor as (
 )
 
 select
-    chart,
+    chart,                                  -- whole-vs-slice | region | spot
     gpu_family,
-    series,
+    series,                                 -- the chart's line: whole card, US, spot ...
     day,
-    median(vendor_price)::double as price,
+    median(vendor_price)::double as price,  -- CNY per GPU-hour: the median over vendors
     sum(offers)::integer as offers,
     count(*)::integer as vendors
 from per_vendor

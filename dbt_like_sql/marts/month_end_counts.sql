@@ -48,16 +48,16 @@ latest_month as (
 )
 
 select
-    d.dip_groups,
-    d.dips_holding,
-    d.dips_not_holding,
-    d.dips_undecided,
-    d.dip_months_needed,
-    c.capacity_groups,
-    c.capacity_released,
-    c.capacity_not_released,
-    c.capacity_undecided,
-    m.latest_month
+    d.dip_groups,                   -- offer groups of marts.month_end_dip
+    d.dips_holding,                 -- of them, the groups whose dip_verdict holds
+    d.dips_not_holding,             -- ... does not hold
+    d.dips_undecided,               -- ... has not enough evidence yet
+    d.dip_months_needed,            -- the undecided groups' median months_needed
+    c.capacity_groups,              -- offer groups of marts.month_end_capacity
+    c.capacity_released,            -- of them, the groups whose release_verdict holds
+    c.capacity_not_released,        -- ... does not hold
+    c.capacity_undecided,           -- ... has not enough evidence yet
+    m.latest_month                  -- the latest month of marts.month_end_dip
 from dips as d
 cross join capacity as c
 cross join latest_month as m

@@ -58,7 +58,7 @@ select
     l.depth_ci_low_pct,
     l.depth_ci_high_pct,
     f.url,
-    f.usd_per_cny,
+    f.usd_per_cny,                  -- the group's current hourly offers' exchange rate
     f.country,
     f.province_or_state,
     f.city

@@ -19,9 +19,9 @@ def sql_text(module_file: str, name: str) -> str:
 
 def not_held_predicate() -> str:
     """The SQL predicate over marts.latest_prices that leaves out a price held back as a possible
-    outlier (sql/not_held.sql), as `gpuprices prices`, the API, the advisor and the SkyPilot
-    export all apply it."""
-    return sql_text(__file__, "not_held")
+    outlier (the offers of sql/held_offer_ids.sql), as `gpuprices prices`, the API, the advisor
+    and the SkyPilot export all apply it."""
+    return f"offer_id not in (\n{sql_text(__file__, 'held_offer_ids').rstrip()}\n)"
 
 
 def source_price_labels(con) -> dict[str, str]:

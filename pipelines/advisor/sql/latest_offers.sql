@@ -1,7 +1,7 @@
 -- Every current offer, with the columns the advisor's Offer reads (pipelines/advisor/offers.py),
 -- but those whose latest price is held back as a possible outlier (marts.price_outliers: far from
 -- its card's market, not yet confirmed by a later crawl), as marts.cheapest_offers leaves them out.
--- The held test is not_held_predicate() (pipelines/warehouse/sql/not_held.sql), filled in below.
+-- The held test is not_held_predicate() (pipelines/warehouse/sql_files.py), filled in below.
 select
     offer_id,
     source,

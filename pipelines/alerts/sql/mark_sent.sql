@@ -1,6 +1,7 @@
 -- An alert every channel it is routed to now has.
 update alerts.outbox
-set status = 'sent',
+set
+    status = 'sent',
     attempts = attempts + $tries,
     last_error = null,
     sent_at = now(),

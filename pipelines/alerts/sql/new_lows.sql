@@ -10,49 +10,68 @@ with counted as (
     select o.*
     from staging.stg_observations as o
     anti join alert_held_observations as h
-        on h.offer_id = o.offer_id and h.observed_at = o.observed_at
+        on o.offer_id = h.offer_id and o.observed_at = h.observed_at
 ),
+
 instants as (   -- the group's lowest price at each observation time
-    select o.gpu_model, o.offer_kind, o.region_group, o.observed_at,
-           min(o.price_per_gpu_hour_cny) as low_cny_per_gpu_hour,
-           arg_min(o.offer_id, o.price_per_gpu_hour_cny) as offer_id
+    select
+        o.gpu_model, o.offer_kind, o.region_group, o.observed_at,
+        min(o.price_per_gpu_hour_cny) as low_cny_per_gpu_hour,
+        arg_min(o.offer_id, o.price_per_gpu_hour_cny) as offer_id
     from counted as o
     where (len($gpu_models::varchar[]) = 0 or list_contains($gpu_models::varchar[], o.gpu_model))
-      and (len($offer_kinds::varchar[]) = 0
-           or list_contains($offer_kinds::varchar[], o.offer_kind))
-      and (len($billing_periods::varchar[]) = 0
-           or list_contains($billing_periods::varchar[], o.billing_period))
+        and (
+            len($offer_kinds::varchar[]) = 0
+            or list_contains($offer_kinds::varchar[], o.offer_kind)
+        )
+        and (
+            len($billing_periods::varchar[]) = 0
+            or list_contains($billing_periods::varchar[], o.billing_period)
+        )
     group by o.gpu_model, o.offer_kind, o.region_group, o.observed_at
 ),
+
 running as (
-    select *,
-           min(low_cny_per_gpu_hour) over (
-               partition by gpu_model, offer_kind, region_group order by observed_at
-               rows between unbounded preceding and 1 preceding) as earlier_low_cny_per_gpu_hour,
-           count(*) over (
-               partition by gpu_model, offer_kind, region_group order by observed_at
-               rows between unbounded preceding and 1 preceding) as earlier_observations
+    select
+        *,
+        min(low_cny_per_gpu_hour) over (
+            partition by gpu_model, offer_kind, region_group order by observed_at
+            rows between unbounded preceding and 1 preceding
+        ) as earlier_low_cny_per_gpu_hour,
+        count(*) over (
+            partition by gpu_model, offer_kind, region_group order by observed_at
+            rows between unbounded preceding and 1 preceding
+        ) as earlier_observations
     from instants
 ),
+
 below_earlier as (   -- the instants below every earlier one, and by how much
-    select *,
-           100 * (earlier_low_cny_per_gpu_hour - low_cny_per_gpu_hour)::double
-               / earlier_low_cny_per_gpu_hour::double as improvement_pct
+    select
+        *,
+        100 * (earlier_low_cny_per_gpu_hour - low_cny_per_gpu_hour)::double
+        / earlier_low_cny_per_gpu_hour::double as improvement_pct
     from running
     where earlier_low_cny_per_gpu_hour is not null
-      and low_cny_per_gpu_hour < earlier_low_cny_per_gpu_hour
+        and low_cny_per_gpu_hour < earlier_low_cny_per_gpu_hour
 )
-select o.offer_id, o.source, o.vendor, o.gpu_model, o.gpu_variant, o.gpu_count, o.gpu_fraction,
-       o.offer_kind, o.billing_period, o.region_code, o.region_group, o.country,
-       o.province_or_state, o.city, o.sku, o.price_amount, o.currency, o.price_per_gpu_hour_cny,
-       o.price_per_gpu_hour_usd, o.observed_at, o.url,
-       r.earlier_low_cny_per_gpu_hour, r.earlier_observations, r.improvement_pct
+
+select
+    o.offer_id, o.source, o.vendor, o.gpu_model, o.gpu_variant, o.gpu_count, o.gpu_fraction,
+    o.offer_kind, o.billing_period, o.region_code, o.region_group, o.country,
+    o.province_or_state, o.city, o.sku, o.price_amount, o.currency, o.price_per_gpu_hour_cny,
+    o.price_per_gpu_hour_usd, o.observed_at, o.url,
+    r.earlier_low_cny_per_gpu_hour, r.earlier_observations, r.improvement_pct
 from below_earlier as r
-join staging.stg_observations as o using (offer_id, observed_at)
+inner join staging.stg_observations as o
+    on r.offer_id = o.offer_id and r.observed_at = o.observed_at
 where r.improvement_pct >= $min_improvement_pct
-  and exists (select 1 from alert_new_observations as n
-              where n.offer_id = r.offer_id and n.observed_at = r.observed_at)
-  and not exists (select 1 from counted as e
-                  where e.offer_id = r.offer_id and e.observed_at < r.observed_at
-                    and e.price_amount <= o.price_amount)
+    and exists (
+        select 1 from alert_new_observations as n
+        where n.offer_id = r.offer_id and n.observed_at = r.observed_at
+    )
+    and not exists (
+        select 1 from counted as e
+        where e.offer_id = r.offer_id and e.observed_at < r.observed_at
+            and e.price_amount <= o.price_amount
+    )
 order by r.observed_at, r.gpu_model

@@ -6,12 +6,18 @@
 -- observation count, so existing history does not flood the channels.
 -- Parameters: $max_observed_at, $detected_at (the watermark, or null), $lookback_hours.
 create or replace temp table alert_new_observations as
-select offer_id, observed_at
-from observations
+select
+    o.offer_id,
+    o.observed_at
+from observations as o
 where case
-    when $max_observed_at is null then
-        observed_at >= (select max(observed_at) from observations)
-                       - to_microseconds(($lookback_hours * 3600e6)::bigint)
-    else observed_at > $max_observed_at
-         or crawl_id in (select crawl_id from raw.crawls where normalized_at >= $detected_at)
-end
+        when $max_observed_at is null
+            then o.observed_at
+            >= (select max(newest.observed_at) from observations as newest)
+            - to_microseconds(($lookback_hours * 3600e6)::bigint)
+        else o.observed_at > $max_observed_at
+            or o.crawl_id in (
+                select c.crawl_id from raw.crawls as c
+                where c.normalized_at >= $detected_at
+            )
+    end

@@ -5,7 +5,7 @@ create schema if not exists alerts;
 create table if not exists alerts.outbox (
     alert_key varchar primary key,     -- rule + offer/group + the observation it is about
     rule varchar not null,             -- drop | new_low | month_end_dip | watch |
-                                       -- workload_cheaper | run_failure
+    -- workload_cheaper | run_failure
     title varchar not null,
     body varchar not null,             -- plain text: card, vendor, region, CNY and USD, link
     payload json not null,             -- the same facts as data

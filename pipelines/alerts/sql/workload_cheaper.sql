@@ -6,17 +6,20 @@ with ranked as (
     select *, row_number() over (partition by workload order by computed_at desc) as recency
     from advisor.workload_advice_history
 ),
+
 compared as (
-    select latest.*, previous.total_cost_cny as previous_cost_cny,
-           previous.computed_at as previous_computed_at,
-           previous.configuration as previous_configuration, previous.vendor as previous_vendor,
-           100 * (previous.total_cost_cny - latest.total_cost_cny)::double
-               / previous.total_cost_cny::double as drop_pct
+    select
+        latest.*, previous.total_cost_cny as previous_cost_cny,
+        previous.computed_at as previous_computed_at,
+        previous.configuration as previous_configuration, previous.vendor as previous_vendor,
+        100 * (previous.total_cost_cny - latest.total_cost_cny)::double
+        / previous.total_cost_cny::double as drop_pct
     from ranked as latest
-    join ranked as previous on previous.workload = latest.workload and previous.recency = 2
+    inner join ranked as previous on latest.workload = previous.workload and previous.recency = 2
     where latest.recency = 1
-      and previous.total_cost_cny > 0
+        and previous.total_cost_cny > 0
 )
+
 select * from compared
 where drop_pct >= $min_drop_pct
 order by workload

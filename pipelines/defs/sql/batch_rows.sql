@@ -24,6 +24,11 @@ select
     b.gpu_fraction = 1
     or w.whole_per_gpu_hour is null
     or b.price_per_gpu_hour_cny >= $min_slice_share * w.whole_per_gpu_hour
-    as slice_price_plausible
+        as slice_price_plausible
 from observation_batch as b
-left join whole as w using (source, gpu_model, region_code, offer_kind, billing_period)
+left join whole as w
+    on b.source = w.source
+    and b.gpu_model = w.gpu_model
+    and b.region_code = w.region_code
+    and b.offer_kind = w.offer_kind
+    and b.billing_period = w.billing_period

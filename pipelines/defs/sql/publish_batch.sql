@@ -6,10 +6,10 @@ insert into observations by name
 select b.*
 from observation_batch as b
 where not exists (
-    select 1
-    from observations as o
-    where
-        o.observed_hour >= (select min(x.observed_hour) from observation_batch as x)
-        and o.observed_hour = b.observed_hour
-        and o.offer_id = b.offer_id
-)
+        select 1
+        from observations as o
+        where
+            o.observed_hour >= (select min(x.observed_hour) from observation_batch as x)
+            and o.observed_hour = b.observed_hour
+            and o.offer_id = b.offer_id
+    )

@@ -41,9 +41,9 @@ level_before as (
     select source, gpu_model, median(price_per_gpu_hour_cny) as median_before
     from observations as o
     where observed_hour = (
-        select max(p.observed_hour) from observations as p
-        where p.source = o.source
-    )
+            select max(p.observed_hour) from observations as p
+            where p.source = o.source
+        )
     group by all
 )
 
@@ -57,7 +57,7 @@ select
     b.median_before::double as median_before,
     (n.median_now / b.median_before)::double as price_level_ratio
 from pending as p
-left join batch_volume as v using (source)
-left join history as h using (source)
-left join level_now as n using (source)
-left join level_before as b using (source, gpu_model)
+left join batch_volume as v on p.source = v.source
+left join history as h on p.source = h.source
+left join level_now as n on p.source = n.source
+left join level_before as b on p.source = b.source and n.gpu_model = b.gpu_model

@@ -4,7 +4,7 @@
 select
     country,
     region_group,
-    list(place order by offers desc, place) as places
+    list(place order by offers desc, place asc) as places
 from (
     select
         country,
@@ -16,5 +16,5 @@ from (
         observed_date = ? and country <> 'CN' and billing_period = 'hour'
         and offer_kind = 'on_demand' and gpu_fraction = 1
     group by country, region_group, place
-)
+) as place_offers
 group by country, region_group

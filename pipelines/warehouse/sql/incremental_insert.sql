@@ -3,7 +3,8 @@
 -- in the table, the select and the condition; the select stands on its own lines so that a
 -- trailing comment in it cannot swallow the rest.
 insert into {table} by name
-select * from (
-{select}
-)
+select *
+from (
+    {select}
+) as rebuilt
 where {kept}

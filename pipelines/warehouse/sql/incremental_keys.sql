@@ -3,9 +3,9 @@
 -- lets DuckDB skip older row groups. A temporary table, dropped after the build.
 create or replace temporary table incremental_keys as
 select distinct {column} as key
-from observations
-where observed_hour >= $first_new_day::date::timestamptz
-    and crawl_id in (
-        select crawl_id from raw.crawls
-        where normalized_at >= $built_at
+from observations as o
+where o.observed_hour >= $first_new_day::date::timestamptz
+    and o.crawl_id in (
+        select c.crawl_id from raw.crawls as c
+        where c.normalized_at >= $built_at
     )

@@ -3,7 +3,7 @@
 select
     now() as started,
     (
-        select {'built_at': built_at, 'sql_sha256': sql_sha256, 'reset_at': reset_at}
+        select { 'built_at': built_at, 'sql_sha256': sql_sha256, 'reset_at': reset_at }
         from raw.model_state
         where model = $schema || '.' || $table
     ) as state,
@@ -11,5 +11,5 @@ select
         select 1
         from duckdb_tables()
         where database_name = current_database() and schema_name = $schema
-              and table_name = $table
+            and table_name = $table
     ) as table_exists

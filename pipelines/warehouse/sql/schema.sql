@@ -97,7 +97,7 @@ alter table observations add column if not exists memory_gib decimal(12, 2);
 alter table observations add column if not exists disk_gb decimal(12, 2);
 
 -- The rows normalized in the current run, validated before they join `observations`.
-create table if not exists observation_batch as select * from observations limit 0;
+create table if not exists observation_batch as select * from observations limit 0;  -- noqa: AM09
 alter table observation_batch add column if not exists vcpus decimal(9, 2);
 alter table observation_batch add column if not exists memory_gib decimal(12, 2);
 alter table observation_batch add column if not exists disk_gb decimal(12, 2);
