@@ -39,6 +39,9 @@ def _statements(sql: str, where: str) -> list[exp.Expression]:
 def _written(statement: exp.Expression) -> set[str]:
     if not isinstance(statement, WRITES):
         return set()
+    if isinstance(statement, exp.Create | exp.Drop) and str(
+            statement.args.get("kind", "")).upper() not in ("TABLE", "VIEW"):
+        return set()     # a schema, a macro, an index: no table
     target = statement.this
     table = target if isinstance(target, exp.Table) else target.find(exp.Table)
     return {table_name(table)} if table is not None else set()
@@ -55,7 +58,7 @@ def reads_and_writes(sql: str, where: str = "<sql>") -> tuple[frozenset[str], fr
         written |= targets
         for table in statement.find_all(exp.Table):
             name = table_name(table)
-            if (not table.db and table.name in ctes) or name in targets:
+            if not table.name or (not table.db and table.name in ctes) or name in targets:
                 continue
             read.add(name)
     return frozenset(read), frozenset(written)
