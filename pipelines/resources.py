@@ -25,7 +25,6 @@ from spiders.layout import (
     crawl_verdict_path,
     data_dir,
     fetch_log_path,
-    raw_dir,
     work_db_path,
 )
 from spiders.registry import spider_class
@@ -125,7 +124,7 @@ class CrawlerResource(dg.ConfigurableResource):
         if self.mode == "replay":
             server = ReplayServer(Path(self.snapshot_dir)).start()
         elif self.mode == "raw":
-            server = ReplayServer(index=load_raw_archive(raw_dir(self.data_dir))).start()
+            server = ReplayServer(index=load_raw_archive(self.data_dir)).start()
         try:
             yield server.url if server else None
         finally:

@@ -38,6 +38,11 @@ def work_db_path(root: Root = None) -> Path:
     return _root(root) / ".work" / "prices.db"
 
 
+def work_simulated_db_path(root: Root = None) -> Path:
+    """A simulated database written beside the working one before it is published (the bench)."""
+    return _root(root) / ".work" / "simulated.db"
+
+
 def raw_dir(root: Root = None) -> Path:
     """The raw archive: every fetched body, fetch log, item file and crawl verdict."""
     return _root(root) / "raw"

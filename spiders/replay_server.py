@@ -32,6 +32,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 from w3lib.url import canonicalize_url
 
+from spiders.layout import fetch_logs_dir, raw_object_path
+
 log = logging.getLogger(__name__)
 
 REPLAY_PATH = "/replay"
@@ -93,14 +95,15 @@ def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
     return index
 
 
-def load_raw_archive(raw_dir: Path) -> dict[str, Snapshot]:
-    """Index the latest archived crawl of every source: each fetch record -> its stored body.
+def load_raw_archive(root: Path) -> dict[str, Snapshot]:
+    """Index the latest archived crawl of every source under the data directory `root`: each fetch
+    record -> its stored body.
 
     The capture time is the original one (a replayed snapshot's, or the live fetch time), so a
     re-run from raw reproduces the same observations.
     """
     index: dict[str, Snapshot] = {}
-    for source_dir in sorted((Path(raw_dir) / "fetches").glob("*")):
+    for source_dir in sorted(fetch_logs_dir(root).glob("*")):
         crawls = sorted(source_dir.glob("*.jsonl"))  # crawl ids start with a UTC timestamp
         if not crawls:
             continue
@@ -112,7 +115,7 @@ def load_raw_archive(raw_dir: Path) -> dict[str, Snapshot]:
             key = request_key(record["method"], record["url"], record.get("request_body"))
             index[key] = Snapshot(
                 source=source_dir.name,
-                path=Path(raw_dir) / "objects" / record["sha256"][:2] / f"{record['sha256']}.gz",
+                path=raw_object_path(record["sha256"], root),
                 status=int(record["status"]),
                 content_type=headers.get("content-type", "application/octet-stream"),
                 captured_at=headers.get(CAPTURED_AT_HEADER.lower(), record["fetched_at"]),

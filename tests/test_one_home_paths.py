@@ -36,15 +36,6 @@ PENDING = {
     "pipelines/cli/run.py": "feeds_dir(), raw_dir()",
     "pipelines/defs/feeds.py": "feeds_dir()",
     "pipelines/defs/report.py": "report_path()",
-    "pipelines/tools/bench/crawl.py": "crawl_verdict_path(name, crawl_id, data)",
-    "pipelines/tools/bench/run.py": "bench_dir()",
-    "pipelines/tools/bench/startup.py": "db_path(data), work_db_path-like .work/simulated.db",
-    "pipelines/tools/crash_loop.py": "db_path(data), work_db_path(data)",
-    "pipelines/tools/crash_loop_checks.py": "db_path(data_dir), work_db_path(data_dir).parent",
-    "pipelines/tools/overlap_probe.py": "work_db_path(data_dir)",
-    "pipelines/tools/truth/run.py": "truth_dir()",
-    "spiders/middlewares/raw_archive.py": "raw_dir(...), raw_objects_dir, fetch_log_path",
-    "spiders/replay_server.py": "fetch_logs_dir(root), raw_object_path(sha, root)",
 }
 
 

@@ -46,7 +46,7 @@ from pipelines.tools.crash_loop_checks import (
     table_contents,
 )
 from pipelines.tools.overlap_probe import snapshots_at
-from spiders.layout import REPO_ROOT
+from spiders.layout import REPO_ROOT, db_path, work_db_path
 
 SOURCES = ("idc_sinnet_bj", "azure")
 # An hour in the past (the batch checks refuse observations from the future), then the next.
@@ -133,7 +133,7 @@ def reference(root: Path, sources: tuple[str, ...]) -> dict:
     events: list[Event] = second["events"]
     tmp_made = [e.seconds for e in events if e.kind == "create" and is_publish_tmp(e.name)]
     renamed = [e.seconds for e in events if e.kind == "moved" and is_publish_tmp(e.name)]
-    work = next_hour / "data" / ".work" / "prices.db"
+    work = work_db_path(next_hour / "data")
     return {
         "base": base, "snapshots": snapshots[HOUR + timedelta(hours=1)],
         "first_seconds": first["seconds"], "seconds": second["seconds"],
@@ -142,10 +142,10 @@ def reference(root: Path, sources: tuple[str, ...]) -> dict:
         "publish_seconds": (renamed[-1] - tmp_made[-1]) if tmp_made and renamed else 0.05,
         "publish_starts_at": tmp_made[-1] if tmp_made else None,
         "publish_writes": sum(1 for e in events if e.kind == "modify" and is_publish_tmp(e.name)),
-        "old_rows": _observations(base / "data" / "prices.db"),
-        "new_rows": _observations(next_hour / "data" / "prices.db"),
+        "old_rows": _observations(db_path(base / "data")),
+        "new_rows": _observations(db_path(next_hour / "data")),
         "work": table_contents(work),
-        "published": table_contents(next_hour / "data" / "prices.db"),
+        "published": table_contents(db_path(next_hour / "data")),
     }
 
 
@@ -192,17 +192,17 @@ def kill_point(number: int, kind: str, trigger: Trigger, ref: dict, root: Path,
     _copy_state(ref["base"], work_root)
     data = work_root / "data"
     killed = watched_run(work_root, ref["snapshots"], sources, work_root / "killed.log", trigger)
-    seen, problems = published_state(data / "prices.db", ref["old_rows"], ref["new_rows"])
+    seen, problems = published_state(db_path(data), ref["old_rows"], ref["new_rows"])
     tmp_after_kill = sorted(p.name for p in data.glob(".prices.db.*.tmp"))
     rerun = watched_run(work_root, ref["snapshots"], sources, work_root / "rerun.log")
     if rerun["exit"] != 0:
         problems.append(f"rerun exited {rerun['exit']} (see {work_root / 'rerun.log'})")
     else:
-        problems += compare_tables(table_contents(data / ".work" / "prices.db"), ref["work"],
+        problems += compare_tables(table_contents(work_db_path(data)), ref["work"],
                                    "working ")
-        problems += compare_tables(table_contents(data / "prices.db"), ref["published"],
+        problems += compare_tables(table_contents(db_path(data)), ref["published"],
                                    "published ")
-        problems += crawl_problems(data / ".work" / "prices.db")
+        problems += crawl_problems(work_db_path(data))
         problems += published_problems(data)
     was_killed = killed["killed_at"] is not None
     events = [e for e in killed["events"] if killed["killed_at"] is None

@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse.sql_files import sql_text
+from spiders.layout import db_path, work_db_path
 
 IN_MODIFY, IN_CREATE, IN_MOVED_FROM = 0x2, 0x100, 0x40
 # Columns that differ between any two runs of the same hour: which crawl and run, and when.
@@ -64,7 +65,7 @@ class FileEvents:
         if self._fd < 0:
             raise OSError(ctypes.get_errno(), "inotify_init1")
         self._dirs: dict[int, str] = {}
-        for where, directory in (("data", data_dir), ("work", data_dir / ".work")):
+        for where, directory in (("data", data_dir), ("work", work_db_path(data_dir).parent)):
             directory.mkdir(parents=True, exist_ok=True)
             wd = self._libc.inotify_add_watch(self._fd, str(directory).encode(),
                                               IN_CREATE | IN_MODIFY | IN_MOVED_FROM)
@@ -187,7 +188,7 @@ def published_problems(data_dir: Path) -> list[str]:
     copy of a killed publish is left beside it."""
     problems = [f"stale {p.name} left" for p in data_dir.glob(".prices.db.*.tmp")]
     try:
-        with duckdb.connect(str(data_dir / "prices.db"), read_only=True) as con:
+        with duckdb.connect(str(db_path(data_dir)), read_only=True) as con:
             tables = [t for (t,) in con.execute(sql_text(__file__, "crash_loop_all_tables")
                                                 ).fetchall()]
             for table in tables:

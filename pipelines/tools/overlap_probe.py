@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 
 from pipelines.warehouse.sql_files import sql_text
-from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR, work_db_path
 
 SOURCES = ("idc_sinnet_bj", "azure")
 # Hours in the past (the batch checks refuse observations from the future), one per run.
@@ -72,7 +72,7 @@ def finish(proc: subprocess.Popen, started: float) -> dict:
 def landed(data_dir: Path) -> dict:
     """What the working database holds: observations per hour, crawls marked normalized with no
     rows (or whose hour has none), crawls left pending."""
-    with duckdb.connect(str(data_dir / ".work" / "prices.db"), read_only=True) as con:
+    with duckdb.connect(str(work_db_path(data_dir)), read_only=True) as con:
         per_hour = dict(con.execute(sql_text(__file__, "overlap_hours")).fetchall())
         crawls = con.execute(sql_text(__file__, "overlap_crawls")).df().iloc[0].to_dict()
     return {"per_hour": per_hour, **{name: int(value) for name, value in crawls.items()}}

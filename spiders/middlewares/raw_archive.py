@@ -24,7 +24,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
-from spiders.layout import data_dir
+from spiders.layout import data_dir, fetch_log_path, raw_object_path
 from spiders.middlewares.crawl_failure import fail_crawl, oversize_reason
 from spiders.replay_server import CAPTURED_AT_HEADER
 
@@ -37,14 +37,15 @@ class RawArchive:
     """Writes bodies and fetch records; shared by the middleware and the Playwright XHR hook."""
 
     def __init__(self, root: Path, source: str, crawl_id: str) -> None:
-        self.objects = root / "objects"
-        self.log_path = root / "fetches" / source / f"{crawl_id}.jsonl"
+        """`root`: the data directory (its raw archive is spiders/layout.raw_dir(root))."""
+        self.root = root
+        self.log_path = fetch_log_path(source, crawl_id, root)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
 
     def store(self, *, url: str, method: str, status: int, headers: dict[str, str],
               body: bytes, request_body: bytes | None = None) -> str:
         sha = body_sha256(body)
-        path = self.objects / sha[:2] / f"{sha}.gz"
+        path = raw_object_path(sha, self.root)
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".tmp{os.getpid()}")
@@ -65,7 +66,7 @@ def archive_for(spider: Spider) -> RawArchive:
     archive = getattr(spider, "_raw_archive", None)
     if archive is None:
         crawl_id = getattr(spider, "crawl_id", None) or datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-        root = data_dir(spider.settings.get("GPUPRICES_DATA_DIR")) / "raw"
+        root = data_dir(spider.settings.get("GPUPRICES_DATA_DIR"))
         archive = RawArchive(root, spider.name, crawl_id)
         spider._raw_archive = archive
     return archive

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.tools.bench.config import say
-from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from spiders.layout import REPO_ROOT, SNAPSHOT_DIR, crawl_verdict_path
 from spiders.settings import LIVE_AUTOTHROTTLE_START_DELAY
 
 # (a): the recorded pages each kind of crawl requests many times over, as URL variants.
@@ -137,7 +137,7 @@ def crawl_once(root: Path, replay_url: str, kind: str, count: int, mode: str) ->
                               "settings": CRAWL_MODES[mode] or ["project defaults"],
                               "requested_pages": count, "wall_seconds": round(wall, 3),
                               "exit_code": proc.returncode}
-    verdict_path = data / "raw" / "crawls" / name / f"{crawl_id}.json"
+    verdict_path = crawl_verdict_path(name, crawl_id, data)
     if verdict_path.exists():
         verdict = json.loads(verdict_path.read_text(encoding="utf-8"))
         result.update(passed=verdict["passed"], failures=verdict["failures"])

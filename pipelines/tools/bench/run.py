@@ -20,7 +20,8 @@ from pipelines.tools.bench.startup import startup_bench
 from pipelines.tools.bench.suite import last_suite_figure, suite_bench
 from pipelines.tools.bench.targets import targets
 from pipelines.tools.bench.whole_run import whole_run_bench
-from spiders.layout import REPO_ROOT, data_dir
+from spiders import layout
+from spiders.layout import REPO_ROOT
 
 
 def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str, Any]:
@@ -31,7 +32,7 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
                               "config": {k: (str(v) if isinstance(v, Path) else v)
                                          for k, v in asdict(config).items()},
                               "targets": []}
-    out = out or data_dir() / "bench" / f"bench-{started:%Y%m%dT%H%M%SZ}.json"
+    out = out or layout.bench_dir() / f"bench-{started:%Y%m%dT%H%M%SZ}.json"
     report["out"] = str(out)
     owned = config.work_dir is None
     work = Path(tempfile.mkdtemp(prefix="gpuprices-bench-")) if owned else config.work_dir

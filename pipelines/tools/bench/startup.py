@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.tools.bench.config import HISTORY_START, SEED, STARTUP_HEAVY_MODULES, say
-from spiders.layout import REPO_ROOT
+from spiders.layout import REPO_ROOT, db_path, work_simulated_db_path
 
 COMMANDS: dict[str, list[str]] = {
     "help": ["--help"],
@@ -36,11 +36,11 @@ def small_published_db(data: Path, offers_file: Path, days: int = 1) -> Path:
     from pipelines.publish import publish_database
     from pipelines.tools.simulate import simulate
 
-    work = data / ".work" / "simulated.db"
+    work = work_simulated_db_path(data)
     work.parent.mkdir(parents=True, exist_ok=True)
     simulate(work, start=HISTORY_START, days=days, offers=pd.read_pickle(offers_file), seed=SEED)
-    publish_database(work, data / "prices.db")
-    return data / "prices.db"
+    publish_database(work, db_path(data))
+    return db_path(data)
 
 
 def heavy_imports(args: list[str], env: dict[str, str]) -> list[str]:

@@ -268,7 +268,7 @@ def write(result: dict, out_dir: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from spiders.layout import data_dir
+    from spiders.layout import truth_dir
 
     args = parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="gpuprices-truth-"))
@@ -279,5 +279,5 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     print_report(result)
-    path = write(result, args.out_dir or data_dir() / "truth")
+    path = write(result, args.out_dir or truth_dir())
     _say(f"\nwritten: {path} (and latest.json)")
