@@ -13,7 +13,8 @@
    only counted rows; latest_prices and price_history show every row, with reaches_via and
    counted. The day is the UTC day because the incremental models rebuild by UTC day (each
    new observation's day is rebuilt, so a flag it flips is rebuilt with it); direct observations
-   are read from the same first day as the readers (getvariable('since') - 1 day, unset: all). */
+   are read from the same first day as the readers (since_hour(1): a day before the first day
+   rebuilt; a full build reads all). */
 -- materialized: view
 with direct as (
     -- the like-for-like offers some direct source observed, per UTC day
@@ -30,10 +31,7 @@ with direct as (
     from observations
     where
         coalesce(reaches_via, 'direct') = 'direct'
-        and observed_hour >= coalesce(
-            (getvariable('since')::date - interval 1 day)::timestamptz,
-            timestamptz '0001-01-01 00:00:00+00'
-        )
+        and observed_hour >= since_hour(1)
 ),
 
 reached as (
