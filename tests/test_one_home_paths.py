@@ -24,19 +24,6 @@ DATA_PARTS = frozenset({"raw", "crawls", "items", "fetches", "objects", "prices.
 # built by hand.
 DATA_CALLS = frozenset({"data_dir", "db_path", "work_db_path", "configured_data_dir",
                         "default_data_dir"})
-# Files that still build their own paths, each awaiting its owner's change to a spiders/layout.py
-# function (issue 26; the file's owner in this restructuring). An entry must still build one:
-# fixing a file fails this test until its line here is removed, so the list only shrinks.
-# A file being moved (api.py's opener into the read layer) is one entry: "old | new".
-PENDING = {
-    "pipelines/api.py | pipelines/query/published.py": "db_path(default_data_dir(data_dir))",
-    "pipelines/cli/demo.py": "demo_dir(), db_path(target), report_path(target)",
-    "pipelines/cli/export.py": "export_dir()",
-    "pipelines/cli/report.py": "report_path(configured_data_dir())",
-    "pipelines/cli/run.py": "feeds_dir(), raw_dir()",
-    "pipelines/defs/feeds.py": "feeds_dir()",
-    "pipelines/defs/report.py": "report_path()",
-}
 
 
 def _call_name(node: ast.AST) -> str | None:
@@ -93,23 +80,10 @@ def test_the_scan_finds_hand_built_paths(code, hand_built):
     assert bool(hand_built_paths(code)) is hand_built
 
 
-def _pending_files() -> dict[str, str]:
-    """Each file of PENDING -> its entry."""
-    return {path: entry for entry in PENDING for path in entry.split(" | ")}
-
-
 def test_no_data_path_is_built_outside_layout():
-    pending = _pending_files()
-    built = {path: joins for path, joins in _scanned().items() if joins and path not in pending}
+    built = {path: joins for path, joins in _scanned().items() if joins}
     assert not built, ("paths under the data directory built outside spiders/layout.py (use its "
                        f"functions): {built}")
-
-
-def test_every_pending_file_still_builds_a_path():
-    scanned = _scanned()
-    fixed = sorted(entry for entry in PENDING
-                   if not any(scanned.get(path) for path in entry.split(" | ")))
-    assert not fixed, f"these files use spiders/layout.py now: remove them from PENDING: {fixed}"
 
 
 @pytest.mark.parametrize("root", [Path("rel/data"), "/abs/data"])

@@ -49,15 +49,15 @@ def is_demo(path: Path) -> bool:
 def demo_target(chosen: Path | None) -> Path:
     """The demo's directory: --data-dir, else <data dir>/demo; never the real data directory,
     never one whose prices.db holds real data."""
-    from spiders.layout import data_dir
+    from spiders.layout import data_dir, db_path, demo_dir
 
     real = data_dir()
-    target = (chosen or real / "demo").expanduser().resolve()
+    target = (chosen or demo_dir(real)).expanduser().resolve()
     if target == real:
         raise click.BadParameter(f"{target} is the real data directory; the demo needs a "
                                  "directory of its own (the default is <data dir>/demo)",
                                  param_hint="--data-dir")
-    published = target / "prices.db"
+    published = db_path(target)
     if published.exists() and not is_demo(published):
         raise click.BadParameter(f"{published} holds real (not simulated) data; pick another "
                                  "directory", param_hint="--data-dir")
@@ -97,6 +97,7 @@ def demo_command(directory: Path | None, months: int) -> None:
         simulate,
     )
     from pipelines.tools.simulate.api import connect
+    from spiders.layout import db_path, report_path
 
     clock = time.perf_counter()
     target = demo_target(directory)
@@ -136,11 +137,11 @@ def demo_command(directory: Path | None, months: int) -> None:
         console.print(f"      {len(builds)} models in {time.perf_counter() - t0:.1f} s; alerts "
                       f"(not sent, in alerts.outbox): {alert_counts(detection)}")
         console.print("[4/4] publishing prices.db and writing the report ...")
-        published = target / "prices.db"
+        published = db_path(target)
         publish_database(work, published)
         work.unlink()                     # rebuilt whole by the next demo: no need to keep it
         with duckdb.connect(str(published), read_only=True) as con:
-            report = build_report(con, target / "report" / "index.html")
+            report = build_report(con, report_path(target))
     except SimulationError as exc:
         raise click.ClickException(str(exc)) from exc
     except duckdb.Error as exc:

@@ -47,9 +47,9 @@ def export_command(out: Path | None, bom: bool, fmt: str) -> None:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from pipelines.publish import publish_feed
-    from spiders.layout import data_dir
+    from spiders.layout import export_dir
 
-    out = (out or data_dir() / "export").expanduser().resolve()
+    out = (out or export_dir()).expanduser().resolve()
     if fmt == "skypilot":
         export_skypilot(out)
         return

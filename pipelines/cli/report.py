@@ -27,11 +27,11 @@ def report_command(out: Path | None, data_dir: Path | None) -> None:
     only (not the file `gpuprices simulate` writes, which `gpuprices demo` publishes as a
     prices.db). Exit codes: 0 written; 3 no database yet."""
     from pipelines.report import build_report
-    from spiders.layout import data_dir as configured_data_dir
+    from spiders.layout import report_path
 
     if data_dir:
         os.environ["GPUPRICES_DATA_DIR"] = str(data_dir.resolve())
-    target = out or configured_data_dir() / "report" / "index.html"
+    target = out or report_path()
     with published_db("marts.market_claims") as con:
         result = build_report(con, target)
     console.print(f"report: {result.path} ({result.bytes / 1e6:.1f} MB, {result.charts} charts, "

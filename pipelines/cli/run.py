@@ -183,7 +183,7 @@ def print_summary(result) -> int:
     import duckdb
 
     from pipelines.defs.ingest import CRAWL_CHECK
-    from spiders.layout import data_dir, db_path, work_db_path
+    from spiders.layout import db_path, feeds_dir, raw_dir, work_db_path
 
     try:
         crawls, reasons, (total, offers), pending = run_rows(result.run_id)
@@ -234,7 +234,7 @@ def print_summary(result) -> int:
         for source, crawl_id in pending:
             console.print(f"    pending: {source} {crawl_id}")
     console.print(f"observations: {total} rows, {offers} offers in {db_path()}")
-    console.print(f"feeds: {data_dir() / 'feeds'}   raw archive: {data_dir() / 'raw'}")
+    console.print(f"feeds: {feeds_dir()}   raw archive: {raw_dir()}")
     console.print("query: .venv/bin/duckdb -readonly " + str(db_path()) + "   (or: make sql)")
     for line in outputs_summary(result):
         console.print(line)

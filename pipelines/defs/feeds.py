@@ -13,7 +13,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.models import SQL_MODELS
 from pipelines.publish import publish_database, publish_feed
-from spiders.layout import data_dir, db_path
+from spiders.layout import db_path, feeds_dir
 
 # Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
 FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"]
@@ -48,7 +48,7 @@ def mart_feeds(context: dg.AssetExecutionContext,
         for table in FEED_TABLES:
             key = feed_key(table)
             if key in selected:
-                written = publish_feed(con, table, data_dir() / "feeds", feed_bom())
+                written = publish_feed(con, table, feeds_dir(), feed_bom())
                 yield dg.MaterializeResult(asset_key=key,
                                            metadata={"path": str(written["csv"]),
                                                      "row_count": written["rows"]})

@@ -2,18 +2,13 @@
 so it opens offline), rebuilt from the working database after the marts and published by rename.
 """
 
-from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.report import ADVICE_TABLE, REPORT_TABLES, build_report
-from spiders.layout import data_dir
-
-
-def report_path() -> Path:
-    return data_dir() / "report" / "index.html"
+from spiders.layout import report_path
 
 
 def _asset_key(table: str) -> dg.AssetKey:

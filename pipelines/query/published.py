@@ -14,8 +14,9 @@ from pipelines.query.errors import NoDataError, UnreadableDatabaseError
 def database_path(data_dir: str | Path | None = None) -> Path:
     """The published database: `<data_dir>/prices.db` (default: data/, or $GPUPRICES_DATA_DIR)."""
     from spiders.layout import data_dir as default_data_dir
+    from spiders.layout import db_path
 
-    return default_data_dir(data_dir) / "prices.db"
+    return db_path(default_data_dir(data_dir))
 
 
 @contextmanager
