@@ -88,7 +88,7 @@ for _name, _command in {
                           "The cheapest configuration of today's offers that fits a workload."),
     "demo": LazyCommand("demo", "pipelines.cli.demo:demo_command",
                         "A simulated demo history and its report, in a directory of its own."),
-    "simulate": LazyCommand("simulate", "pipelines.tools.simulate:simulate_command",
+    "simulate": LazyCommand("simulate", "pipelines.cli.simulate:simulate_command",
                             "Simulate months of hourly price history with known effects, in a "
                             "database of its own."),
 }.items():

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from pipelines.tools.simulate import load_offers, simulate, simulate_command
+from pipelines.cli.simulate import simulate_command
+from pipelines.tools.simulate import load_offers, simulate
 from tests.helpers.simulated import query
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]

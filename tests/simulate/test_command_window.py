@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from pipelines.tools.simulate.command import simulate_command
+from pipelines.cli.simulate import simulate_command
 
 WINDOW = "2026-06-01T00:00Z to 2026-06-04T00:00Z (3 days)"
 

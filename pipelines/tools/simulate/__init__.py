@@ -31,7 +31,6 @@ from pipelines.tools.simulate.api import (
     simulate,
 )
 from pipelines.tools.simulate.calendar import local_time_zone, month_end_window
-from pipelines.tools.simulate.command import simulate_command
 from pipelines.tools.simulate.common import (
     CHUNK_ROWS,
     DEFAULT_DB_NAME,
@@ -72,4 +71,4 @@ __all__ = ["CHUNK_ROWS", "DEFAULT_DB_NAME", "DUCKDB_CONFIG", "NOISE_PCT", "OFFER
            "SimulationError", "SimulationResult", "SliceRatio", "SpotRatio", "Trend",
            "append_hour", "apply_structure", "check_target", "effect_record", "load_offers",
            "local_time_zone", "month_end_window", "months_to_days", "offers_from_db",
-           "offers_from_snapshots", "run_models", "scale_offers", "simulate", "simulate_command"]
+           "offers_from_snapshots", "run_models", "scale_offers", "simulate"]
