@@ -1,5 +1,5 @@
-"""Possible outliers alert nobody until a later crawl confirms them (pipelines/alerts/sql/
-held_observations.sql over marts.price_outliers): no new low, no drop, no watch match for a price
+"""Possible outliers alert nobody until a later crawl confirms them (marts.held_observations,
+over marts.price_outliers): no new low, no drop, no watch match for a price
 far from its card's market seen once; the alert comes with the crawl that lists it again; a price
 never confirmed is never an earlier low nor a previous price. Observations are written as
 normalization writes them, without its bounds (400 CNY/h is above the A100's 140: the rule is
