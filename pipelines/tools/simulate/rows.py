@@ -23,7 +23,6 @@ from pipelines.warehouse.sql_files import sql_text
 
 INSERT_OBSERVATIONS = sql_text(__file__, "insert_observations")
 INSERT_CRAWLS = sql_text(__file__, "insert_crawls")
-ONLY_NEW = sql_text(__file__, "only_new_observations")
 
 
 def hour_of(value: datetime) -> int:
@@ -154,7 +153,7 @@ def insert_hours(con: duckdb.DuckDBPyConnection, plan: Plan, hours: np.ndarray,
     con.register("sim_crawls", crawls)
     try:
         ignore = "or ignore" if or_ignore else ""    # raw.crawls keeps its key
-        con.execute(INSERT_OBSERVATIONS.format(only_new=ONLY_NEW if or_ignore else ""))
+        con.execute(INSERT_OBSERVATIONS.format(only_new="true" if or_ignore else "false"))
         con.execute(INSERT_CRAWLS.format(or_ignore=ignore), [run_id, normalized_at])
     finally:
         con.unregister("sim_chunk")

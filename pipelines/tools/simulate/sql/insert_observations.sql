@@ -1,6 +1,7 @@
 -- One block of simulated observations: every offer (sim_offers) at every hour of the block
--- (sim_chunk). The placeholder at the end takes only_new_observations.sql when an hour may
--- already be there (append_hour): observations has no primary key (warehouse/db.py says why).
+-- (sim_chunk). {only_new} is true when an hour may already be there (append_hour): then an
+-- offer's row for an hour already there is skipped, since observations has no primary key
+-- (warehouse/db.py says why); false, the filter folds away.
 insert into observations
 select
     to_timestamp(c.observed_s) as observed_at,
@@ -25,5 +26,14 @@ select
     o.disk_gb::decimal(12, 2) as disk_gb,
     o.reaches_via::varchar as reaches_via               -- null: direct
 from sim_chunk as c
-join sim_offers as o on c.oi = o.oi
-{only_new}
+inner join sim_offers as o on c.oi = o.oi
+where
+    not {only_new}
+    or not exists (
+        -- the hours of the chunk bound the scan to the newest row groups
+        select 1 from observations as x
+        where
+            x.observed_hour >= (select to_timestamp(min(k.h) * 3600) from sim_chunk as k)
+            and x.observed_hour = to_timestamp(c.h * 3600)
+            and x.offer_id = o.offer_id
+    )

@@ -3,22 +3,26 @@
    line of a vendor carries the same gap; the mart's ratio of a line is a trailing-window median,
    the gap is the same on every day of it). error_pp = |measured - injected| in percentage
    points; within_bound: error_pp is at most the error the row states (error_bound_pp). */
-with vendor_gaps as (
+with o as (select distinct offer_id, vendor, province_or_state from observations),
+
+vendor_gaps as (
     select o.vendor, o.province_or_state as region_group, median(e.size_pct) as gap_pct
     from truth.offer_effects as e
-    join (select distinct offer_id, vendor, province_or_state from observations) as o using (offer_id)
+    inner join o on e.offer_id = o.offer_id
     where e.effect = 'regional_gap'
     group by all
 ),
+
 paired as (
     select
         p.observed_date as day, p.gpu_model, p.offer_kind, p.billing_period, p.region_group,
         p.vendor, g.gap_pct
     from intermediate.int_regional_pairs as p
-    join vendor_gaps as g using (vendor, region_group)
+    inner join vendor_gaps as g on p.vendor = g.vendor and p.region_group = g.region_group
     where p.gpu_fraction = 1 and p.price_ratio is not null   -- what the mart pairs: whole cards
     group by all
 ),
+
 expected as (
     select
         day, gpu_model, offer_kind, billing_period, region_group,
@@ -27,6 +31,7 @@ expected as (
     from paired
     group by all
 )
+
 select
     r.day, r.gpu_model, r.offer_kind, r.billing_period, r.region_group, r.vendors_paired,
     e.vendors_with_truth,
@@ -37,5 +42,7 @@ select
     r.window_days,
     abs(r.discount_pct - e.injected_discount_pct) <= r.error_bound_pp as within_bound
 from marts.regional_discount as r
-join expected as e using (day, gpu_model, offer_kind, billing_period, region_group)
+inner join expected as e
+    on r.day = e.day and r.gpu_model = e.gpu_model and r.offer_kind = e.offer_kind
+    and r.billing_period = e.billing_period and r.region_group = e.region_group
 where r.discount_pct is not null
