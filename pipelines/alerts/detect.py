@@ -28,6 +28,7 @@ from pipelines.alerts.templating import alert_texts
 from pipelines.query.rows import records
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
 
 # Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
 WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
@@ -126,3 +127,8 @@ def detect_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> Detectio
         if alert.alert_key in new:
             result.new_keys[alert.rule].append(alert.alert_key)
     return result
+
+
+def tables_read() -> frozenset[str]:
+    """Every table the rules' SQL (sql/ beside this module) reads: the alerts' inputs."""
+    return tables_read_by_sql_dir(__file__)

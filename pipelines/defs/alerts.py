@@ -17,16 +17,17 @@ from pipelines.alerts import (
     load_rules,
     notify_run_failure,
 )
+from pipelines.alerts.detect import tables_read as alert_tables_read
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.warehouse.sql_models import LAYERS as MODEL_LAYERS
 
 __all__ = ["notify_run_failure", "price_alerts"]
 
-ALERT_INPUTS = [dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "month_end_dip"]),
-                dg.AssetKey(["intermediate", "int_price_changes"]),
-                dg.AssetKey(["intermediate", "int_offer_daily"]),
-                # prices held back as possible outliers are not alerted until confirmed
-                dg.AssetKey(["marts", "price_outliers"]),
-                # workload_cheaper reads advisor.workload_advice_history: run after the advisor.
+# The models the rules' SQL reads (pipelines/alerts/sql, derived by sql_reads: never listed by
+# hand), and the advisor: workload_cheaper reads advisor.workload_advice_history, which the
+# advisor asset appends to, so the alerts run after it.
+ALERT_INPUTS = [*(dg.AssetKey(table.split(".")) for table in sorted(alert_tables_read())
+                  if table.split(".")[0] in MODEL_LAYERS),
                 dg.AssetKey(["advisor", "workload_advice"])]
 
 

@@ -114,9 +114,11 @@ def test_asset_detects_delivers_and_reports(tmp_path, receiver, monkeypatch):
     assert sorted(p["json"]["title"].split(":")[0] for p in receiver.posts) == \
         ["New low for A100-80GB on_demand in Beijing", "Price drop -12.0 %"]
     assert price_alerts.key == dg.AssetKey(["alerts", "price_alerts"])
+    # the models the rules' SQL reads (derived from it), and the advisor
     assert {k.to_user_string() for k in price_alerts.dependency_keys} == {
-        "marts/latest_prices", "marts/month_end_dip", "intermediate/int_price_changes",
-        "intermediate/int_offer_daily", "advisor/workload_advice", "marts/price_outliers"}
+        "marts/latest_prices", "marts/month_end_dip_alerts", "intermediate/int_price_changes",
+        "intermediate/int_offer_daily", "advisor/workload_advice", "marts/held_observations",
+        "staging/stg_observations"}
 
 
 def test_asset_without_urls_keeps_alerts_pending(tmp_path, monkeypatch):
