@@ -22,11 +22,11 @@ with params as (
         w.baseline_last_day,
         w.month_end_window_days,
         w.next_start_last_day,
-        -- An offer-month is complete with a median over enough days in each window: 5 of the
-        -- 15 baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
-        5 as min_baseline_days,
-        2 as min_month_end_days,
-        2 as min_next_start_days,
+        -- An offer-month is complete with a median over enough days in each window (the
+        -- minimums are int_month_windows' too).
+        w.min_baseline_days,
+        w.min_month_end_days,
+        w.min_next_start_days,
         -- Depths are rounded to 1e-6 %: a steady series must tie exactly, not by a float's last
         -- digit.
         6 as depth_decimals

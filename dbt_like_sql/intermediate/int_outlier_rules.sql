@@ -2,8 +2,7 @@
    a price is an outlier when its log is more than mads_allowed x max(MAD, min_mad) from its
    card's cross-vendor median, a market needs min_vendors vendors seen in the last market_days
    days, and a later price within same_price_tolerance of an outlier confirms it.
-   marts.held_observations reads them here; marts.price_outliers must state the same numbers
-   (tests/test_one_home_sql.py names the copies left). */
+   marts.price_outliers and marts.held_observations read them here. */
 with params as (
     select
         3.0 as mads_allowed,               -- k

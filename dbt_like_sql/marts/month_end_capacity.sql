@@ -20,11 +20,11 @@
 with params as (
     -- The signal's rules, in one place.
     select
-        -- A month is complete with a mean over enough read days in each window: 5 of the 15
-        -- baseline days, 2 of the 5 month-end days, 2 of the 7 next-start days.
-        5 as min_baseline_days,
-        2 as min_month_end_days,
-        2 as min_next_start_days,
+        -- A month is complete with a mean over enough read days in each window, as an
+        -- offer-month of the dip (intermediate.int_month_windows).
+        w.min_baseline_days,
+        w.min_month_end_days,
+        w.min_next_start_days,
         -- The month's sign is taken on the difference of means rounded to 9 decimals: means of
         -- small counts must tie exactly, not by a float's last digit.
         9 as tie_decimals,
@@ -37,8 +37,9 @@ with params as (
         10.0 as min_release_pct,
         -- months_needed: the n at which the share seen would pass the sign test, by its normal
         -- approximation (z of a one-sided 5 %), left null beyond max_months_needed
-        1.645 as z_one_sided,
+        w.z_one_sided,
         120 as max_months_needed
+    from intermediate.int_month_windows as w
 ),
 
 listings as (

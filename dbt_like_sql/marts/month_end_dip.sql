@@ -28,7 +28,7 @@ with params as (
     select
         -- a recurring dip needs 2 complete months; one month gets its own month_verdict
         2 as min_months,
-        1.645 as z_one_sided,               -- one-sided 5 %: the interval is a 90 % one
+        w.z_one_sided,                      -- one-sided 5 %: the interval is a 90 % one
         -- a depth of at least 1 %: a 0.04 % chord error of a geometric decline or noise must
         -- not count
         1.0 as min_strength_pct,
@@ -41,6 +41,7 @@ with params as (
         1.5 as noise_to_depth_se,
         -- months_needed is left null beyond this: the estimate sits on a verdict's edge
         60 as max_months_needed
+    from intermediate.int_month_windows as w
 ),
 
 offer_months as (   -- one row per hourly offer and local month, its depth when complete

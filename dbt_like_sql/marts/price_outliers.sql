@@ -11,16 +11,13 @@
    (not a template's, nor a second copy of an offer); every offer is judged against it.
    An outlier is 'held' (kept out of marts.cheapest_offers and of the drop, new_low and watch
    alerts) until a later crawl confirms it: 'confirmed' when the offer's previous observation
-   listed the same price, within `same_price_tolerance`. Rebuilt in full every run: a new
-   median can change any offer's verdict. */
+   listed the same price, within `same_price_tolerance`. The rules (k, the MAD floor, the
+   vendors and days of a market, the tolerance) live in intermediate.int_outlier_rules, which
+   marts.held_observations reads too. Rebuilt in full every run: a new median can change any
+   offer's verdict. */
 -- alias: price_outliers
-with params as (
-    select
-        3.0 as mads_allowed,               -- k
-        ln(2) as min_mad,                  -- the MAD's floor: k x ln 2 = a factor of 8
-        3 as min_vendors,                  -- fewer vendors: no market to judge by
-        30 as market_days,                 -- offers seen in these days make the market
-        0.02 as same_price_tolerance       -- a confirming price: within 2 % of the outlier
+with params as (   -- the rules, in their one home
+    select * from intermediate.int_outlier_rules
 ),
 
 offers as (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import duckdb
+import pytest
 
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
@@ -29,7 +30,9 @@ def test_the_windows_are_one_row_a_month_can_hold():
     windows = _windows()
     assert windows == {"baseline_first_day": 8, "baseline_last_day": 22,
                        "month_end_window_days": 5, "start_first_day": 2,
-                       "next_start_last_day": 7}
+                       "next_start_last_day": 7, "min_baseline_days": 5,
+                       "min_month_end_days": 2, "min_next_start_days": 2,
+                       "z_one_sided": pytest.approx(1.645)}
     # start < baseline < month end, apart in every month (the shortest has 28 days)
     assert windows["start_first_day"] <= windows["next_start_last_day"] \
         < windows["baseline_first_day"] <= windows["baseline_last_day"] \
@@ -42,7 +45,8 @@ def test_every_month_end_model_reads_them_and_none_states_its_own():
     assert readers == {"intermediate.int_offer_month_depth",
                        "intermediate.int_group_month_listings",
                        "intermediate.int_source_month_reads", "marts.month_phase_stability",
-                       "marts.holiday_discount"}
+                       "marts.holiday_discount", "marts.month_end_dip",
+                       "marts.month_end_capacity"}
     stating = {m.table: STATED.findall(m.sql) for m in models if m.table != WINDOWS}
     assert {t: found for t, found in stating.items() if found} == {}
 

@@ -150,13 +150,16 @@ def test_offers_gone_for_a_month_are_not_the_market(con):
 
 @pytest.mark.parametrize("rule", ["mads_allowed", "min_mad", "min_vendors", "market_days",
                                   "same_price_tolerance"])
-def test_the_held_observations_use_the_marts_rules(rule):
-    # marts.held_observations reads intermediate.int_outlier_rules; the mart states its own
+def test_the_outlier_marts_read_one_home_of_their_rules(rule):
+    # intermediate.int_outlier_rules states each rule once; price_outliers and held_observations
+    # read it there and state none of their own
     def stated(path):
-        [value] = re.findall(rf"(\S+) as {rule}\b", path.read_text(encoding="utf-8"))
-        return value
-    assert stated(SQL_DIR / "marts" / "price_outliers.sql") == stated(
-        SQL_DIR / "intermediate" / "int_outlier_rules.sql")
+        return re.findall(rf"(\S+) as {rule}\b", path.read_text(encoding="utf-8"))
+    assert len(stated(SQL_DIR / "intermediate" / "int_outlier_rules.sql")) == 1
+    for mart in ("price_outliers", "held_observations"):
+        assert stated(SQL_DIR / "marts" / f"{mart}.sql") == [], mart
+        assert "intermediate.int_outlier_rules" in (SQL_DIR / "marts" / f"{mart}.sql").read_text(
+            encoding="utf-8"), mart
 
 
 @pytest.mark.e2e
