@@ -75,16 +75,22 @@ reached as (
 
 zoned as (
     select
-        o.*,
-        -- The vendor's billing calendar, the rule of spiders/parsing/calendars.py (one home;
-        -- tests/simulate/test_time_effects.py holds this copy to it): Beijing time for offers
-        -- in China and for every Chinese vendor's source (named *_cn), UTC elsewhere. Zones
-        -- must be UTC or east of it: the incremental local-day models rebuild from the UTC day
-        -- of the new observations.
-        case
-            when o.country = 'CN' or o.source like '%\_cn' escape '\' then 'Asia/Shanghai'
-            else 'UTC'
-        end as local_time_zone
+        -- The vendor's billing calendar, as normalization wrote it (spiders/parsing/calendars.py:
+        -- the spider's local_time_zone, Beijing time for an offer in China); rows from before
+        -- the column get the same rule here (tests/simulate/test_time_effects.py holds this copy
+        -- to it): Beijing time in China and for a Chinese vendor's source (named *_cn), UTC
+        -- elsewhere. Zones must be UTC or east of it: the incremental local-day models rebuild
+        -- from the UTC day of the new observations.
+        o.* replace (
+            coalesce(
+                o.local_time_zone,
+                case
+                    when o.country = 'CN' or o.source like '%\_cn' escape '\'
+                        then 'Asia/Shanghai'
+                    else 'UTC'
+                end
+            ) as local_time_zone
+        )
     from reached as o
 )
 

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
 from pipelines.normalize.quarantine import Quarantined
+from spiders.parsing.calendars import offer_time_zone, source_time_zone
 from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
@@ -199,7 +200,8 @@ def normalize_offer(item: dict) -> dict:
         raise Quarantined("card", str(exc)) from exc
     gpu_count = _gpu_count(item)
     try:
-        region = resolve_region(item.get("region_text") or "", vendor=item.get("source"))
+        region = resolve_region(item.get("region_text") or "",
+                                vendor=item.get("region_key") or item.get("source"))
     except RegionParseError as exc:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
@@ -232,6 +234,9 @@ def normalize_offer(item: dict) -> dict:
         # how the source reached the offer (the spider's reaches_via): direct, or aggregator /
         # second_path / archive, which the SQL models count once (docs/signals.md)
         "reaches_via": item.get("reaches_via") or "direct",
+        # the zone its days and month ends are counted in: the spider's, an offer in China's
+        "local_time_zone": offer_time_zone(
+            region.country, source_time_zone(item["source"], item.get("local_time_zone"))),
         "region_code": region.region_code,
         "country": region.country,
         "province_or_state": region.province_or_state,

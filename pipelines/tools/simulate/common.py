@@ -15,12 +15,12 @@ OFFER_COLUMNS = (
     "is_tier1_city", "sku", "gpu_model", "gpu_variant", "gpu_count", "gpu_fraction", "vram_gb",
     "offer_kind", "billing_period", "price_amount", "currency", "price_per_gpu_hour_cny",
     "price_per_gpu_hour_usd", "fx_rate_date", "available", "url", "raw_ref", "offer_id",
-    "vcpus", "memory_gib", "disk_gb", "reaches_via",
+    "vcpus", "memory_gib", "disk_gb", "reaches_via", "local_time_zone",
 )
 # The machine's specs: optional in an offers table (null when not given), as in observations;
 # so is how the source reached the offer (null: direct, as in observations).
 MACHINE_COLUMNS = ("vcpus", "memory_gib", "disk_gb")
-OPTIONAL_COLUMNS = (*MACHINE_COLUMNS, "reaches_via")
+OPTIONAL_COLUMNS = (*MACHINE_COLUMNS, "reaches_via", "local_time_zone")
 
 
 class SimulationError(ValueError):

@@ -106,6 +106,11 @@ alter table observation_batch add column if not exists disk_gb decimal(12, 2);
 -- rows from before the column: direct.
 alter table observations add column if not exists reaches_via varchar;
 alter table observation_batch add column if not exists reaches_via varchar;
+-- The zone of the offer's billing calendar (spiders/parsing/calendars.py: its spider's
+-- local_time_zone, else the house rule), written by normalization; null in rows from before the
+-- column: staging.stg_observations applies the same rule to them.
+alter table observations add column if not exists local_time_zone varchar;
+alter table observation_batch add column if not exists local_time_zone varchar;
 
 create table if not exists quarantine (
     source varchar not null,

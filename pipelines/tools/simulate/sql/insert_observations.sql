@@ -24,7 +24,8 @@ select
     o.vcpus::decimal(9, 2) as vcpus,
     o.memory_gib::decimal(12, 2) as memory_gib,
     o.disk_gb::decimal(12, 2) as disk_gb,
-    o.reaches_via::varchar as reaches_via               -- null: direct
+    o.reaches_via::varchar as reaches_via,              -- null: direct
+    o.local_time_zone::varchar as local_time_zone       -- null: the house rule (staging)
 from sim_chunk as c
 inner join sim_offers as o on c.oi = o.oi
 where
