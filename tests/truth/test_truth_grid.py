@@ -81,3 +81,20 @@ def test_history_length_completes_its_last_month():
     assert args.lengths == (1, 3)
     with pytest.raises(SystemExit):
         run.parse_args(["--lengths", "0"])
+
+
+def test_each_target_reads_its_own_history_length():
+    """A 6-month target is judged on the 6-month histories only: a grid without them shows it
+    as unmeasured, never with another length's figure."""
+    regional = {"1": {"median": 0.3, "max_two_or_more_vendors": 1.2,
+                      "share_within_stated_bound": 1.0}}
+    result = {"by_length": {"2": {"dip_recall": {"1": {"3": 0.8, "5": 1.0, "8": 0.95}},
+                                  "regional_error_pp_by_noise": regional}},
+              "dip_fpr_max": 0.01}
+    read = {(t.label, t.length): t.read(result, t.length) for t in run.TARGETS}
+    assert read[("dip_recall >=5 % at noise 1", 2)] == 0.95      # the lowest of 5 and 8 %
+    assert read[("dip_recall 3 % at noise 1", 2)] == 0.8          # 3 % alone
+    assert read[("regional_error_pp_median", 6)] is None           # no 6-month history here
+    assert read[("dip_fpr_max", None)] == 0.01
+    target = next(t for t in run.TARGETS if t.label == "dip_fpr_max")
+    assert target.met(0.05) and not target.met(0.051) and not target.met(None)

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -26,24 +28,63 @@ import pandas as pd
 
 from pipelines.tools.truth import grid, metrics
 
-# (history length in complete months, key) -> (comparison, target): figures, never test
-# thresholds. The false-positive targets hold at every length ("any length" below).
-TARGETS = {
-    (2, "dip_recall >=5 % at noise 1"): (">=", 0.90),
-    (2, "dip_recall 3 % at noise 1"): (">=", 0.70),
-    (3, "dip_recall >=3 % at noise 1"): (">=", 0.95),
-    (6, "dip_recall >=3 % at noise 1"): (">=", 0.95),
-    (6, "dip_recall >=3 % at noise 3"): (">=", 0.80),
-    (None, "dip_fpr_max"): ("<=", 0.05),
-    (None, "month_fpr_max"): ("<=", 0.05),
-    (6, "regional_error_pp_median"): ("<=", 0.5),
+
+@dataclass(frozen=True)
+class Target:
+    """A figure `make truth` prints against its target: never a test threshold."""
+    label: str
+    length: int | None        # complete months of history; None: any length (or structural)
+    comparison: str           # ">=" or "<="
+    bound: float
+    read: Callable[[dict, int | None], float | None]   # (result, length) -> the figure
+
+    def met(self, value: float | None) -> bool:
+        return value is not None and (value >= self.bound if self.comparison == ">="
+                                      else value <= self.bound)
+
+
+def _recall(noise: str, smallest: float, largest: float = math.inf):
+    """The lowest recall over the dip sizes in [smallest, largest] at `noise`."""
+    def read(result: dict, length: int | None) -> float | None:
+        recall = result["by_length"].get(str(length), {}).get("dip_recall", {}).get(noise, {})
+        values = [v for k, v in recall.items() if smallest <= float(k) <= largest
+                  and v is not None]
+        return min(values) if values else None
+    return read
+
+
+def _regional(stat: str):
+    """A regional error figure at noise 1 % of the histories of the target's length."""
+    def read(result: dict, length: int | None) -> float | None:
+        by_noise = result["by_length"].get(str(length), {}).get("regional_error_pp_by_noise", {})
+        return by_noise.get("1", {}).get(stat)
+    return read
+
+
+def _overall(key: str):
+    """A figure of the whole grid (the largest rate over every length; the ratio history)."""
+    return lambda result, length: result.get(key)
+
+
+TARGETS = (
+    Target("dip_recall >=5 % at noise 1", 2, ">=", 0.90, _recall("1", 5)),
+    Target("dip_recall 3 % at noise 1", 2, ">=", 0.70, _recall("1", 3, 3)),
+    Target("dip_recall >=3 % at noise 1", 3, ">=", 0.95, _recall("1", 3)),
+    Target("dip_recall >=3 % at noise 1", 6, ">=", 0.95, _recall("1", 3)),
+    Target("dip_recall >=3 % at noise 3", 6, ">=", 0.80, _recall("3", 3)),
+    Target("dip_fpr_max", None, "<=", 0.05, _overall("dip_fpr_max")),
+    Target("month_fpr_max", None, "<=", 0.05, _overall("month_fpr_max")),
+    Target("regional_error_pp_median", 6, "<=", 0.5, _regional("median")),
     # one vendor's daily ratio carries two independent walks (up to ~2 pp at noise 1): the mart
     # states the error to expect on every row, so the targets are the rows of two or more
     # vendors and the share of rows within their stated error
-    (6, "regional_error_pp_max_two_or_more_vendors"): ("<=", 1.5),
-    (6, "regional_share_within_stated_bound"): (">=", 0.95),
-    (None, "slice_ratio_max_rel_error_noise0"): ("<=", 1e-6),
-}
+    Target("regional_error_pp_max_two_or_more_vendors", 6, "<=", 1.5,
+           _regional("max_two_or_more_vendors")),
+    Target("regional_share_within_stated_bound", 6, ">=", 0.95,
+           _regional("share_within_stated_bound")),
+    Target("slice_ratio_max_rel_error_noise0", None, "<=", 1e-6,
+           _overall("slice_ratio_max_rel_error_noise0")),
+)
 LENGTHS = (1, 2, 3, 4, 6)
 
 
@@ -211,23 +252,6 @@ def _max_over_lengths(by_length: dict, recurring: bool) -> float | None:
     return max(values) if values else None
 
 
-def _recall(result: dict, length: int, noise: str, at_least: float, at_most: float = 1e9):
-    recall = result["by_length"].get(str(length), {}).get("dip_recall", {}).get(noise, {})
-    values = [v for k, v in recall.items() if at_least <= float(k) <= at_most and v is not None]
-    return min(values) if values else None
-
-
-def figure(result: dict, length: int | None, key: str) -> float | None:
-    """The value a TARGETS entry is judged on."""
-    if key.startswith("dip_recall"):
-        noise = key.rsplit("noise ", 1)[1]
-        size = float(key.split("%")[0].split()[-1].lstrip(">="))
-        return _recall(result, length, noise, size, 1e9 if ">=" in key else size)
-    if length is None or key.startswith("regional"):
-        return result.get(key)
-    return result["by_length"].get(str(length), {}).get(key)
-
-
 def _shown(values: dict) -> str:
     return ", ".join(f"{k} %: {v:.2f}" if v is not None else f"{k} %: -" for k, v in values.items())
 
@@ -245,13 +269,12 @@ def print_report(result: dict) -> None:
         fprs = {c: figures.get(f"dip_fpr_{c}") for c in metrics.FALSE_POSITIVE_CATEGORIES}
         _say(f"    false positives: recurring {fprs}, this month {figures['month_fpr']}")
         _say(f"    regional error by noise: {figures['regional_error_pp_by_noise']}")
-    for (length, key), (op, target) in TARGETS.items():
-        value = figure(result, length, key)
-        ok = value is not None and (value >= target if op == ">=" else value <= target)
+    for target in TARGETS:
+        value = target.read(result, target.length)
         shown = "-" if value is None else f"{value:.4g}"
-        where = "any length" if length is None else f"{length} months"
-        _say(f"  {key:<34} {where:>10} {shown:>10}   target {op} {target:g}   "
-             f"{'met' if ok else 'NOT MET'}")
+        where = "any length" if target.length is None else f"{target.length} months"
+        _say(f"  {target.label:<34} {where:>10} {shown:>10}   target {target.comparison} "
+             f"{target.bound:g}   {'met' if target.met(value) else 'NOT MET'}")
     _say(f"  ratio errors at noise 0: {result['ratio_errors_noise0']}")
     _say(f"  claims: {result['claims_total']} rows, {result['claims_with_interval']} with an "
          f"interval, verdicts {result['claims_verdicts']}")
