@@ -23,6 +23,11 @@ CSS_CLASSES = {HOLDS: "verdict-holds", DOES_NOT_HOLD: "verdict-fails",
                NOT_ENOUGH_EVIDENCE: "verdict-nodata"}
 
 
+def css_class(verdict: str | None) -> str:
+    """The report's classes of a verdict's cell (an unknown word is shown as unknown)."""
+    return f"verdict {CSS_CLASSES.get(verdict, 'verdict-unknown')}"
+
+
 def tally(verdicts: Iterable[str]) -> str:
     """'3 hold, 1 does not hold, 15 not enough evidence'."""
     counts = Counter(verdicts)

@@ -25,7 +25,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import advice_computed_at, has_advice, named_query, table_names
 from pipelines.report.tables import Cell, Column, Content, col, link_cell, region_cell, table
-from pipelines.verdicts import CSS_CLASSES, tally
+from pipelines.verdicts import css_class, tally
 from spiders.price_basis import is_real_price, price_from_word
 
 # ── header ──────────────────────────────────────────────────────────────────────────────────────
@@ -221,7 +221,6 @@ def workloads(con: duckdb.DuckDBPyConnection) -> dict:
 
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
 
-VERDICT_CLASSES = CSS_CLASSES      # pipelines/verdicts.py: the three verdicts' classes
 
 
 def interval_cell(row: dict) -> Content:
@@ -235,9 +234,8 @@ def interval_cell(row: dict) -> Content:
 def verdict_cell(row: dict) -> Cell:
     """The verdict tinted, what it lacks as its hover text, the reason (with the distinct offers a
     verdict would need) under it."""
-    css = VERDICT_CLASSES.get(row.get("verdict"), "verdict-unknown")
     lacking = row.get("evidence_lacking")
-    return Cell(clean_text(row.get("verdict")), css=f"verdict {css}",
+    return Cell(clean_text(row.get("verdict")), css=css_class(row.get("verdict")),
                 title=None if lacking is None else clean_text(lacking),
                 note=clean_text(row.get("reason"), 300))
 

@@ -21,7 +21,7 @@ from pipelines.report.formatting import (
 )
 from pipelines.report.queries import latest_day, named_query
 from pipelines.report.tables import Cell, Column, col, table
-from pipelines.verdicts import CSS_CLASSES, NOT_ENOUGH_EVIDENCE
+from pipelines.verdicts import NOT_ENOUGH_EVIDENCE, css_class
 
 DIP_ROWS_SHOWN = 40
 PLACES_SHOWN = 3      # a non-Chinese grid row names this many places, the rest on hover
@@ -138,7 +138,7 @@ def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
     text = clean_text(verdict) if verdict else "–"
     if verdict == NOT_ENOUGH_EVIDENCE and months_needed:
         text += f" (+{int(months_needed)} mo)"
-    return Cell(text, css=f"verdict {CSS_CLASSES.get(verdict, 'verdict-unknown')} nw")
+    return Cell(text, css=f"{css_class(verdict)} nw")
 
 
 def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
