@@ -1,6 +1,8 @@
 """Jobs, schedules and sensors: the hourly crawl-to-alerts run, and telling people when a run or a
 source fails (through the same Apprise channels as price alerts)."""
 
+import os
+
 import dagster as dg
 
 from pipelines.defs.alerts import notify_run_failure
@@ -38,8 +40,12 @@ report_daily_schedule = dg.ScheduleDefinition(
     execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,
 )
 
+# GPUPRICES_SCRAPE_CRON: for tests of the deployed schedule (tests/deploy/), which tick every
+# minute; read when the code location loads, like GPUPRICES_EXECUTOR.
+SCRAPE_CRON = os.environ.get("GPUPRICES_SCRAPE_CRON") or "0 * * * *"
+
 scrape_hourly_schedule = dg.ScheduleDefinition(
-    name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule="0 * * * *",
+    name="scrape_hourly_schedule", job=gpuprices_job, cron_schedule=SCRAPE_CRON,
     execution_timezone="UTC", default_status=dg.DefaultScheduleStatus.STOPPED,
 )
 
