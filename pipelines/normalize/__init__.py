@@ -6,6 +6,7 @@ which rule refused it. Every stage lives in this package ("why was this price qu
 * consistency.py: consistency, a row out of line with its vendor's single card in the batch.
 * batch.py: a batch of pending offers: dedupe (twice in one crawl's hour), error (a parser bug),
   and the consistency refusals applied; `normalize_pending` is what the pipeline runs.
+* provenance.py: a backfilled offer's archive, commit, file and line, carried onto its row.
 
 Pure, no I/O and no Dagster: pipelines/defs/normalize.py reads the pending offers and writes the
 results. The batch functions (pandas) are imported from pipelines.normalize.batch; the names

@@ -11,6 +11,7 @@ import pandas as pd
 
 from pipelines.normalize.consistency import inconsistent_rows
 from pipelines.normalize.offer import normalize_offer
+from pipelines.normalize.provenance import provenance
 from pipelines.normalize.quarantine import Quarantined
 
 
@@ -43,7 +44,7 @@ def normalize_pending(pending: list[tuple]) -> tuple[pd.DataFrame, list[dict]]:
                 recrawled.append((kept_row[natural_key], refusal))
                 continue
             kept_row[natural_key] = len(rows)
-            rows.append({**row, "crawl_id": crawl_id})
+            rows.append({**row, "crawl_id": crawl_id, **provenance(item)})
             origins.append((item_no, item_json))
         except Quarantined as exc:
             quarantined.append({**refusal, "stage": exc.stage, "reason": exc.reason})
