@@ -5,6 +5,7 @@
     >>> history(card="4090", kind="spot", since="2026-11-01")
     >>> signals("spot_discount", card="A100")
     >>> claims()
+    >>> index(card="H100", market="world", kind="spot")
 
 Every function opens `data/prices.db` (or `<data_dir>/prices.db`; `GPUPRICES_DATA_DIR` moves the
 default) read-only and closes it before returning, so it never blocks a run. The queries and
@@ -41,6 +42,7 @@ import pandas as pd
 
 from pipelines.query.errors import NoDataError, UnknownValueError
 from pipelines.query.filters import offer_filter
+from pipelines.query.index import INDEX_TABLES, index_query
 from pipelines.query.prices import (
     LATEST_PRICES_TABLES,
     latest_prices_query,
@@ -58,7 +60,7 @@ from pipelines.query.signals import (
 from pipelines.warehouse.sql_files import source_price_labels
 
 __all__ = ["SIGNALS", "NoDataError", "UnknownValueError", "claims", "database_path", "history",
-           "prices", "signals"]
+           "index", "prices", "signals"]
 
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                   "UINTEGER", "UBIGINT")
@@ -158,3 +160,19 @@ def claims(data_dir: str | Path | None = None) -> pd.DataFrame:
     """
     with open_published(("marts.market_claims",), data_dir) as con:
         return _frame(con, "select * from marts.market_claims", [])
+
+
+def index(card: str | None = None, market: str | None = None, kind: str | None = None,
+          term: str | None = None, since: str | date | None = None,
+          until: str | date | None = None, data_dir: str | Path | None = None) -> pd.DataFrame:
+    """The price index (marts.price_index, docs/price-index.md): every published day of the
+    series the filters name, from `since` to `until` (inclusive), ordered by series and day, as
+    `gpuprices index --since` shows them. `card` as for prices (a series is a card class:
+    A100-80GB, H100/H800 SXM, H100 PCIe, RTX4090 ...); `market` china (listed in CNY) or world
+    (listed in USD); `kind` an offer kind; `term` a billing period (hour, month ...).
+    `index_level` is null on a day without enough evidence (`evidence_lacking` says why).
+
+    >>> index(card="A100-80GB", market="china", term="hour", since="2026-11-01")
+    """
+    with open_published(INDEX_TABLES, data_dir) as con:
+        return _frame(con, *index_query(con, card, market, kind, term, since, until))

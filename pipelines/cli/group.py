@@ -19,6 +19,7 @@ from pipelines.cli.alerts import alerts_command
 from pipelines.cli.check_sources import check_sources_command
 from pipelines.cli.claims import claims_command
 from pipelines.cli.export import export_command
+from pipelines.cli.index import index_command
 from pipelines.cli.options import DataDirPath
 from pipelines.cli.prices import prices_command
 from pipelines.cli.reject import reject_command
@@ -60,6 +61,7 @@ def main(data_dir: Path | None) -> None:
       gpuprices prices --region 内蒙古 --kind spot --format json
       gpuprices signals --card a100                       signals and the claims scorecard
       gpuprices claims                                    just the scorecard
+      gpuprices index --card H100 --market world          the price index, per card
       gpuprices export --bom                              every mart to CSV/Parquet
       gpuprices ui                                        the Dagster UI on 127.0.0.1:3000
 
@@ -83,7 +85,7 @@ for _name, _command in {
     "run": run_command, "reject": reject_command, "sources": sources_command,
     "prices": prices_command, "signals": signals_command, "claims": claims_command,
     "export": export_command, "ui": ui_command, "report": report_command,
-    "alerts": alerts_command, "check-sources": check_sources_command,
+    "alerts": alerts_command, "check-sources": check_sources_command, "index": index_command,
     "advise": LazyCommand("advise", "pipelines.cli.advise:advise_command",
                           "The cheapest configuration of today's offers that fits a workload."),
     "demo": LazyCommand("demo", "pipelines.cli.demo:demo_command",

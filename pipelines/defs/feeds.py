@@ -12,11 +12,12 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.models import SQL_MODELS
+from pipelines.index import INDEX_TABLE
 from pipelines.publish import publish_database, publish_feed
 from spiders.layout import db_path, feeds_dir
 
 # Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
-FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"]
+FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"] + [INDEX_TABLE]
 
 
 def feed_bom() -> bool:

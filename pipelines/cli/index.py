@@ -1,0 +1,154 @@
+"""`gpuprices index`: the price index (marts.price_index), each series' latest published day, or
+every day of the series a filter names from --since on."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import click
+from rich.table import Table
+
+from pipelines.cli.exit_codes import NoData
+from pipelines.cli.filters import option_errors
+from pipelines.cli.options import CARD_HELP, FORMATS
+from pipelines.cli.output import console, write_rows
+from pipelines.cli.published import published_db
+from pipelines.display import terminal_text
+from pipelines.query.index import INDEX_TABLES, index_query
+from pipelines.query.rows import columns_and_records
+
+NO_ROWS = ("marts.price_index has no published day{scope} yet: a day is published once it has "
+           "closed (a crawl of the next day has landed), so a new install shows its first day "
+           "tomorrow; `make demo` shows the index on a simulated history")
+
+
+def _level(value, currency: str) -> str:
+    return "–" if value is None else f"{value:,.2f} {currency}"
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{value:+.2f} %"
+
+
+def _change_since(rows: list[dict], row: dict, days: int) -> float | None:
+    """The level's change in % over `days` days to `row` (None: no level then or now)."""
+    then = {r["index_date"]: r for r in rows if r["series_id"] == row["series_id"]}.get(
+        row["index_date"] - timedelta(days=days))
+    if not then or then["index_level"] is None or row["index_level"] is None:
+        return None
+    return 100 * (row["index_level"] / then["index_level"] - 1)
+
+
+def _evidence(row: dict) -> str:
+    if row["evidence_lacking"]:
+        return (f"[yellow]{terminal_text(row['evidence'])}[/]\n"
+                f"[dim]{terminal_text(row['evidence_lacking'])}[/]")
+    return (f"{row['vendors_matched']}/{row['vendors_in_series']} vendors, "
+            f"{row['offers_matched']} offers")
+
+
+def _series(row: dict) -> str:
+    return (f"{terminal_text(row['index_card'])}\n[dim]{row['market']} · {row['offer_kind']} · "
+            f"{row['term']}\n{row['index_date']}[/]")
+
+
+def _level_cell(row: dict) -> str:
+    if row["index_level"] is None:
+        return "–"
+    return (f"{_level(row['index_level'], row['currency'])}\n"
+            f"[dim]{row['level_low']:,.2f}–{row['level_high']:,.2f}[/]")
+
+
+def latest_table(rows: list[dict]) -> tuple[Table, list[dict]]:
+    """Each series' latest published day, with its 7- and 30-day change."""
+    latest: dict[str, dict] = {}
+    for row in rows:
+        latest[row["series_id"]] = row                   # rows come in day order
+    table = Table(title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
+                        "over the offers seen on both days, vendors weighted equally",
+                  title_justify="left", title_style="bold", show_lines=False,
+                  caption="level: the chained index in the market's currency (its base day's "
+                          "listing median); interval: 90 % bootstrap over vendors; median: the "
+                          "plain median of the day's listings, for comparison",
+                  caption_justify="left")
+    for name, justify in (("series", "left"), ("level", "right"), ("change", "right"),
+                          ("listing median", "right"), ("evidence", "left")):
+        table.add_column(name, justify=justify)
+    for row in latest.values():
+        changes = "\n".join(f"{label} {_pct(value)}" for label, value in (
+            ("1d", row["change_pct"]), ("7d", _change_since(rows, row, 7)),
+            ("30d", _change_since(rows, row, 30))))
+        table.add_row(_series(row), _level_cell(row), changes,
+                      _level(row["listing_median"], row["currency"]), _evidence(row))
+    return table, list(latest.values())
+
+
+def days_tables(rows: list[dict]) -> list[Table]:
+    """Every day of the rows' series, a table per series."""
+    tables: dict[str, Table] = {}
+    for row in rows:
+        table = tables.get(row["series_id"])
+        if table is None:
+            table = tables[row["series_id"]] = Table(
+                title=f"price index {terminal_text(row['series_id'])}, day by day "
+                      "(docs/price-index.md)", title_justify="left", title_style="bold")
+            for name in ("day", "level", "change", "listing median", "evidence"):
+                table.add_column(name, justify="left" if name in ("day", "evidence")
+                                 else "right")
+        table.add_row(str(row["index_date"]), _level_cell(row), _pct(row["change_pct"]),
+                      _level(row["listing_median"], row["currency"]), _evidence(row))
+    return list(tables.values())
+
+
+@click.command("index")
+@click.option("--card", help=CARD_HELP)
+@click.option("--market", help="china (offers listed in CNY) or world (listed in USD); also CN, "
+                               "中国, global ...")
+@click.option("--kind", help="on_demand, spot, reserved (按需, 竞价 ...).")
+@click.option("--term", help="The billing period of the series: hour, day, month ... (包月 ...).")
+@click.option("--since", type=click.DateTime(["%Y-%m-%d"]),
+              help="Show every day from this day on (YYYY-MM-DD) instead of the latest.")
+@click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="The last day shown.")
+@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
+              help="A table for people; csv or json (every column of marts.price_index).")
+def index_command(card: str | None, market: str | None, kind: str | None, term: str | None,
+                  since, until, fmt: str) -> None:
+    """The GPU rental price index: is renting each card getting cheaper, and how fast?
+
+    A matched-offer chained index per card class (A100-80GB, H100/H800 SXM, RTX4090 ...),
+    market (china: listed in CNY; world: listed in USD), offer kind and term: each day's change
+    is the geometric mean of the price relatives of the offers seen on both days, vendors
+    weighted equally, so listings that come and go do not move it; the plain listing median is
+    shown beside it. A day without enough evidence says so instead of printing a level. Rows
+    are published once a day has closed and never rewritten (docs/price-index.md).
+
+    Without --since: each series' latest day, with its 7- and 30-day change; with --since:
+    every day. csv and json print every column of the rows shown.
+
+    Exit codes: 0 shown; 2 an unknown card, market, kind or term; 3 no database yet, or no
+    published day matches.
+    """
+    since_day: date | None = since.date() if since else None
+    until_day: date | None = until.date() if until else None
+    with published_db(*INDEX_TABLES) as con:
+        with option_errors():
+            sql, params = index_query(con, card, market, kind, term, None, until_day)
+        columns, rows = columns_and_records(con, sql, params)
+    if not rows:
+        scope = "" if not any((card, market, kind, term, until)) else " for these filters"
+        raise NoData(NO_ROWS.format(scope=scope))
+    if since_day is not None:
+        shown = [r for r in rows if r["index_date"] >= since_day]
+        if not shown:
+            raise NoData(f"no published day of these series from {since_day} on")
+        if fmt == "table":
+            for table in days_tables(shown):
+                console.print(table)
+        else:
+            write_rows(shown, columns, fmt)
+        return
+    table, latest = latest_table(rows)
+    if fmt == "table":
+        console.print(table)
+    else:
+        write_rows(latest, columns, fmt)

@@ -1,0 +1,86 @@
+"""Publishing the price index: read the rules and inputs the SQL models built, chain every series
+(method.py, chain.py) and append the rows no run has published yet to `marts.price_index`, in one
+transaction. Rows already there are never updated or deleted (the insert skips their keys)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import duckdb
+import pandas as pd
+
+from pipelines.index.chain import INDEX_COLUMNS, SERIES_COLUMNS, chain_rows
+from pipelines.index.method import Rules, series_days
+from pipelines.warehouse.db import transaction
+from pipelines.warehouse.sql_files import sql_text
+
+INDEX_TABLE = "marts.price_index"
+
+
+@dataclass
+class Publication:
+    """What one publication did: rows appended per series, and the series left empty."""
+    rows: dict[str, int] = field(default_factory=dict)
+    series: int = 0
+
+    @property
+    def appended(self) -> int:
+        return sum(self.rows.values())
+
+    def summary(self) -> str:
+        moved = ", ".join(f"{s} +{n}" for s, n in sorted(self.rows.items()) if n)
+        return (f"price index: {self.appended} rows published over {self.series} series"
+                + (f" ({moved})" if moved else " (no closed day without its row)"))
+
+
+def ensure_index_table(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(sql_text(__file__, "create_price_index"))
+
+
+def read_rules(con: duckdb.DuckDBPyConnection) -> Rules:
+    cursor = con.execute(sql_text(__file__, "index_rules"))
+    names = [d[0] for d in cursor.description]
+    return Rules(**dict(zip(names, cursor.fetchone(), strict=True)))
+
+
+def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd.DataFrame,
+                                                                               Publication]:
+    """The rows to append (INDEX_COLUMNS), computed from the current inputs and the rows already
+    published; nothing is written."""
+    ensure_index_table(con)
+    rules = read_rules(con)
+    inputs = con.execute(sql_text(__file__, "index_inputs")).df()
+    published = con.execute(sql_text(__file__, "published_chain"),
+                            {"method_version": rules.method_version}).df()
+    for frame in (inputs, published):
+        for column in ("index_date", "market_last_date", "base_date"):
+            if column in frame:
+                frame[column] = pd.to_datetime(frame[column]).dt.date
+    report = Publication()
+    rows: list[dict] = []
+    published_by = dict(tuple(published.groupby("series_id"))) if len(published) else {}
+    for series_id, days in inputs.groupby("series_id", sort=True):
+        report.series += 1
+        first = days.iloc[0]
+        series = {c: first[c] for c in SERIES_COLUMNS}
+        closed_through = first["market_last_date"] - timedelta(days=1)
+        computed, replicate = series_days(series_id, days, closed_through, rules)
+        already = published_by.get(series_id, published.iloc[0:0])
+        series_rows = chain_rows(series, computed, replicate, already, rules, published_at)
+        report.rows[series_id] = len(series_rows)
+        rows += series_rows
+    return pd.DataFrame(rows, columns=list(INDEX_COLUMNS)), report
+
+
+def publish_index(con: duckdb.DuckDBPyConnection, published_at: datetime) -> Publication:
+    """Append every closed day's rows that are not published yet, in one transaction."""
+    with transaction(con):
+        frame, report = new_rows(con, published_at)
+        if len(frame):
+            con.register("new_index_rows", frame)
+            try:
+                con.execute(sql_text(__file__, "insert_index_rows"))
+            finally:
+                con.unregister("new_index_rows")
+    return report

@@ -1,0 +1,38 @@
+-- marts.price_index: the published price index (pipelines/index/chain.py names the columns and
+-- says what each means; docs/price-index.md the method). Rows are only ever appended.
+create schema if not exists marts;
+create table if not exists marts.price_index (
+    series_id varchar not null,
+    index_card varchar not null,
+    market varchar not null,
+    currency varchar not null,
+    offer_kind varchar not null,
+    term varchar not null,
+    index_date date not null,
+    index_level double,
+    level_low double,
+    level_high double,
+    change_pct double,
+    change_low_pct double,
+    change_high_pct double,
+    listing_median double,
+    chain_level double not null,
+    base_date date not null,
+    base_level double not null,
+    offers_matched integer not null,
+    vendors_matched integer not null,
+    offers_listed integer not null,
+    vendors_listed integer not null,
+    vendors_in_series integer not null,
+    vendor_coverage double,
+    offers_beyond_bound integer not null,
+    offers_held integer not null,
+    offers_stale integer not null,
+    evidence varchar not null,
+    evidence_lacking varchar,
+    chained varchar not null,
+    method_version varchar not null,
+    content_hash varchar not null,
+    published_at timestamptz not null,
+    primary key (series_id, index_date, method_version)
+);
