@@ -1,6 +1,8 @@
-"""Every way an offer can run a workload (a slice or a card that fits; n × the offer, model
-parallel when one card is too small, data parallel when the work is given; a server as a whole),
-each costed for the usage pattern as an `Option`, or the reason it cannot serve."""
+"""Every way an offer can run a workload, as a vendor sells it: a slice or a card that fits; n of
+a single-card offer in one server of at most the size the vendor lists; a server as listed; more
+servers only where the vendor states a cluster interconnect (clusters.toml), and never of consumer
+cards unless the listing says so. Each is costed for the usage pattern as an `Option`, or the
+reason it cannot serve is given."""
 
 from __future__ import annotations
 
@@ -9,21 +11,24 @@ from collections import Counter
 from dataclasses import dataclass
 
 from pipelines.advisor.billing import TERM_DAYS, Bill, bill
+from pipelines.advisor.clusters import server_key, stated_cluster
+from pipelines.advisor.efficiency import efficiency
 from pipelines.advisor.memory import Estimate
 from pipelines.advisor.offers import Offer
 from pipelines.advisor.throughput import (
-    DATA_PARALLEL_ADDED_CARD,
-    MAX_CARDS,
-    SLICE_EFFICIENCY,
-    SPOT_TIME_OVERHEAD,
     card_throughput,
     data_parallel_cards,
     interconnect,
+    is_consumer,
     model_parallel_efficiency,
 )
 from pipelines.advisor.workload import Workload
 
 KINDS = ("whole card", "slice", "multi-GPU", "spot")
+NO_CLUSTER = ("needs more cards than the vendor's largest listed server, and the vendor states no "
+              "cluster interconnect for it (InfiniBand, RoCE, a cluster product)")
+CONSUMER_CLUSTER = ("needs more cards than the vendor's largest listed server: consumer cards are "
+                    "not run across servers (no listing sells them as a cluster)")
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,8 @@ class Option:
     cost_usd: float | None
     why: tuple[str, ...]
     alternatives: tuple[str, ...] = ()   # the same rental under its other billing periods
+    interconnect: str = ""     # the link assumed between the cards ("" for one card or a slice)
+    across_servers: bool = False
 
     @property
     def config(self) -> str:
@@ -78,98 +85,143 @@ def _powers_of_two(start: int, stop: int) -> list[int]:
     return out
 
 
-def configurations(offer: Offer, workload: Workload, estimate: Estimate,
-                   excluded: Counter) -> list[Option]:
-    """Every way `offer` can run the workload: a slice or a card that fits; n × the offer (model
-    parallel when one card is too small; data parallel when the work is given, to finish sooner);
-    a multi-card server as a whole. An offer with no way is counted in `excluded` by reason."""
-    options, reasons = _configurations(offer, workload, estimate)
+def configurations(offer: Offer, workload: Workload, estimate: Estimate, excluded: Counter,
+                   server_sizes: dict[tuple, int] | None = None) -> list[Option]:
+    """Every way `offer` can run the workload (`server_sizes`: the largest server each vendor
+    lists per card, clusters.server_sizes; without it, the offer's own size). An offer with no
+    way is counted in `excluded` by reason."""
+    size = offer.gpu_count
+    server = max(size, (server_sizes or {}).get(server_key(offer), size))
+    options, reasons = _configurations(offer, workload, estimate, server)
     if not options:
         excluded[reasons[0] if reasons else "no configuration"] += 1
     return options
 
 
-def _configurations(offer: Offer, workload: Workload,
-                    estimate: Estimate) -> tuple[list[Option], list[str]]:
+def _shapes(offer: Offer, workload: Workload, estimate: Estimate,
+            server: int) -> tuple[list[tuple[int, str]], list[str]]:
+    """(cards, parallelism) of each configuration the offer allows, and why others are not."""
+    e = efficiency()
+    vram, need, size = offer.card_vram_gb, estimate.total_gb, offer.gpu_count
+    fits_one = vram > 0 and need <= vram
+    if offer.is_slice:
+        return ([(1, "slice")], []) if fits_one else ([], ["does not fit the slice"])
+    if fits_one:
+        shapes = [(1, "single")] if size == 1 else []
+        if workload.gpu_hours:   # more cards only help when there is a given amount of work
+            shapes += [(size * k, "data-parallel") for k in _powers_of_two(1, 8)
+                       if 1 < size * k <= max(max(e.data_parallel_speedup), size)]
+        elif size > 1:
+            return [], ["more cards than the workload needs (give --gpu-hours to weigh speed)"]
+    else:
+        minimum = max(2, math.ceil(need / vram - 1e-9)) if vram else e.max_cards + 1
+        # tensor parallelism splits evenly: powers of two of single cards, or of whole servers
+        counts = [size * k for k in _powers_of_two(1, e.max_cards)
+                  if minimum <= size * k <= e.max_cards]
+        if not counts:
+            return [], [f"needs more than {e.max_cards} cards"]
+        shapes = [(n, "model-parallel") for n in counts]
+    allowed, reasons = [], []
+    for cards, parallelism in shapes:
+        reason = _across_servers_reason(offer, cards, server)
+        if reason:
+            reasons.append(reason)
+        else:
+            allowed.append((cards, parallelism))
+    if not workload.gpu_hours:   # no work given: the fewest cards that hold the model
+        allowed = allowed[:1]
+    return allowed, reasons
+
+
+def _across_servers(offer: Offer, cards: int, server: int) -> bool:
+    return cards > (offer.gpu_count if offer.gpu_count > 1 else server)
+
+
+def _across_servers_reason(offer: Offer, cards: int, server: int) -> str | None:
+    """Why `cards` cards of the offer cannot be had (None: they can): more than one server needs
+    a cluster interconnect the vendor states, and never consumer cards unless it says so."""
+    if not _across_servers(offer, cards, server):
+        return None
+    cluster = stated_cluster(offer)
+    if cluster is None:
+        return NO_CLUSTER
+    if is_consumer(offer) and not cluster.consumer_cards:
+        return CONSUMER_CLUSTER
+    return None
+
+
+def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
+                    server: int) -> tuple[list[Option], list[str]]:
+    e = efficiency()
     if offer.available is False:
         return [], ["sold out"]
     if offer.offer_kind == "spot" and not workload.interruptible:
         return [], ["spot, and the workload cannot be interrupted"]
     per_card = card_throughput(offer, workload.training)
     if per_card is None:
-        return [], [f"no throughput figure for {offer.gpu_model}"]
+        return [], [f"{offer.gpu_model} is not in the card catalog"]
     if offer.billing_period not in ("hour", *TERM_DAYS):
         return [], [f"billing period {offer.billing_period}"]
-    vram = offer.card_vram_gb
-    need = estimate.total_gb
-    fits_one = vram > 0 and need <= vram
-    size = offer.gpu_count
+    shapes, shape_reasons = _shapes(offer, workload, estimate, server)
     link = interconnect(offer)
-    shapes: list[tuple[int, str]] = []   # (cards, parallelism)
-    if offer.is_slice:
-        if not fits_one:
-            return [], ["does not fit the slice"]
-        shapes.append((1, "slice"))
-    elif fits_one:
-        if size == 1:
-            shapes.append((1, "single"))
-        if workload.gpu_hours:   # more cards only help when there is a given amount of work
-            shapes += [(size * k, "data-parallel") for k in _powers_of_two(1, 8)
-                       if 1 < size * k <= max(8, size)]
-        elif size > 1:
-            return [], ["more cards than the workload needs (give --gpu-hours to weigh speed)"]
-    else:
-        minimum = max(2, math.ceil(need / vram - 1e-9)) if vram else MAX_CARDS + 1
-        # tensor parallelism splits evenly: powers of two of single cards, or of whole servers
-        counts = [size * k for k in _powers_of_two(1, MAX_CARDS)
-                  if minimum <= size * k <= MAX_CARDS]
-        if not counts:
-            return [], [f"needs more than {MAX_CARDS} cards"]
-        if not workload.gpu_hours:   # no work given: the fewest cards that hold the model
-            counts = counts[:1]
-        shapes += [(n, "model-parallel") for n in counts]
     options: list[Option] = []
-    reasons: list[str] = []
+    reasons: list[str] = []   # a shape that could be had but does not serve comes first
     for cards, parallelism in shapes:
+        across = _across_servers(offer, cards, server)
+        servers = math.ceil(cards / (offer.gpu_count if offer.gpu_count > 1 else server))
+        if cards == 1:
+            wiring = ""
+        elif across:
+            cluster = stated_cluster(offer)
+            wiring = (f"{cluster.interconnect} across {servers} servers ({offer.vendor} states "
+                      f"it), {link.name} within each")
+        else:
+            wiring = f"{link.name} within one server"
         if parallelism == "slice":
-            throughput = per_card * offer.gpu_fraction * SLICE_EFFICIENCY
-            notes = [f"slice {_share(offer.gpu_fraction)} × {SLICE_EFFICIENCY} shared-bandwidth "
-                     "penalty"]
+            throughput = per_card * offer.gpu_fraction * e.slice_speed
+            notes = [f"slice {_share(offer.gpu_fraction)} × {e.slice_speed:g} shared-card speed"]
             parallelism = "single"
         elif parallelism == "single":
             throughput, notes = per_card, []
         elif parallelism == "data-parallel":
             equivalents = data_parallel_cards(cards)
             throughput = per_card * equivalents
-            notes = [f"data parallel on {cards} cards: 1 + {cards - 1} × "
-                     f"{DATA_PARALLEL_ADDED_CARD} = {equivalents:g} cards of work"]
+            notes = [f"data parallel on {cards} cards: {equivalents:g}× one card"]
         else:
-            efficiency = model_parallel_efficiency(cards, link)
-            throughput = per_card * cards * efficiency
-            where = "across servers" if cards > 8 else f"{link} interconnect"
-            notes = [f"model parallel on {cards} cards at {efficiency:.0%} each ({where})"]
+            efficiency_used = model_parallel_efficiency(cards, link, across)
+            throughput = per_card * cards * efficiency_used
+            notes = [f"model parallel on {cards} cards at {efficiency_used:.0%} each"]
+        if wiring:
+            notes.append(f"interconnect: {wiring}")
         if per_card != 1:
             variant = f" {offer.gpu_variant}" if offer.gpu_variant else ""
             use = "training" if workload.training else "inference"
-            notes.insert(0, f"{offer.gpu_model}{variant} = {per_card:g} × A100-80GB ({use})")
-        need_per_card = need / cards if parallelism == "model-parallel" else need
-        costed = _costed(offer, workload, cards // size if not offer.is_slice else 1, cards,
-                         parallelism, need_per_card, throughput, notes)
+            notes.insert(0, f"{offer.gpu_model}{variant} = {per_card:.3g} × A100-80GB ({use}, "
+                            "from its TFLOPS and bandwidth)")
+        need_per_card = estimate.total_gb / cards if parallelism == "model-parallel" \
+            else estimate.total_gb
+        rentals = cards // offer.gpu_count if not offer.is_slice else 1
+        costed = _costed(offer, workload, rentals, cards, parallelism, need_per_card, throughput,
+                         notes, (server, wiring, across))
         if isinstance(costed, str):
             reasons.append(costed)
         else:
             options.append(costed)
-    return options, reasons
+    return options, reasons + shape_reasons
 
 
 def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallelism: str,
-            need_per_card: float, throughput: float, notes: list[str]) -> Option | str:
-    """The option costed for the usage pattern, or why it cannot serve it."""
+            need_per_card: float, throughput: float, notes: list[str],
+            wiring: tuple[int, str, bool]) -> Option | str:
+    """The option costed for the usage pattern, or why it cannot serve it (`wiring`: the
+    vendor's largest server, the interconnect assumed, whether it spans servers)."""
+    server, link, across = wiring
     notes = list(notes)
     spot = offer.offer_kind == "spot"
-    effective = throughput / SPOT_TIME_OVERHEAD if spot else throughput
+    overhead = efficiency().spot_time_overhead
+    effective = throughput / overhead if spot else throughput
     if spot:
-        notes.append(f"spot: +{SPOT_TIME_OVERHEAD - 1:.0%} time for checkpoints and restarts")
+        notes.append(f"spot: +{overhead - 1:.0%} time for checkpoints and restarts")
     if workload.gpu_hours:
         hours = workload.gpu_hours / effective
         days = math.ceil(hours / workload.hours_per_day - 1e-9)
@@ -193,10 +245,12 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
            f"throughput {effective:.3g} × A100-80GB → {hours:,.1f} h over {days} day"
            f"{'s' if days != 1 else ''}, {hours * effective:,.1f} A100-80GB-hours of work"]
     if rentals > 1 and offer.gpu_count == 1:
+        where = f"one of its servers of up to {server} cards" if cards <= server else \
+            "its cluster"
         why.append(f"{rentals} × the single-card offer (assumes {offer.vendor} has {rentals} "
-                   "cards free in the region)")
+                   f"cards free in {where})")
     return Option(kind=kind, offer=offer, rentals=rentals, cards=cards, parallelism=parallelism,
                   need_gb_per_card=need_per_card, vram_gb_per_card=vram, throughput=effective,
                   wall_hours=hours, days_used=days, work_gpu_hours=hours * effective,
                   billing=one, cost_cny=cost, cost_usd=cost * rate if rate else None,
-                  why=tuple(why))
+                  why=tuple(why), interconnect=link, across_servers=across)

@@ -1,6 +1,6 @@
 """Today's offers as the advisor sees them: one `Offer` per row of `marts.latest_prices`, with
 what a configuration needs to know of it (card memory, price per rental, same rental under
-other billing periods). `offers_from_db` is the advisor's one piece of I/O."""
+other billing periods). `offers_from_db` and `measured_claims_from_db` are the advisor's I/O."""
 
 from __future__ import annotations
 
@@ -96,6 +96,20 @@ class Offer:
         """Rows that are the same rental under different billing periods."""
         return (self.source, self.vendor, self.region_code, self.sku, self.gpu_model,
                 self.gpu_variant, self.gpu_count, self.gpu_fraction, self.offer_kind == "spot")
+
+
+def measured_claims_from_db(con) -> dict[str, dict]:
+    """marts.market_claims rows by claim_id (the scorecard's measure of the guides' price
+    claims), or {} where the database has no scorecard yet."""
+    import duckdb
+
+    try:
+        cursor = con.execute("select * from marts.market_claims")
+    except duckdb.CatalogException:   # no scorecard yet: the claims are shown unmeasured
+        return {}
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return {row["claim_id"]: row for row in rows}
 
 
 def offers_from_db(con) -> list[Offer]:

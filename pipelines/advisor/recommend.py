@@ -1,15 +1,18 @@
 """The advice: every feasible configuration of today's offers for a workload, one per rental and
-kind at its cheapest billing period, ranked by total cost, with the best of each kind."""
+kind at its cheapest billing period, ranked by total cost, with the best of each kind and the
+guides' decision rules applied to the workload (decision_rules.py)."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from pipelines.advisor.clusters import server_sizes
 from pipelines.advisor.configurations import KINDS, Option, configurations
+from pipelines.advisor.decision_rules import Verdict, verdicts
 from pipelines.advisor.memory import Estimate, estimate_memory
 from pipelines.advisor.offers import Offer
 from pipelines.advisor.region_filter import region_predicate
@@ -27,6 +30,7 @@ class Advice:
     best_per_kind: dict[str, Option]
     excluded: Counter = field(default_factory=Counter)   # reason -> offers
     region_note: str | None = None
+    verdicts: list[Verdict] = field(default_factory=list)   # the guides' rules, in RULES order
 
 
 def _rank_key(option: Option) -> tuple:
@@ -36,9 +40,12 @@ def _rank_key(option: Option) -> tuple:
             option.offer.sku or "", option.offer.region_code)
 
 
-def advise(workload: Workload, offers: Iterable[Offer]) -> Advice:
+def advise(workload: Workload, offers: Iterable[Offer],
+           measured_claims: Mapping[str, Mapping] | None = None) -> Advice:
     """Rank every feasible configuration of `offers` for `workload`, cheapest first; one option
-    per rental and kind (its cheapest billing period and card count), and the best of each kind."""
+    per rental and kind (its cheapest billing period and card count), the best of each kind, and
+    the verdicts of the guides' rules (`measured_claims`: marts.market_claims rows by claim_id,
+    cited beside the price claims)."""
     estimate = estimate_memory(workload)
     offers = list(offers)
     excluded: Counter = Counter()
@@ -50,8 +57,9 @@ def advise(workload: Workload, offers: Iterable[Offer]) -> Advice:
         offers = inside
     best: dict[tuple, Option] = {}
     variants: dict[tuple, list[Option]] = {}
+    sizes = server_sizes(offers)
     for offer in offers:
-        for option in configurations(offer, workload, estimate, excluded):
+        for option in configurations(offer, workload, estimate, excluded, sizes):
             key = (offer.product_key, option.kind)
             variants.setdefault(key, []).append(option)
             if key not in best or _rank_key(option) < _rank_key(best[key]):
@@ -74,4 +82,5 @@ def advise(workload: Workload, offers: Iterable[Offer]) -> Advice:
     for option in ranked:
         per_kind.setdefault(option.kind, option)
     return Advice(workload, estimate, ranked, {k: per_kind[k] for k in KINDS if k in per_kind},
-                  excluded, region_note)
+                  excluded, region_note,
+                  verdicts(workload, estimate, offers, ranked, measured_claims))

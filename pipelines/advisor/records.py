@@ -20,6 +20,8 @@ ADVICE_COLUMNS = {
     "configuration": "varchar",         # "2 × A100-80GB SXM", "1/2 A100-80GB (40 GB)"
     "gpu_model": "varchar", "gpu_variant": "varchar", "cards": "integer",
     "gpu_fraction": "double", "parallelism": "varchar", "offer_kind": "varchar",
+    "interconnect": "varchar",          # the link assumed between the cards ('' for one card)
+    "across_servers": "boolean",        # runs across servers (a cluster interconnect is stated)
     "billing_period": "varchar",        # the offer's period, the cheapest of the rental's
     "billing_units": "double",          # hours, days or terms paid per rental
     "rentals": "integer",               # how many of the offer are rented
@@ -34,6 +36,7 @@ ADVICE_COLUMNS = {
     "city": "varchar", "price_amount": "decimal(18,6)", "currency": "varchar",
     "last_seen_at": "timestamptz", "url": "varchar", "offer_id": "varchar",
     "why": "varchar",
+    "verdicts": "varchar",              # the workload's verdicts of the guides' rules, one a line
 }
 
 
@@ -55,6 +58,7 @@ def option_record(advice: Advice, option: Option, rank: int) -> dict:
         "gpu_model": o.gpu_model, "gpu_variant": o.gpu_variant, "cards": option.cards,
         "gpu_fraction": o.gpu_fraction, "parallelism": option.parallelism,
         "offer_kind": o.offer_kind, "billing_period": o.billing_period,
+        "interconnect": option.interconnect, "across_servers": option.across_servers,
         "billing_units": round(option.billing.units, 4), "rentals": option.rentals,
         "total_cost_cny": round(option.cost_cny, 2),
         "total_cost_usd": None if option.cost_usd is None else round(option.cost_usd, 2),
@@ -70,7 +74,20 @@ def option_record(advice: Advice, option: Option, rank: int) -> dict:
         "price_amount": o.price_amount, "currency": o.currency,
         "last_seen_at": o.last_seen_at, "url": o.url, "offer_id": o.offer_id,
         "why": "; ".join(option.why),
+        "verdicts": "\n".join(v.line() for v in advice.verdicts),
     }
+
+
+def verdict_lines(text: str | None) -> list[tuple[str, str, str]]:
+    """The `verdicts` column read back: (rule, verdict, because) per line "rule: verdict — because"
+    (Verdict.line), for the report."""
+    out = []
+    for line in (text or "").splitlines():
+        head, _, because = line.partition(" — ")
+        rule, _, verdict = head.partition(": ")
+        if rule and verdict:
+            out.append((rule, verdict, because))
+    return out
 
 
 def advice_records(advice: Advice, limit: int | None = None) -> list[dict]:

@@ -1,77 +1,118 @@
 """Relative throughput and scaling: how much work one card of an offer does (in A100-80GB
-equivalents), and what slicing, data parallelism, model parallelism and spot restarts cost.
-Every figure is a documented rule of thumb (docs/advisor.md). The cards' own figures (throughput,
-a PCIe board's share of it, the consumer segment) are the card catalog's, with their evidence
-(spiders/parsing/card_catalog.csv); the rules of scaling are here."""
+equivalents), how its cards are linked, and what slicing, data parallelism, model parallelism and
+spot restarts cost.
+
+Every card's throughput comes from one model over its public specifications (the card catalog's
+dense BF16 TFLOPS and memory bandwidth, spiders/parsing/card_catalog.csv): a step on the reference
+card spends the share w of its time compute-bound and 1 - w bandwidth-bound, so
+
+    throughput = 1 / (w / (TFLOPS / reference TFLOPS) + (1 - w) / (GB/s / reference GB/s))
+
+with w from efficiency.toml (training compute-bound, inference bandwidth-bound). The scaling
+figures are efficiency.toml's too (pipelines/advisor/efficiency.py)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from pipelines.advisor.efficiency import efficiency, step_value
 from pipelines.advisor.offers import Offer
-from spiders.parsing.card_catalog import CARDS
+from spiders.parsing.card_catalog import CARDS, CARDS_BY_FAMILY, Card
 
-# Relative throughput of one whole card, A100-80GB SXM = 1.0: (training, inference), per model.
-THROUGHPUT = {model: figures for card in CARDS
-              for model, figures in card.throughput_by_model().items()}
-# PCIe boards of the datacentre cards run at lower power than SXM: applied when gpu_variant says
-# PCIe, per family.
-PCIE_FACTOR = {card.family: card.pcie_factor for card in CARDS if card.pcie_factor}
-# A MIG/vGPU slice gets its share of the card, less a penalty for the memory bandwidth and
-# caches it shares with the other tenants.
-SLICE_EFFICIENCY = 0.75
-# Data parallel (the model fits one card; more cards only go faster): each added card adds 0.95
-# of a card (gradient all-reduce overhead): 8 cards = 1 + 7 × 0.95 = 7.65 cards of work.
-DATA_PARALLEL_ADDED_CARD = 0.95
-# Model parallel (the model does not fit one card; tensor/pipeline/FSDP sharding): each card
-# works at this share of its single-card throughput. Base values for an unknown interconnect;
-# NVLink (SXM/NVL boards) +0.05, PCIe (and consumer cards, which have no NVLink) -0.05. Beyond 8
-# cards the job spans servers and the network dominates: no interconnect adjustment.
-MODEL_PARALLEL_EFFICIENCY = {2: 0.75, 4: 0.70, 8: 0.65, 16: 0.55, 32: 0.50, 64: 0.45}
-NVLINK_BONUS, PCIE_PENALTY = 0.05, 0.05
-# H800 is the H100 with NVLink cut from 900 to 400 GB/s: no NVLink bonus.
-REDUCED_NVLINK_MODELS = frozenset({"H800-80GB"})
-# Consumer cards have no NVLink (the advisor sizes jobs only on cards with a throughput figure).
-CONSUMER_MODELS = frozenset(model for card in CARDS if card.segment == "consumer"
-                            for model in card.models)
-MAX_CARDS = 64
-# A spot instance can be reclaimed: checkpointing and restarting costs about 10 % more time.
-SPOT_TIME_OVERHEAD = 1.10
+CONSUMER_FAMILIES = frozenset(card.family for card in CARDS if card.segment == "consumer")
+
+
+def _card(gpu_model: str) -> Card | None:
+    card = CARDS_BY_FAMILY.get(gpu_model.split("-")[0])
+    return card if card is not None and gpu_model in card.models else None
+
+
+def modeled_throughput(tflops: float, bandwidth_gbs: float, training: bool) -> float:
+    """The model: one card of these specifications in reference-card equivalents."""
+    e = efficiency()
+    ref_tflops, ref_gbs = reference_specs()
+    w = e.training_compute_share if training else e.inference_compute_share
+    return 1 / (w / (tflops / ref_tflops) + (1 - w) / (bandwidth_gbs / ref_gbs))
+
+
+def reference_specs() -> tuple[float, float]:
+    reference = efficiency().reference_model
+    return CARDS_BY_FAMILY[reference.split("-")[0]].specs(reference)
+
+
+def _is_pcie(offer: Offer) -> bool:
+    return (offer.gpu_variant or "").upper() == "PCIE"
+
+
 def card_throughput(offer: Offer, training: bool) -> float | None:
-    """One whole card of the offer in A100-80GB equivalents (None: a card without a figure)."""
-    figures = THROUGHPUT.get(offer.gpu_model)
-    if figures is None:
+    """One whole card of the offer in A100-80GB equivalents (None: a model the catalog does not
+    know; every catalogued card has a figure)."""
+    card = _card(offer.gpu_model)
+    if card is None:
         return None
-    value = figures[0] if training else figures[1]
-    family = offer.gpu_model.split("-")[0]
-    if (offer.gpu_variant or "").upper() == "PCIE" and family in PCIE_FACTOR:
-        value *= PCIE_FACTOR[family]
-    return value
+    tflops, gbs = card.specs(offer.gpu_model, pcie=_is_pcie(offer))
+    return modeled_throughput(tflops, gbs, training)
 
 
-def interconnect(offer: Offer) -> str:
-    """"NVLink", "PCIe" or "unknown", from the card and what gpu_variant says."""
+def throughput_table() -> dict[tuple[str, str], tuple[float, float]]:
+    """(gpu_model, board) -> (training, inference) for every catalogued card and board ("SXM"
+    or the only board, and "PCIe" where the card has one): what docs/advisor.md tabulates."""
+    out: dict[tuple[str, str], tuple[float, float]] = {}
+    for card in CARDS:
+        for model in card.models:
+            boards = [("default", False)] + ([("PCIe", True)] if card.pcie_bf16_tflops else [])
+            for board, pcie in boards:
+                tflops, gbs = card.specs(model, pcie=pcie)
+                out[(model, board)] = (modeled_throughput(tflops, gbs, True),
+                                       modeled_throughput(tflops, gbs, False))
+    return out
+
+
+@dataclass(frozen=True)
+class Link:
+    """How the cards of one server are linked."""
+
+    name: str          # "NVLink 900 GB/s", "PCIe", "unknown (assumed PCIe)"
+    fast: bool         # NVLink of at least efficiency.toml's fast_link_gbs
+
+
+def interconnect(offer: Offer) -> Link:
+    """The link between the cards of one server of the offer: NVLink when the board is SXM/NVL
+    and the card has NVLink (at the catalog's bandwidth), PCIe for PCIe boards and cards without
+    NVLink (consumer cards), unknown (assumed PCIe-class) when the listing does not say."""
+    card = _card(offer.gpu_model)
     variant = (offer.gpu_variant or "").upper()
-    if offer.gpu_model in CONSUMER_MODELS or variant == "PCIE":
-        return "PCIe"
-    if variant in ("SXM", "NVL") and offer.gpu_model not in REDUCED_NVLINK_MODELS:
-        return "NVLink"
-    if offer.gpu_model in REDUCED_NVLINK_MODELS and variant == "SXM":
-        return "NVLink (cut to 400 GB/s)"
-    return "unknown"
+    fast_gbs = efficiency().fast_link_gbs
+    if card is None or card.nvlink_gbs is None or variant == "PCIE":
+        why = "no NVLink" if card is not None and card.nvlink_gbs is None else "PCIe board"
+        return Link(f"PCIe ({why})", False)
+    if variant in ("SXM", "NVL"):
+        gbs = card.nvlink_gbs
+        cut = "" if gbs >= fast_gbs else f", below the {fast_gbs:g} GB/s of a fast link"
+        return Link(f"NVLink {gbs:g} GB/s{cut}", gbs >= fast_gbs)
+    return Link("unknown: the listing names no board, assumed PCIe-class", False)
 
 
-def model_parallel_efficiency(cards: int, link: str) -> float:
-    """Per-card efficiency of model parallelism over `cards` cards (the table's entry for the
-    next size up when `cards` is not in it)."""
-    size = next((n for n in sorted(MODEL_PARALLEL_EFFICIENCY) if n >= cards), MAX_CARDS)
-    base = MODEL_PARALLEL_EFFICIENCY[size]
-    if size <= 8:
-        if link == "NVLink":
-            base += NVLINK_BONUS
-        elif link == "PCIe":
-            base -= PCIE_PENALTY
-    return base
+def is_consumer(offer: Offer) -> bool:
+    return offer.gpu_model.split("-")[0] in CONSUMER_FAMILIES
+
+
+def model_parallel_efficiency(cards: int, link: Link, across_servers: bool = False) -> float:
+    """Per-card efficiency of model parallelism over `cards` cards: within one server by the
+    link (a slow link keeps slow_link_factor of the fast figure); across servers the cluster
+    table (the next size up when `cards` is not in a table)."""
+    e = efficiency()
+    if across_servers:
+        return step_value(e.across_servers_per_card, cards)
+    fast = step_value(e.model_parallel_per_card, cards)
+    return fast if link.fast else fast * e.slow_link_factor
 
 
 def data_parallel_cards(cards: int) -> float:
-    """Card-equivalents of work `cards` cards deliver when each holds the whole model."""
-    return 1 + DATA_PARALLEL_ADDED_CARD * (cards - 1)
+    """Card-equivalents of work `cards` cards deliver when each holds the whole model: the
+    speed-up of the next count up in the table, pro rata (the largest entry's, beyond it)."""
+    if cards <= 1:
+        return 1.0
+    table = efficiency().data_parallel_speedup
+    size = next((n for n in table if n >= cards), max(table))
+    return table[size] * cards / size

@@ -27,12 +27,19 @@ from pipelines.advisor import (
     advice_records,
     advise,
     estimate_memory,
+    explain_lines,
+    measured_claims_from_db,
     offers_from_db,
 )
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.options import FiniteFloatRange
+from pipelines.cli.options import MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
 from pipelines.cli.published import published_db
 from pipelines.display import plain_value
+
+# Bounds of the workload options (MAX_DAYS and MAX_ROWS are the shared ones, options.py).
+MAX_GPU_HOURS = 1e7            # a thousand GPUs for over a year
+MAX_BATCH_SIZE = 1 << 16
+MAX_SEQ_LEN = 1 << 21          # 2M tokens
 
 
 def _workload(ctx: click.Context, **values) -> Workload:
@@ -48,7 +55,8 @@ def _workload(ctx: click.Context, **values) -> Workload:
 def _advice_json(advice: Advice, limit: int | None) -> dict:
     records = advice_records(advice, limit)
     strip = ("workload", "workload_spec", "params_b", "task", "precision", "hours_per_day",
-             "days", "gpu_hours", "interruptible", "region_filter", "estimate_gb", "assumptions")
+             "days", "gpu_hours", "interruptible", "region_filter", "estimate_gb", "assumptions",
+             "verdicts")
     options = [{k: plain_value(v) for k, v in r.items() if k not in strip} for r in records]
     for option, record in zip(options, records, strict=True):
         option["why"] = record["why"].split("; ")
@@ -65,6 +73,10 @@ def _advice_json(advice: Advice, limit: int | None) -> dict:
                      "bytes_per_param": advice.estimate.bytes_per_param,
                      "margin": advice.estimate.margin,
                      "assumptions": list(advice.estimate.assumptions)},
+        "verdicts": [{"rule": v.rule, "verdict": v.verdict, "because": v.because,
+                      "rule_text": v.rule_text, "holds": list(v.holds),
+                      "figures": {k: plain_value(x) for k, x in v.figures.items()}}
+                     for v in advice.verdicts],
         "options": options,
         "best_per_kind": best,                                   # kind -> rank in `options`
         "excluded": dict(advice.excluded.most_common()),         # reason -> offers
@@ -85,7 +97,8 @@ def _region(option: Option) -> str:
     return o.region_code if o.region_code == where else f"{o.region_code} ({where})"
 
 
-def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
+def _print_table(console: Console, advice: Advice, limit: int | None,
+                 explain: bool = False) -> None:
     w, estimate = advice.workload, advice.estimate
     console.print(f"[bold]Workload[/]: {escape(w.describe())}")
     console.print(f"[bold]Memory estimate[/]: {estimate.total_gb:,.1f} GB")
@@ -93,6 +106,12 @@ def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
         console.print(f"  · {escape(note)}")
     if advice.region_note:
         console.print(f"[bold]Region[/]: {escape(w.region or '')} → {escape(advice.region_note)}")
+    verdicts = Table(title="The guides' rules", box=box.SIMPLE_HEAD, title_justify="left")
+    for column in ("rule", "verdict", "because (your numbers)"):
+        verdicts.add_column(column, style="bold" if column == "verdict" else None)
+    for v in advice.verdicts:
+        verdicts.add_row(v.rule, escape(v.verdict), escape(v.because))
+    console.print(verdicts)
     shown = advice.options if limit is None else advice.options[:limit]
     title = f"{len(advice.options)} options, cheapest first"
     if len(shown) < len(advice.options):
@@ -105,7 +124,9 @@ def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
         table.add_column(column, justify=justify, style="bold" if column == "total CNY" else None)
     for rank, option in enumerate(shown, start=1):
         usd = "-" if option.cost_usd is None else f"{option.cost_usd:,.0f}"
-        table.add_row(str(rank), option.kind, escape(option.config),
+        config = escape(option.config) + (
+            f"\n[dim]{escape(option.interconnect)}[/]" if option.interconnect else "")
+        table.add_row(str(rank), option.kind, config,
                       f"{escape(option.offer.vendor)}\n[dim]{escape(_region(option))}[/]",
                       option.offer.billing_period, f"{option.cost_cny:,.0f}", usd,
                       _hours(option), f"{option.work_gpu_hours:,.0f}",
@@ -135,6 +156,12 @@ def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
     if advice.excluded:
         reasons = ", ".join(f"{reason} ({n})" for reason, n in advice.excluded.most_common())
         console.print(f"[dim]Left out: {escape(reasons)}[/]")
+    if explain:
+        console.print("[bold]Figures used[/] (pipelines/advisor/efficiency.toml, card specs in "
+                      "spiders/parsing/card_catalog.csv, clusters in "
+                      "pipelines/advisor/clusters.toml)")
+        for line in explain_lines():
+            console.print(f"  · {escape(line)}")
     if not w.gpu_hours:
         console.print(f"[dim]Every option runs {w.hours_per_day:g} h/day × {w.days} days; a "
                       "slower one does less work in that time (work A100-h). Give --gpu-hours "
@@ -142,44 +169,50 @@ def _print_table(console: Console, advice: Advice, limit: int | None) -> None:
 
 
 @click.command("advise")
-@click.option("--params", required=True, metavar="N",
+@click.option("--params", required=True, type=TEXT, metavar="N",
               help="Model parameters: 13B, 7e9, 70B, 350M, 130亿.")
-@click.option("--task", required=True, metavar="TASK",
+@click.option("--task", required=True, type=TEXT, metavar="TASK",
               help=f"{' | '.join(TASKS)} (also full, sft, infer, 推理, 预训练, 全量微调).")
-@click.option("--precision", default="bf16", show_default=True, metavar="P",
+@click.option("--precision", type=TEXT, default="bf16", show_default=True, metavar="P",
               help=f"{' | '.join(PRECISIONS)} (fp16 is read as bf16).")
 @click.option("--hours-per-day", required=True, type=FiniteFloatRange(0, 24, min_open=True),
               metavar="H", help="Hours a day the GPUs are used.")
-@click.option("--days", required=True, type=click.IntRange(min=1), metavar="D",
+@click.option("--days", required=True, type=click.IntRange(1, MAX_DAYS), metavar="D",
               help="Over how many days.")
-@click.option("--gpu-hours", type=FiniteFloatRange(0, min_open=True), metavar="N",
+@click.option("--gpu-hours", type=FiniteFloatRange(0, MAX_GPU_HOURS, min_open=True), metavar="N",
               help="The work, in hours on one A100-80GB: wall time then follows each option's "
                    "throughput (an option that cannot finish in --days is left out).")
 @click.option("--interruptible", is_flag=True,
               help="The job checkpoints and can be interrupted: spot offers are allowed "
                    "(+10 % time for restarts).")
-@click.option("--region", metavar="REGION",
+@click.option("--region", type=TEXT, metavar="REGION",
               help="Province/state (江苏 or Jiangsu, 内蒙古 or 'Inner Mongolia'), city, "
                    "country code or vendor region code.")
-@click.option("--batch-size", type=click.IntRange(min=1), metavar="B",
+@click.option("--batch-size", type=click.IntRange(1, MAX_BATCH_SIZE), metavar="B",
               help="Batch size hint for the activation / KV-cache margin (default 1).")
-@click.option("--seq-len", type=click.IntRange(min=1), metavar="L",
+@click.option("--seq-len", type=click.IntRange(1, MAX_SEQ_LEN), metavar="L",
               help="Sequence length hint (default 2048).")
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
+              metavar="N",
               help="Options shown (0 = all); the best of each kind is always shown.")
+@click.option("--explain", is_flag=True,
+              help="Also print every efficiency figure and rule threshold with its source.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"], case_sensitive=False),
               default="table", show_default=True, help="A table for people, or JSON.")
 @click.pass_context
 def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                    hours_per_day: float, days: int, gpu_hours: float | None,
                    interruptible: bool, region: str | None, batch_size: int | None,
-                   seq_len: int | None, limit: int, fmt: str) -> None:
+                   seq_len: int | None, limit: int, explain: bool, fmt: str) -> None:
     """The cheapest configuration of today's offers that fits a workload.
 
-    Estimates the GPU memory the workload needs, tries every current offer as a slice, a whole
-    card, several cards or a multi-card server (spot only with --interruptible), bills each for
-    the usage pattern (hours per day × days) under the offer's hourly, daily or monthly price, and
-    ranks them by total cost, with the best option of each kind. Rules of thumb: docs/advisor.md.
+    Estimates the GPU memory the workload needs, applies the guides' rules (whole card vs slice,
+    exclusive vs shared, single vs multi-GPU, spot, monthly vs hourly), tries every current offer
+    as a vendor sells it: a slice, a whole card, several cards in one server of a size the vendor
+    lists, a server as listed, more servers only where the vendor states a cluster interconnect
+    (spot only with --interruptible); bills each for the usage pattern (hours per day × days)
+    under the offer's hourly, daily or monthly price, and ranks them by total cost, with the best
+    option of each kind. Rules of thumb: docs/advisor.md; --explain lists them with sources.
 
     \b
     Examples:
@@ -198,15 +231,19 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                          seq_len=seq_len)
     with published_db("marts.latest_prices", "marts.price_outliers") as con:
         offers = offers_from_db(con)
+        measured = measured_claims_from_db(con)
     try:
-        advice = advise(workload, offers)
+        advice = advise(workload, offers, measured)
     except AdvisorError as exc:   # the only one left once the workload is valid: --region
         raise click.BadParameter(str(exc), ctx, param_hint="--region") from None
     shown = None if limit == 0 else limit
     if fmt == "json":
-        click.echo(json.dumps(_advice_json(advice, shown), ensure_ascii=False, indent=2))
+        answer = _advice_json(advice, shown)
+        if explain:
+            answer["explain"] = explain_lines()
+        click.echo(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
-        _print_table(Console(highlight=False, file=sys.stdout), advice, shown)
+        _print_table(Console(highlight=False, file=sys.stdout), advice, shown, explain)
     if not advice.options:
         reasons = ", ".join(f"{r} ({n})" for r, n in advice.excluded.most_common())
         raise NoData(f"no current offer fits {workload.describe()} "

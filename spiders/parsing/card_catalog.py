@@ -3,16 +3,18 @@
 Each family has the spelling that names it (a regex on NFKC, upper-case text with "-" and "_" read
 as spaces), its segment (datacenter, workstation, consumer), its memory sizes, which size an
 unqualified name means, MIG support, the plausible price per whole-GPU-hour in CNY with the
-evidence it comes from, and, for the cards the advisor sizes jobs on, each memory size's relative
-throughput (training, inference; A100-80GB SXM = 1.0) and its PCIe boards' share of it, with their
-evidence (pipelines/advisor/throughput.py applies them). A new card is a new row.
+evidence it comes from, and its public specifications per memory size: dense BF16/FP16 tensor
+TFLOPS and memory bandwidth (of the SXM/default board and of its PCIe board), the NVLink bandwidth
+of its SXM boards, with their evidence. Every row has specifications: the advisor derives every
+card's throughput from them with one model (pipelines/advisor/throughput.py). A new card is a new
+row.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -37,34 +39,49 @@ class Card:
     low_cny: Decimal              # plausible bounds per whole-GPU-hour
     high_cny: Decimal
     price_evidence: str           # where the typical price and the bounds come from
-    # one whole card's (training, inference) throughput per memory size, in memory_gb's order
-    # (A100-80GB SXM = 1.0); None: the card has no figure
-    throughput: tuple[tuple[float, float], ...] | None = None
-    pcie_factor: float | None = None    # a PCIe board's share of the SXM card's throughput
-    throughput_evidence: str = ""       # where the throughput figures come from
+    # public specifications, one figure per memory size (memory_gb's order): dense BF16/FP16
+    # tensor TFLOPS with FP32 accumulate (the vector FP32/FP16 rate for cards without tensor
+    # cores) and memory bandwidth in GB/s, of the SXM (or only) board and of the PCIe board
+    bf16_tflops: tuple[float, ...] = ()
+    bandwidth_gbs: tuple[float, ...] = ()
+    pcie_bf16_tflops: tuple[float, ...] | None = None    # None: no separate PCIe board
+    pcie_bandwidth_gbs: tuple[float, ...] | None = None
+    nvlink_gbs: float | None = None     # NVLink per GPU of SXM boards; None: none or a bridge
+    spec_evidence: str = ""             # where the specifications come from
 
     @property
     def models(self) -> tuple[str, ...]:
         return tuple(f"{self.family}-{gb}GB" for gb in self.memory_gb)
 
-    def throughput_by_model(self) -> dict[str, tuple[float, float]]:
-        """gpu_model -> (training, inference) throughput of one whole card; {} without figures."""
-        return dict(zip(self.models, self.throughput, strict=True)) if self.throughput else {}
+    def specs(self, gpu_model: str, pcie: bool = False) -> tuple[float, float]:
+        """(dense BF16 TFLOPS, memory GB/s) of one card of `gpu_model`, of its PCIe board when
+        `pcie` and the card has one."""
+        i = self.models.index(gpu_model)
+        if pcie and self.pcie_bf16_tflops and self.pcie_bandwidth_gbs:
+            return self.pcie_bf16_tflops[i], self.pcie_bandwidth_gbs[i]
+        return self.bf16_tflops[i], self.bandwidth_gbs[i]
 
 
-def _throughput(row: dict[str, str], sizes: int) -> tuple[tuple[float, float], ...] | None:
-    """The training and inference columns ("0.95|1.0"), one figure per memory size; both empty:
-    no figure. Anything else (one column, a count that is not the sizes') is a bad row."""
-    training, inference = (row.get(name) or "" for name in ("training_throughput",
-                                                            "inference_throughput"))
-    if not training and not inference:
+def _per_size(row: dict[str, str], column: str, sizes: int,
+              required: bool = True) -> tuple[float, ...] | None:
+    """A specification column: one positive figure per memory size ("1555|2039"), or one figure
+    for every size ("312"). Empty: None where the column is optional; else a bad row."""
+    text = (row.get(column) or "").strip()
+    if not text:
+        if required:
+            raise ValueError(f"card_catalog.csv: {row['family']} has no {column}")
         return None
-    pairs = tuple(zip((float(v) for v in training.split("|")),
-                      (float(v) for v in inference.split("|")), strict=True))
-    if len(pairs) != sizes or not all(t > 0 and i > 0 for t, i in pairs):
-        raise ValueError(f"card_catalog.csv: throughput of {row['family']} is not one positive "
-                         "(training, inference) figure per memory size")
-    return pairs
+    try:
+        figures = tuple(float(v) for v in text.split("|"))
+    except ValueError:
+        raise ValueError(f"card_catalog.csv: {column} of {row['family']} is not a number: "
+                         f"{text!r}") from None
+    if len(figures) == 1:
+        figures *= sizes
+    if len(figures) != sizes or not all(0 < f < 1e6 for f in figures):
+        raise ValueError(f"card_catalog.csv: {column} of {row['family']} is not one positive "
+                         "figure per memory size")
+    return figures
 
 
 def _card(row: dict[str, str]) -> Card:
@@ -78,15 +95,28 @@ def _card(row: dict[str, str]) -> Card:
         nvl_gb=int(row["nvl_gb"]) if row["nvl_gb"] else None,
         mig_slices=int(row["mig_slices"]) if row["mig_slices"] else None,
         typical_cny=Decimal(row["typical_cny"]), low_cny=Decimal(row["low_cny"]),
-        high_cny=Decimal(row["high_cny"]), price_evidence=row["price_evidence"],
-        throughput=_throughput(row, len(memory)),
-        pcie_factor=float(row["pcie_factor"]) if row.get("pcie_factor") else None,
-        throughput_evidence=row.get("throughput_evidence") or "")
-    if (card.throughput or card.pcie_factor) and not card.throughput_evidence:
-        raise ValueError(f"card_catalog.csv: throughput of {card.family} without its evidence")
+        high_cny=Decimal(row["high_cny"]), price_evidence=row["price_evidence"])
     sizes = {card.default_gb, card.slice_default_gb} | ({card.nvl_gb} if card.nvl_gb else set())
     if not sizes <= set(memory) or "-" in card.family or not card.low_cny < card.high_cny:
         raise ValueError(f"card_catalog.csv: inconsistent row for {card.family}")
+    return _with_specs(card, row)
+
+
+def _with_specs(card: Card, row: dict[str, str]) -> Card:
+    """The card with its specifications, each checked: every row has them, with evidence."""
+    sizes = len(card.memory_gb)
+    card = replace(
+        card, bf16_tflops=_per_size(row, "bf16_tflops", sizes),
+        bandwidth_gbs=_per_size(row, "bandwidth_gbs", sizes),
+        pcie_bf16_tflops=_per_size(row, "pcie_bf16_tflops", sizes, required=False),
+        pcie_bandwidth_gbs=_per_size(row, "pcie_bandwidth_gbs", sizes, required=False),
+        nvlink_gbs=float(row["nvlink_gbs"]) if row.get("nvlink_gbs") else None,
+        spec_evidence=(row.get("spec_evidence") or "").strip())
+    if not card.spec_evidence:
+        raise ValueError(f"card_catalog.csv: specifications of {card.family} without evidence")
+    if (card.pcie_bf16_tflops is None) != (card.pcie_bandwidth_gbs is None):
+        raise ValueError(f"card_catalog.csv: {card.family}'s PCIe board needs both its TFLOPS "
+                         "and its bandwidth")
     return card
 
 

@@ -118,6 +118,35 @@ def test_advise_command_chooses_spot_when_interruptible(published):
     assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56)
 
 
+def test_advise_command_shows_the_guides_verdicts_and_explains_its_figures(published):
+    args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14"]
+    table = CliRunner().invoke(advise_command, [*args, "--explain"], env={"COLUMNS": "250"})
+    assert table.exit_code == 0, table.output
+    assert "The guides' rules" in table.output
+    for rule, verdict in (("whole card vs slice", "slice first, then whole"),
+                          ("exclusive vs shared", "shared"), ("single vs multi-GPU", "single card"),
+                          ("spot", "not allowed"), ("monthly vs hourly", "hourly (or daily)")):
+        assert any(rule in line and verdict in line for line in table.output.splitlines()), rule
+    assert "Figures used" in table.output
+    assert "model parallel per card, fast link: 2 cards 0.8, 4 cards 0.75, 8 cards 0.7" in \
+        table.output
+    answer = json.loads(CliRunner().invoke(advise_command, [*args, "--format", "json",
+                                                            "--explain"]).output)
+    assert [v["rule"] for v in answer["verdicts"]] == [
+        "whole card vs slice", "exclusive vs shared", "single vs multi-GPU", "spot",
+        "monthly vs hourly"]
+    exclusive = answer["verdicts"][1]
+    assert exclusive["verdict"] == "shared" and exclusive["holds"] == [
+        "cannot tolerate interruption"]
+    assert exclusive["figures"]["conditions_held"] == 1
+    # the scorecard's measure of the spot claim, read from the published marts.market_claims
+    assert "spot_share_of_regular: " in answer["verdicts"][3]["because"]
+    assert any("price claim (spot_share)" in line for line in answer["explain"])
+    assert all(o["interconnect"] == "" and o["across_servers"] is False
+               for o in answer["options"])                    # one card or a slice each
+    assert "verdicts" not in answer["options"][0]
+
+
 def test_advise_command_exit_codes(published, tmp_path, monkeypatch):
     runner = CliRunner()
     base = ["--hours-per-day", "4", "--days", "14"]
@@ -194,3 +223,20 @@ def test_each_run_appends_the_best_option_per_workload_to_the_history(published,
         ("small-lora", second, Decimal("840.00"), "Jiangsu")]
     assert history[0][3] == "1/2 A100-80GB SXM (40 GB)" and history[0][5] == "A100 80G 1/2"
     assert history[0][6] is True
+
+
+def test_the_asset_writes_the_verdicts_beside_each_option(published, tmp_path):
+    from pipelines.defs.advisor import write_advice
+
+    work_db = published / ".work" / "prices.db"
+    small = Workload.from_mapping({"name": "small-lora", "params": "13B", "task": "lora",
+                                   "hours_per_day": 4, "days": 14})
+    con = duckdb.connect(str(work_db), config=DUCKDB_CONFIG)
+    try:
+        write_advice(con, [small], datetime(2026, 12, 1, 10, tzinfo=UTC))
+        rows = con.execute("select verdicts, interconnect from advisor.workload_advice "
+                           "order by rank").fetchall()
+    finally:
+        con.close()
+    assert rows and all(v == rows[0][0] for v, _ in rows)      # the workload's, on every row
+    assert rows[0][0].splitlines()[1].startswith("exclusive vs shared: shared — 1 of 4 hold")

@@ -14,6 +14,7 @@ import pytest
 
 from pipelines.advisor import (
     AdvisorError,
+    Link,
     Offer,
     Workload,
     advise,
@@ -24,6 +25,7 @@ from pipelines.advisor import (
     parse_profiles,
     region_predicate,
 )
+from pipelines.advisor.configurations import NO_CLUSTER
 from pipelines.defs.advisor import DEFAULT_WORKLOADS, load_profiles
 from tests.helpers.advisor_offers import row
 from tests.helpers.observations import NANJING, ULANQAB
@@ -129,7 +131,7 @@ def test_half_a100_at_15_an_hour_is_840_for_56_hours_and_784_only_at_14_an_hour(
     assert slice_15.throughput == pytest.approx(0.375)
     assert slice_15.work_gpu_hours == pytest.approx(21)
     assert slice_15.cny_per_work_hour == pytest.approx(40)
-    assert any("0.75 shared-bandwidth penalty" in line for line in slice_15.why)
+    assert any("0.75 shared-card speed" in line for line in slice_15.why)
 
 
 def test_the_cheapest_billing_of_a_rental_is_chosen_for_the_usage_pattern():
@@ -153,7 +155,8 @@ def test_the_cheapest_billing_of_a_rental_is_chosen_for_the_usage_pattern():
 def test_the_choice_changes_when_the_model_no_longer_fits_the_slice():
     table = offers(row(15, "hour", gpu_fraction=0.5),                    # 40 GB slice
                    row(30, "hour", gpu_fraction=0.25, sku="quarter"),    # 20 GB slice
-                   row(45, "hour", sku="whole"))                         # 80 GB card
+                   row(45, "hour", sku="whole"),                         # 80 GB card
+                   row(400, "hour", gpu_count=8, sku="server"))  # the vendor lists 8-card servers
     fits = advise(work(params="13B"), table)                  # 33.7 GB
     assert fits.options[0].kind == "slice"
     assert fits.options[0].offer.gpu_fraction == 0.5
@@ -166,6 +169,8 @@ def test_the_choice_changes_when_the_model_no_longer_fits_the_slice():
     assert best.cards == 4 and best.rentals == 4               # 181.4 / 80 → 3 → 4 (power of two)
     assert best.cost_cny == pytest.approx(4 * 45 * 56)        # n × the single-card offer
     assert best.need_gb_per_card == pytest.approx(70 * 2.16 * 1.2 / 4)
+    assert best.interconnect == "NVLink 600 GB/s within one server" and not best.across_servers
+    assert any("4 cards free in one of its servers of up to 8 cards" in w for w in best.why)
 
 
 def test_a_full_finetune_that_fits_no_card_goes_multi_gpu_and_a_server_offer_is_that_offer():
@@ -182,9 +187,10 @@ def test_a_full_finetune_that_fits_no_card_goes_multi_gpu_and_a_server_offer_is_
     assert best.cost_cny == pytest.approx(280 * 56)           # the server offer as listed
     singles = next(o for o in server.options if o.offer.sku == "single")
     assert singles.cards == 8 and singles.cost_cny == pytest.approx(8 * 45 * 56)
-    big = advise(work(params="70B", task="full-finetune"), table)       # 1,344 GB: 2 servers+
-    assert all(o.cards * o.vram_gb_per_card >= 1344 for o in big.options)
-    assert {o.cards for o in big.options} == {32}             # 16.8 cards → 32, or 4 servers
+    # 1,344 GB: 16.8 cards → 32, four servers: the vendor states no cluster interconnect
+    big = advise(work(params="70B", task="full-finetune"), table)
+    assert big.options == []
+    assert big.excluded == {NO_CLUSTER: 2}
 
 
 def test_spot_only_when_the_workload_can_be_interrupted():
@@ -214,51 +220,69 @@ def test_spot_that_is_not_the_cheapest_is_not_chosen():
 
 def test_wall_time_follows_throughput_and_the_deadline_can_call_for_more_cards():
     table = offers(row(10, "hour", sku="a100"),
-                   row(30, "hour", gpu_model="H100-80GB", sku="h100"))
+                   row(30, "hour", gpu_model="H100-80GB", sku="h100"),
+                   row(200, "hour", gpu_count=8, sku="a100 server"))   # A100 servers of 8
     advice = advise(work(gpu_hours=100), table)    # 100 A100-hours; 56 h available in 14 days
-    assert advice.excluded == {}
     by_sku = {}
     for option in advice.options:
         by_sku.setdefault((option.offer.sku, option.cards), option)
     assert ("a100", 1) not in by_sku                           # 100 h > 4 h/day × 14 days
     assert by_sku[("a100", 2)].parallelism == "data-parallel"
-    assert by_sku[("a100", 2)].wall_hours == pytest.approx(100 / 1.95)
-    assert by_sku[("a100", 2)].days_used == 13
-    assert by_sku[("h100", 1)].wall_hours == pytest.approx(40)        # H100 = 2.5 × A100
-    assert advice.options[0].offer.sku == "a100"               # 2 × 10 × 51.3 h < 30 × 40 h
-    tight = advise(work(gpu_hours=200, days=2), table)         # 8 h: not even 8 × H100 finishes
+    assert by_sku[("a100", 2)].wall_hours == pytest.approx(100 / 1.9)   # 2 cards: 1.9×
+    assert by_sku[("a100", 2)].days_used == 14
+    h100 = 1 / (0.75 / (989 / 312) + 0.25 / (3350 / 2039))    # the model: 2.57 × A100 training
+    assert by_sku[("h100", 1)].wall_hours == pytest.approx(100 / h100)
+    assert advice.options[0].offer.sku == "a100"               # 2 × 10 × 52.6 h < 30 × 38.9 h
+    # the vendor lists no H100 server: 2, 4 or 8 H100s are not on sale together
+    assert ("h100", 2) not in by_sku
+    tight = advise(work(gpu_hours=200, days=2), table)         # 8 h: not even 8 × A100 finishes
     assert tight.options == []
-    assert tight.excluded["does not finish in 2 days at 4 h/day"] == 2
+    assert tight.excluded["does not finish in 2 days at 4 h/day"] == 3
 
 
-def test_interconnect_and_model_parallel_efficiency_from_the_variant():
-    sxm, pcie, h800, rtx = offers(row(1), row(1, gpu_variant="PCIe"),
-                                  row(1, gpu_model="H800-80GB"), row(1, gpu_model="RTX4090-24GB",
-                                                                     gpu_variant=None))
-    assert [interconnect(o) for o in (sxm, pcie, h800, rtx)] == [
-        "NVLink", "PCIe", "NVLink (cut to 400 GB/s)", "PCIe"]
-    assert model_parallel_efficiency(2, "NVLink") == pytest.approx(0.80)
-    assert model_parallel_efficiency(2, "unknown") == pytest.approx(0.75)
-    assert model_parallel_efficiency(8, "PCIe") == pytest.approx(0.60)
-    assert model_parallel_efficiency(5, "unknown") == pytest.approx(0.65)   # a 5-card server
-    assert model_parallel_efficiency(32, "NVLink") == pytest.approx(0.50)   # across servers
+@pytest.mark.parametrize(("overrides", "name", "fast"), [
+    ({}, "NVLink 600 GB/s", True),                                         # A100 SXM
+    ({"gpu_variant": "PCIe"}, "PCIe (PCIe board)", False),
+    ({"gpu_model": "H800-80GB"}, "NVLink 400 GB/s, below the 600 GB/s of a fast link", False),
+    ({"gpu_model": "H100-80GB"}, "NVLink 900 GB/s", True),
+    ({"gpu_model": "RTX4090-24GB", "gpu_variant": None}, "PCIe (no NVLink)", False),
+    ({"gpu_model": "L40S-48GB", "gpu_variant": None, "vram_gb": 48.0}, "PCIe (no NVLink)", False),
+    ({"gpu_variant": None}, "unknown: the listing names no board, assumed PCIe-class", False),
+])
+def test_the_link_between_a_servers_cards_comes_from_the_board_and_the_catalog(
+        overrides, name, fast):
+    link = interconnect(offers({**row(1), **overrides})[0])
+    assert (link.name, link.fast) == (name, fast)
+
+
+def test_model_parallel_efficiency_by_link_and_across_servers():
+    fast, slow = Link("NVLink", True), Link("PCIe", False)
+    assert model_parallel_efficiency(2, fast) == pytest.approx(0.80)
+    assert model_parallel_efficiency(2, slow) == pytest.approx(0.80 * 0.70)
+    assert model_parallel_efficiency(8, fast) == pytest.approx(0.70)       # guides: 60-75 %
+    assert model_parallel_efficiency(5, slow) == pytest.approx(0.70 * 0.70)  # 5 cards: 8's
+    assert model_parallel_efficiency(32, fast, across_servers=True) == pytest.approx(0.50)
     one_card = advise(work(params="30B"), offers(row(10))).options[0]       # 77.8 GB fits 80
     assert one_card.cards == 1
-    two = advise(work(params="40B"), offers(row(10), row(10, gpu_variant="PCIe", sku="p")))
-    nvlink = next(o for o in two.options if o.offer.gpu_variant == "SXM")
-    pcie_option = next(o for o in two.options if o.offer.gpu_variant == "PCIe")
+    two = advise(work(params="40B"), offers(
+        row(10), row(10, gpu_variant="PCIe", sku="p"),
+        row(80, gpu_count=8, sku="s8"), row(80, gpu_count=8, gpu_variant="PCIe", sku="p8")))
+    nvlink = next(o for o in two.options if o.offer.sku == "A100-80GB 1x1 on_demand")
+    pcie_option = next(o for o in two.options if o.offer.sku == "p")
     assert nvlink.cards == pcie_option.cards == 2
     assert nvlink.throughput == pytest.approx(2 * 0.80)
-    assert pcie_option.throughput == pytest.approx(0.9 * 2 * 0.70)         # PCIe board, PCIe link
+    pcie_card = 1 / (0.75 + 0.25 / (1935 / 2039))              # A100 80 GB PCIe: 1,935 GB/s
+    assert pcie_option.throughput == pytest.approx(pcie_card * 2 * 0.80 * 0.70)
+    assert pcie_option.interconnect == "PCIe (PCIe board) within one server"
 
 
-def test_sold_out_offers_and_cards_without_a_throughput_figure_are_left_out():
+def test_sold_out_offers_and_cards_outside_the_catalog_are_left_out():
     table = offers(row(5, available=False, sku="gone"), row(9, sku="here"),
-                   {**row(1, sku="mystery"), "gpu_model": "B200-192GB", "vram_gb": 192})
+                   {**row(1, sku="b200"), "gpu_model": "B200-192GB", "vram_gb": 192},
+                   {**row(1, sku="mystery"), "gpu_model": "X999-80GB"})
     advice = advise(work(), table)
-    assert [o.offer.sku for o in advice.options] == ["here"]
-    assert advice.excluded["sold out"] == 1
-    assert advice.excluded["no throughput figure for B200-192GB"] == 1
+    assert [o.offer.sku for o in advice.options] == ["b200", "here"]   # B200 has its figure
+    assert advice.excluded == {"sold out": 1, "X999-80GB is not in the card catalog": 1}
 
 
 # -- the region filter ----------------------------------------------------------------------
