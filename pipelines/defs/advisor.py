@@ -24,6 +24,7 @@ from pipelines.advisor import (
     Workload,
     advice_records,
     advise,
+    measured_claims_from_db,
     offers_from_db,
     parse_profiles,
 )
@@ -82,13 +83,16 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
     transaction, appending each workload's best option to advisor.workload_advice_history.
     Returns, per workload: options found, rows written, the best cost or an error."""
     offers = offers_from_db(con)
+    # the price claims the verdicts cite: marts.market_claims, built by the same op as the marts
+    # above (no claim is measured where it is missing)
+    measured = measured_claims_from_db(con)
     summary: dict[str, dict] = {}
     records: list[dict] = []
     best_records: list[dict] = []
     for workload in workloads:
         name = workload.name or workload.describe()
         try:
-            advice = advise(workload, offers)
+            advice = advise(workload, offers, measured)
         except AdvisorError as exc:
             summary[name] = {"error": str(exc)}
             continue
@@ -118,7 +122,8 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
           description="advisor.workload_advice: for every saved workload profile "
                       "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "
                       "configurations of the current offers that fit it (whole card, slice, "
-                      "multi-GPU, spot), with cost, wall time, the offer and why; "
+                      "multi-GPU, spot), with cost, wall time, the offer, the interconnect and "
+                      "why, beside the verdicts of the guides' rules; "
                       "each run's best option per workload is appended to "
                       "advisor.workload_advice_history. "
                       "See docs/advisor.md.")
