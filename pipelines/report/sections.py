@@ -200,23 +200,48 @@ def option_label(row: dict) -> str:
 
 def workloads(con: duckdb.DuckDBPyConnection) -> dict:
     """Each saved workload's best option, then the best of each other kind, from the advisor's
-    table (optional: before the advisor has run there is nothing to show)."""
+    table, with the verdicts of the guides' rules beside its best option and, below, each rule's
+    verdict with the numbers that decided it (optional: before the advisor has run there is
+    nothing to show)."""
+    from pipelines.advisor.records import verdict_lines
+
     if not has_advice(con):
         return {"advised": False}
     rows = named_query(con, "workload_advice")
+
+    def rules_cell(row: dict) -> Content:
+        parts = verdict_lines(row.get("verdicts")) if row.get("rank") == 1 else []
+        if not parts:
+            return ""
+        return Cell(clean_text("; ".join(f"{rule}: {verdict}" for rule, verdict, _ in parts), 400),
+                    title=clean_text(" | ".join(f"{rule}: {because}"
+                                                for rule, _, because in parts), 2000))
+
     advice = table([
         col("workload", "workload", css="nw"),
         col("profile", "workload_spec", lambda v: clean_text(v, 200)),
         Column("option", option_label, "nw"),
-        col("configuration", "configuration"),
+        Column("configuration", lambda r: Cell(
+            clean_text(r.get("configuration")),
+            note=clean_text(r.get("interconnect"), 300) or None)),
         col("total CNY", "total_cost_cny", price, "num"),
         col("total USD", "total_cost_usd", price, "num"),
         col("wall hours", "wall_hours", plain, "num"),
         col("billing", "billing_period"),
         col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
         Column("page", lambda r: link_cell(r.get("url"))),
+        Column("the guides' rules", rules_cell),
     ], rows, "Nothing yet: no saved workload has an option that fits the current offers.")
-    return {"advised": True, "computed": utc(advice_computed_at(con)), "table": advice}
+    verdicts = table([
+        col("workload", "workload", css="nw"), col("rule", "rule", css="nw"),
+        col("verdict", "verdict", css="nw"),
+        col("because (the workload's numbers)", "because", lambda v: clean_text(v, 600)),
+    ], [{"workload": r.get("workload"), "rule": rule, "verdict": verdict, "because": because}
+        for r in rows if r.get("rank") == 1
+        for rule, verdict, because in verdict_lines(r.get("verdicts"))],
+        "Nothing yet: no saved workload has been advised.")
+    return {"advised": True, "computed": utc(advice_computed_at(con)), "table": advice,
+            "verdicts": verdicts}
 
 
 # ── market claims ───────────────────────────────────────────────────────────────────────────────
