@@ -53,7 +53,18 @@ def _power_of_two_at_least(n: float) -> int:
     return 1 << max(0, math.ceil(math.log2(max(n, 1)) - 1e-9))
 
 
-def whole_or_slice(workload: Workload, estimate: Estimate, largest_slice: float | None) -> Verdict:
+def _budget(options: Sequence[Option]) -> str:
+    """What the cheapest slice and the cheapest whole card(s) cost today, when both fit."""
+    slice_ = next((o for o in options if o.kind == "slice"), None)
+    whole = next((o for o in options if o.kind in ("whole card", "multi-GPU")), None)
+    if slice_ is None or whole is None:
+        return ""
+    return (f"; budget: the cheapest slice {slice_.cost_cny:,.0f} CNY, the cheapest whole card "
+            f"{whole.cost_cny:,.0f} CNY")
+
+
+def whole_or_slice(workload: Workload, estimate: Estimate, largest_slice: float | None,
+                   options: Sequence[Option] = ()) -> Verdict:
     r = efficiency().rules
     peak, card = estimate.total_gb, float(r["card_gb"])
     share = peak / card
@@ -81,6 +92,7 @@ def whole_or_slice(workload: Workload, estimate: Estimate, largest_slice: float 
         because = (f"{peak:,.1f} GB fits the {largest_slice:g} GB slice and the run is short or "
                    f"light ({workload.task}, {run_hours(workload):,.0f} h): make it run on a "
                    "slice, rent whole cards for the real run")
+    because += _budget(options)
     return Verdict(RULES[0], verdict, because,
                    "peak memory above the largest slice, above 80 % of a card (> 200 M params), "
                    "compute-dense long runs or multi-card communication → whole card; below "
@@ -229,7 +241,7 @@ def verdicts(workload: Workload, estimate: Estimate, offers: Sequence[Offer],
     """Every rule's verdict for the workload, on today's offers and the ranked options."""
     largest_slice, largest_card = _cards_offered(offers)
     measured = measured or {}
-    return [whole_or_slice(workload, estimate, largest_slice),
+    return [whole_or_slice(workload, estimate, largest_slice, options),
             exclusive_or_shared(workload, estimate, largest_card),
             single_or_multi(workload, estimate, largest_card),
             spot_allowed(workload, measured),

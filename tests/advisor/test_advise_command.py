@@ -240,3 +240,21 @@ def test_the_asset_writes_the_verdicts_beside_each_option(published, tmp_path):
         con.close()
     assert rows and all(v == rows[0][0] for v, _ in rows)      # the workload's, on every row
     assert rows[0][0].splitlines()[1].startswith("exclusive vs shared: shared — 1 of 4 hold")
+
+
+def test_the_cited_claims_are_the_ones_the_scorecard_measures(published):
+    """efficiency.toml names claims; their ranges come from market_claims.sql, the very figures
+    the built marts.market_claims scores against the data."""
+    from pipelines.advisor import measured_claims_from_db
+    from pipelines.advisor.efficiency import cited_claims
+
+    con = duckdb.connect(str(published / "prices.db"), read_only=True)
+    try:
+        measured = measured_claims_from_db(con)
+    finally:
+        con.close()
+    for claim in cited_claims().values():
+        row = measured[claim.claim_id]
+        assert (row["expected_low"], row["expected_high"]) == (claim.expected_low,
+                                                               claim.expected_high)
+    assert measured_claims_from_db(duckdb.connect(":memory:")) == {}    # no scorecard yet

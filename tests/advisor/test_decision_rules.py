@@ -57,6 +57,17 @@ def test_whole_card_or_slice(spec, rows, verdict, because):
     assert because in found.because
 
 
+def test_the_slice_verdict_states_the_budget_of_both_when_both_fit():
+    workload = Workload.from_mapping({"params": "13B", "task": "lora", "hours_per_day": 4,
+                                      "days": 14})
+    advice = advise(workload, [Offer.from_row(r) for r in (CARD, HALF)])
+    found = advice.verdicts[0]
+    assert found.because.endswith("budget: the cheapest slice 840 CNY, the cheapest whole card "
+                                  "2,520 CNY")                  # 56 h × 15 and × 45
+    alone = advise(workload, [Offer.from_row(CARD)]).verdicts[0]
+    assert "budget" not in alone.because
+
+
 # -- exclusive vs shared: two of four ------------------------------------------------------
 
 @pytest.mark.parametrize(("spec", "verdict", "held"), [

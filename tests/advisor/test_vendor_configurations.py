@@ -7,6 +7,8 @@ with every multi-card option. The issue's example: a 70B full fine-tune, 24 h/da
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pipelines.advisor import Offer, Workload, advise, server_sizes, stated_cluster
 from pipelines.advisor import clusters as clusters_module
@@ -150,3 +152,43 @@ def test_the_bundled_cluster_statements(vendor, sku, stated):
 def test_a_cluster_statement_without_its_facts_is_refused(text):
     with pytest.raises(ValueError):
         parse_clusters(text)
+
+
+OFFER_SPACE = st.fixed_dictionaries({
+    "vendor": st.sampled_from(["Amazon Web Services", "Test IDC", "GpuGeek"]),
+    "sku": st.sampled_from(["p5.48xlarge", "p4d.24xlarge", "whole machine"]),
+    "gpu_model": st.sampled_from(["A100-80GB", "H100-80GB", "RTX4090-24GB"]),
+    "gpu_variant": st.sampled_from(["SXM", "PCIe", None]),
+    "gpu_count": st.sampled_from([1, 2, 4, 8]),
+    "price": st.floats(1, 500),
+})
+WORKLOAD_SPACE = st.fixed_dictionaries({
+    "params": st.sampled_from(["7B", "13B", "30B", "70B"]),
+    "task": st.sampled_from(["lora", "full-finetune", "inference"]),
+    "gpu_hours": st.sampled_from([None, 100, 3000]),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(OFFER_SPACE, min_size=1, max_size=6), WORKLOAD_SPACE)
+def test_no_option_is_one_a_listing_does_not_support(table, spec):
+    rows = [row(o["price"], "hour", vendor=o["vendor"], sku=o["sku"], gpu_model=o["gpu_model"],
+                gpu_variant=o["gpu_variant"], gpu_count=o["gpu_count"], region_code=f"r{i}",
+                offer_id=f"o{i}")
+            for i, o in enumerate(table)]
+    pool = offers(*rows)
+    sizes = server_sizes(pool)
+    advice = advise(workload(**spec), pool)
+    for option in advice.options:
+        offer = option.offer
+        assert bool(option.interconnect) == (option.cards > 1)
+        if option.across_servers:
+            statement = stated_cluster(offer)
+            assert statement is not None
+            assert statement.consumer_cards or not offer.gpu_model.startswith("RTX")
+            assert statement.interconnect in option.interconnect
+        elif offer.gpu_count > 1:
+            assert option.cards == offer.gpu_count          # one server, as listed
+        else:
+            assert option.cards <= sizes[(offer.vendor, offer.gpu_model,
+                                          (offer.gpu_variant or "").upper())]
