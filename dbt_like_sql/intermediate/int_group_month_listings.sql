@@ -26,6 +26,8 @@ hourly as (
     where billing_period = 'hour'
         and local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
+        -- no curated table: its dates carry no calendar (int_sources_without_calendar)
+        and source not in (select s.source from intermediate.int_sources_without_calendar as s)
 ),
 
 windowed as (   -- each offer-day in its own month, and days 1-7 again as M-1's next start

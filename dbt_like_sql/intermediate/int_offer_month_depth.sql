@@ -39,6 +39,8 @@ local_days as (   -- the rebuilt months' days and the next month's start (all in
     where billing_period = 'hour'
         and local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
+        -- no curated table: its dates carry no calendar (int_sources_without_calendar)
+        and source not in (select s.source from intermediate.int_sources_without_calendar as s)
 ),
 
 offer_days as (   -- each hourly offer's local days, in their own month and as M+1's start

@@ -25,6 +25,8 @@ read_days as (   -- the local days each source was read (any offer, any billing 
         local_month
     from intermediate.int_offer_local_daily
     where local_date >= since_day()
+        -- no curated table: its dates carry no calendar (int_sources_without_calendar)
+        and source not in (select s.source from intermediate.int_sources_without_calendar as s)
 ),
 
 windowed as (   -- each day in its own month, and days 1-7 again as the previous month's start

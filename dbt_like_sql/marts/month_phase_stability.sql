@@ -35,6 +35,8 @@ daily as (
     from intermediate.int_offer_local_daily
     where local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
+        -- no curated table: its dates carry no calendar (int_sources_without_calendar)
+        and source not in (select s.source from intermediate.int_sources_without_calendar as s)
     window offer_days as (partition by offer_id order by local_date)
 ),
 

@@ -24,6 +24,8 @@ looks as (
     where billing_period = 'hour'
         and counted  -- counted once: a non-direct twin of a direct offer is left out
         and observed_hour >= since_hour(1)
+        -- no curated table: its hours carry no calendar (int_sources_without_calendar)
+        and source not in (select s.source from intermediate.int_sources_without_calendar as s)
 ),
 
 sides as (

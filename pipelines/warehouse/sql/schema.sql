@@ -131,3 +131,19 @@ create table if not exists quarantine (
 alter table quarantine add column if not exists raw_item_sha256 varchar;
 update quarantine set raw_item_sha256 = sha256(raw_item::varchar)
 where raw_item_sha256 is null;
+-- Where a backfilled row comes from (pipelines/backfill/): the public price archive
+-- ('skypilot-catalog' | 'cloud-gpus' | 'full-stack'), the git commit whose version of the file
+-- was read, the file's path in the archive and the row's line in that version (1 = the first
+-- line; a CSV's header is line 1); null on a crawled row.
+alter table observations add column if not exists archive varchar;
+alter table observations add column if not exists archive_commit varchar;
+alter table observations add column if not exists archive_file varchar;
+alter table observations add column if not exists archive_line integer;
+alter table observation_batch add column if not exists archive varchar;
+alter table observation_batch add column if not exists archive_commit varchar;
+alter table observation_batch add column if not exists archive_file varchar;
+alter table observation_batch add column if not exists archive_line integer;
+-- Whether a crawl's observation times carry a calendar signal: false for a backfilled curated
+-- table (its commit time is when someone edited it, not when a price held), so the month-end
+-- marts leave its source out (intermediate.int_sources_without_calendar); null: true.
+alter table raw.crawls add column if not exists calendar_signal boolean;
