@@ -93,5 +93,8 @@ for _name, _command in {
     "simulate": LazyCommand("simulate", "pipelines.cli.simulate:simulate_command",
                             "Simulate months of hourly price history with known effects, in a "
                             "database of its own."),
+    "backfill": LazyCommand("backfill", "pipelines.cli.backfill:backfill_command",
+                            "Load real price history from a local clone of a public price "
+                            "archive."),
 }.items():
     main.add_command(_command, _name)
