@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED, NoData
+from pipelines.cli.options import MAX_ROWS, TEXT
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
@@ -31,7 +32,7 @@ def _channels_text(channel_status: str | dict | None) -> str:
 @click.group("alerts", invoke_without_command=True)
 @click.option("--status", type=click.Choice(STATUSES), default="all", show_default=True,
               help="Only alerts in this delivery state (partial: some channels have it).")
-@click.option("--limit", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(1, MAX_ROWS), default=20, show_default=True)
 @click.pass_context
 def alerts_command(ctx: click.Context, status: str, limit: int) -> None:
     """The latest alerts of the outbox (as of the last published run): rule, title, delivery.
@@ -60,7 +61,7 @@ def alerts_command(ctx: click.Context, status: str, limit: int) -> None:
 
 
 @alerts_command.command("test")
-@click.option("--channel", "tag", metavar="TAG",
+@click.option("--channel", "tag", type=TEXT, metavar="TAG",
               help="Only the channels with this Apprise tag (default: every channel).")
 def alerts_test_command(tag: str | None) -> None:
     """Send a test notification to every configured channel (or the tagged ones).

@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from pipelines.cli.options import FiniteFloatRange
+from pipelines.cli.options import TEXT, FiniteFloatRange, NonEmptyPath
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 EXIT_OK, EXIT_CHANGED = 0, 1   # this command's: 1 says a source changed or could not be fetched
@@ -147,12 +147,12 @@ STYLES = {MATCHES: "green", CHANGED: "bold red", FETCH_FAILED: "red", SKIPPED: "
 @click.command("check-sources")
 @click.option("--live", is_flag=True,
               help="Fetch the vendors' real pages instead of the bundled snapshots.")
-@click.option("--source", "sources", multiple=True, metavar="NAME",
+@click.option("--source", "sources", type=TEXT, multiple=True, metavar="NAME",
               help="Only this source (repeatable); see `gpuprices sources`.")
 @click.option("--timeout", "timeout_seconds", type=FiniteFloatRange(min=0.5, max=600),
               default=DEFAULT_TIMEOUT_SECONDS, show_default=True,
               help="Seconds to wait for each download (robots.txt, the page).")
-@click.option("--snapshots", type=click.Path(exists=True, file_okay=False, path_type=Path),
+@click.option("--snapshots", type=NonEmptyPath(exists=True, file_okay=False, path_type=Path),
               default=None, help="Replay these snapshots instead of data/snapshots/ "
                                  "(or GPUPRICES_SNAPSHOT_DIR); not with --live.")
 @click.option("--format", "output_format", type=click.Choice(["table", "json"]),

@@ -13,6 +13,7 @@ import click
 
 from pipelines.cli.options import DataDirPath
 from pipelines.cli.output import console
+from pipelines.cli.output_paths import output_dir, refuse
 
 DIP_PCT, DIP_DAYS = 8.0, 5           # a month-end dip at every source
 DROP_PCT = 12.0                      # one source cuts its prices ...
@@ -100,7 +101,7 @@ def demo_command(directory: Path | None, months: int) -> None:
     from spiders.layout import db_path, report_path
 
     clock = time.perf_counter()
-    target = demo_target(directory)
+    target = output_dir(demo_target(directory), "--data-dir")
     end = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     start_day = months_back(end.date(), months)
     start = datetime(start_day.year, start_day.month, start_day.day, tzinfo=UTC)
@@ -146,6 +147,8 @@ def demo_command(directory: Path | None, months: int) -> None:
         raise click.ClickException(str(exc)) from exc
     except duckdb.Error as exc:
         raise click.ClickException(f"DuckDB: {exc}") from exc
+    except OSError as exc:   # the disk filled up, or the directory changed, while writing
+        raise refuse(target, exc, "--data-dir") from None
     console.print(f"database: {published} (simulated; the real one is untouched)")
     console.print(f"report:   {report.path} ({report.charts} charts)")
     console.print(f"try:      gpuprices report --data-dir {target}\n"

@@ -1,6 +1,11 @@
 """Option values several commands take: choices that also accept other spellings (Chinese ones
-included; the read layer's, pipelines/query/choices.py), numbers that must be finite, the data
-directory, and the help of --card and --region."""
+included; the read layer's, pipelines/query/choices.py), numbers that must be finite and bounded,
+text and paths that may not be empty, the data directory, and the help of --card and --region.
+
+Every option of every command takes one of these types or a click range with both ends
+(tests/cli/test_option_bounds.py walks the commands): an empty string is a usage error, never a
+silent wildcard (`--card ""` once dropped the filter), and a number has a bound that its help
+and its error both state."""
 
 from __future__ import annotations
 
@@ -60,13 +65,43 @@ class FiniteFloatRange(click.FloatRange):
     comparison with it is false), and 1e400 reads as infinity."""
 
     def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
+        # finiteness first: with an upper bound, "inf" would otherwise read as out of range
+        number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
+        return super().convert(number, param, ctx)
 
 
-class DataDirPath(click.Path):
+def refuse_empty(value, param, ctx) -> None:
+    """A usage error for an empty (or all-blank) string given to `param`."""
+    if isinstance(value, str) and not value.strip():
+        name = param.opts[0] if param is not None and param.opts else "the value"
+        raise click.UsageError(f"{name} is empty: give a value, or leave the option out", ctx)
+
+
+class NonEmptyText(click.ParamType):
+    """Text that may not be empty: `--card ""` is a usage error, not "every card"."""
+
+    name = "text"
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx)
+        return value
+
+
+TEXT = NonEmptyText()
+
+
+class NonEmptyPath(click.Path):
+    """A click.Path that may not be empty: `--out ""` would read as the current directory
+    (Path("") is ".")."""
+
+    def convert(self, value, param, ctx):
+        refuse_empty(value, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class DataDirPath(NonEmptyPath):
     """A directory path that may not be empty: `--data-dir ""` would read as the current
     directory (Path("") is "."), i.e. the repository root, instead of ./data."""
 
@@ -78,3 +113,9 @@ class DataDirPath(click.Path):
             raise click.UsageError("--data-dir is empty: give a directory, or leave the option "
                                    "out for the default (./data, or GPUPRICES_DATA_DIR)", ctx)
         return super().convert(value, param, ctx)
+
+
+# Bounds of the options several commands share.
+MAX_ROWS = 100_000            # --limit of a listing (0 = all where the command says so)
+MAX_PRICE_CNY = 1e6           # --max-price per GPU-hour: far above any listed price
+MAX_DAYS = 3660               # --days of a workload: ten years

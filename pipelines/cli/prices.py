@@ -15,9 +15,12 @@ from pipelines.cli.options import (
     CARD_HELP,
     FORMATS,
     KINDS,
+    MAX_PRICE_CNY,
+    MAX_ROWS,
     PERIODS,
     REGION_HELP,
     SORTS,
+    TEXT,
     FiniteFloatRange,
 )
 from pipelines.cli.output import console, write_rows
@@ -37,16 +40,18 @@ WIDE_TABLE = 170
 
 
 @click.command("prices")
-@click.option("--card", metavar="CARD", help=CARD_HELP)
-@click.option("--region", metavar="REGION", help=REGION_HELP)
+@click.option("--card", type=TEXT, metavar="CARD", help=CARD_HELP)
+@click.option("--region", type=TEXT, metavar="REGION", help=REGION_HELP)
 @click.option("--kind", type=KINDS, help="Offer kind (also 按需, 竞价/抢占式, 预留).")
 @click.option("--period", type=PERIODS,
               help="Billing period the price is listed for "
                    "(also 时/小时, 天, 周, 月/包月, 季/包季, 年/包年).")
-@click.option("--vendor", metavar="S", help="Part of a vendor or source name: azure, 阿里云, idc_.")
-@click.option("--max-price", type=FiniteFloatRange(min=0, min_open=True), metavar="CNY",
+@click.option("--vendor", type=TEXT, metavar="S",
+              help="Part of a vendor or source name: azure, 阿里云, idc_.")
+@click.option("--max-price", type=FiniteFloatRange(0, MAX_PRICE_CNY, min_open=True),
+              metavar="CNY",
               help="At most this many CNY per GPU-hour.")
-@click.option("--limit", type=click.IntRange(min=0), metavar="N",
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), metavar="N",
               help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")
 @click.option("--sort", type=SORTS, default="price", show_default=True,
               help="Cheapest first (per GPU-hour, CNY), or by vendor.")

@@ -12,7 +12,7 @@ from rich.table import Table
 from pipelines.cli.claims import claims_table
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.filters import option_errors
-from pipelines.cli.options import CARD_HELP, REGION_HELP
+from pipelines.cli.options import CARD_HELP, MAX_ROWS, REGION_HELP, TEXT
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db
 from pipelines.display import fraction_text, terminal_text
@@ -59,9 +59,10 @@ TEXT_COLUMNS = frozenset({"vendor", "region_code", "gpu_model", "offer_kind", "b
 
 
 @click.command("signals")
-@click.option("--card", metavar="CARD", help=CARD_HELP)
-@click.option("--region", metavar="REGION", help=REGION_HELP)
-@click.option("--limit", type=click.IntRange(min=0), default=10, show_default=True, metavar="N",
+@click.option("--card", type=TEXT, metavar="CARD", help=CARD_HELP)
+@click.option("--region", type=TEXT, metavar="REGION", help=REGION_HELP)
+@click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
+              metavar="N",
               help="Rows per signal table (0 = all).")
 def signals_command(card: str | None, region: str | None, limit: int) -> None:
     """The signals on the latest day of each mart, then the market-claims scorecard.

@@ -11,6 +11,9 @@ from pathlib import Path
 import click
 import duckdb
 
+from pipelines.cli.demo import is_demo
+from pipelines.cli.options import TEXT, NonEmptyPath
+from pipelines.cli.output_paths import output_file, refuse
 from pipelines.tools.simulate.api import (
     ModelBuild,
     SimulationError,
@@ -32,6 +35,14 @@ from pipelines.tools.simulate.effects import (
 )
 from pipelines.tools.simulate.offers import load_offers
 from pipelines.tools.simulate.structure import CLI_FLAGS
+
+# Bounds of the options: what a laptop writes in minutes, not hours (a month of hourly crawls of
+# the bundled offers is about 650,000 rows; --months 10000 once wrote 763 MB a minute, unbounded).
+MAX_MONTHS = 36
+MAX_DAYS = 1100                # about 36 months
+MAX_EVERY_HOURS = 24 * 31      # one crawl a month
+MAX_SCALE = 100
+MAX_SEED = 2**32 - 1           # numpy's seed sequence takes any, a 32-bit one is plenty
 
 
 def _default_start(months: int) -> date:
@@ -110,7 +121,8 @@ def _describe(effect: Effect) -> str:
 def _structure_options(command):
     """One repeatable option per structural effect (structure.CLI_FLAGS)."""
     for flag in reversed(CLI_FLAGS):
-        command = click.option(flag.flag, flag.flag.lstrip("-").replace("-", "_"), multiple=True,
+        command = click.option(flag.flag, flag.flag.lstrip("-").replace("-", "_"), type=TEXT,
+                               multiple=True,
                                metavar=flag.metavar, help=f"{flag.help} (repeatable)")(command)
     return command
 
@@ -159,7 +171,7 @@ SIMULATE_EPILOG = SIMULATE_EPILOG.format(structural=_structural_help())
 
 @click.command("simulate", epilog=SIMULATE_EPILOG,
                context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--db", "db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--db", "db", type=NonEmptyPath(dir_okay=False, path_type=Path), default=None,
               help="The simulated DuckDB file to (re)create [default: <data dir>/simulated.db]. "
                    "Never prices.db.")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"]),
@@ -167,35 +179,37 @@ SIMULATE_EPILOG = SIMULATE_EPILOG.format(structural=_structural_help())
               help="First simulated hour, UTC: 2026-06-01 or 2026-06-01T06:00 [default: the 1st "
                    "of the month --months before the current one: the history ends where the "
                    "current month starts].")
-@click.option("--months", type=click.IntRange(min=1), default=3, show_default=True,
+@click.option("--months", type=click.IntRange(1, MAX_MONTHS), default=3, show_default=True,
               help="Length of the history in calendar months.")
-@click.option("--days", type=click.IntRange(min=1), default=None,
+@click.option("--days", type=click.IntRange(1, MAX_DAYS), default=None,
               help="Length of the history in days (overrides --months).")
-@click.option("--every-hours", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--every-hours", type=click.IntRange(1, MAX_EVERY_HOURS), default=1,
+              show_default=True,
               help="One crawl of every source every K hours.")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Seed of the noise: the same seed writes the same table.")
-@click.option("--sources", default=None, metavar="A,B",
+@click.option("--sources", type=TEXT, default=None, metavar="A,B",
               help="Only the offers of these sources (comma-separated) [default: all].")
-@click.option("--scale", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--scale", type=click.IntRange(1, MAX_SCALE), default=1, show_default=True,
               help="Clone every offer into N offers (sku/offer_id suffixed #k) for volume.")
-@click.option("--offers-from", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+@click.option("--offers-from", type=NonEmptyPath(exists=True, dir_okay=False, path_type=Path),
               default=None, help="Start from the latest offers of this database "
                                  "(marts.latest_prices, opened read-only) instead of crawling the "
                                  "bundled snapshots.")
 @click.option("--noise", "noise_pct", type=click.FloatRange(0, 20), default=NOISE_PCT,
               show_default=True, help="Bound of the slow random walk of each price, +/- %.")
-@click.option("--dip", "dips", multiple=True, metavar="SIZE[:SOURCES][:DAYS]",
+@click.option("--dip", "dips", type=TEXT, multiple=True, metavar="SIZE[:SOURCES][:DAYS]",
               help="Month-end dip (repeatable), e.g. 8:gpugeek_cn,idc_ulanqab:5.")
 @click.option("--dip-availability", is_flag=True,
               help="During a dip, every offer that states its stock is in stock.")
-@click.option("--drop", "drops", multiple=True, metavar="SOURCE:PCT:ISO_TIME",
+@click.option("--drop", "drops", type=TEXT, multiple=True, metavar="SOURCE:PCT:ISO_TIME",
               help="Price drop (repeatable), e.g. gpugeek_cn:10:2026-07-15T12:00.")
-@click.option("--trend", "trends", multiple=True, metavar="PCT[:SOURCES]",
+@click.option("--trend", "trends", type=TEXT, multiple=True, metavar="PCT[:SOURCES]",
               help="Steady trend, % per 30 days (repeatable), e.g. -9:gpugeek_cn.")
-@click.option("--churn", "churns", multiple=True, metavar="vanish|appear[:SOURCES][:DAYS][:SHARE]",
+@click.option("--churn", "churns", type=TEXT, multiple=True,
+              metavar="vanish|appear[:SOURCES][:DAYS][:SHARE]",
               help="Month-end listing churn (repeatable), e.g. vanish:idc_ulanqab:5:0.5.")
-@click.option("--fx-move", "fx_moves", multiple=True, metavar="CCY:PCT:ISO_TIME",
+@click.option("--fx-move", "fx_moves", type=TEXT, multiple=True, metavar="CCY:PCT:ISO_TIME",
               help="Exchange-rate move (repeatable), e.g. USD:5:2026-07-10T00:00.")
 @click.option("--no-models", is_flag=True, help="Write the observations only; build no SQL model.")
 @_structure_options
@@ -230,6 +244,10 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
         check_target(path)
     except SimulationError as exc:
         raise click.BadParameter(str(exc), param_hint="--db") from exc
+    # a directory, a device, an unwritable place or a file that is not a simulated database is
+    # refused before the offers are crawled (and never replaced: there is no --force for it)
+    path = output_file(path, "--db" if db else "--data-dir", force=False, is_own=is_demo,
+                       kind="simulated database", force_option=None)
     effects = _parse_effects(effect_specs, dip_availability)
     start_day = start.date() if start else _default_start(months)
     start_dt = start.replace(tzinfo=UTC) if start else datetime(start_day.year, start_day.month,
@@ -255,8 +273,16 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
                       transient=True) as bar:
             task = bar.add_task("rows", total=None)
 
+            tenths_said = [0]
+
             def progress(done: int, total: int) -> None:
                 bar.update(task, completed=done, total=total)
+                # the bar draws only on a terminal; a log or a pipe gets a line per tenth
+                tenths = done * 10 // total if total else 0
+                if not console.is_terminal and tenths > tenths_said[0]:
+                    tenths_said[0] = tenths
+                    console.print(f"  writing observations: {done:,} of {total:,} rows "
+                                  f"({tenths * 10} %)")
 
             result = simulate(path, start=start_dt, days=n_days, offers=offers, effects=effects,
                               seed=seed, every_hours=every_hours, build_models=False,
@@ -282,6 +308,8 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
         raise click.ClickException(str(exc)) from exc
     except duckdb.Error as exc:
         raise click.ClickException(f"DuckDB: {exc}") from exc
+    except OSError as exc:   # the disk filled up while writing
+        raise refuse(path, exc, "--db" if db else "--data-dir") from None
 
     table = Table(title="gpuprices simulate", show_header=False, title_justify="left")
     table.add_row("database", str(result.db_path))

@@ -21,16 +21,17 @@ def test_max_price_that_is_not_a_finite_number_is_refused(data_dir, value):
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("value, words", [("-inf", "not in the range x>0"),
-                                          ("0", "not in the range x>0"),
+@pytest.mark.parametrize("value, words", [("-inf", "'-inf' is not a finite number"),
+                                          ("0", "not in the range 0<x<=1000000"),
+                                          ("1000001", "not in the range 0<x<=1000000"),
                                           ("cheap", "is not a valid float")])
 def test_max_price_out_of_range_is_refused_as_before(data_dir, value, words):
     result = gpuprices(data_dir, "prices", "--max-price", value)
     assert result.exit_code == 2 and words in result.output, result.output
 
 
-def test_a_large_finite_max_price_is_no_limit_at_all(data_dir, observations):
-    assert as_json(data_dir, "--max-price", "1e300") == as_json(data_dir)
+def test_the_largest_max_price_is_no_limit_at_all(data_dir, observations):
+    assert as_json(data_dir, "--max-price", "1e6") == as_json(data_dir)
     cheap = as_json(data_dir, "--max-price", "20")
     assert cheap and all(float(r["price_per_gpu_hour_cny"]) <= 20 for r in cheap)
 
