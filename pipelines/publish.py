@@ -10,7 +10,7 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -39,6 +39,37 @@ def atomic_path(target: Path) -> Iterator[Path]:
         sync_directory(target.parent)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def staging_dir(target_dir: Path) -> Path:
+    """Where the files bound for `target_dir` wait until they are published together with the
+    database (a hidden sibling: the same filesystem, so each move is a rename)."""
+    return target_dir.with_name(f".{target_dir.name}.next")
+
+
+def refuse_unless_writable_dir(directory: Path) -> None:
+    """Make `directory` if missing; raise NotADirectoryError / PermissionError naming it when it
+    is a file or cannot be written, before anything is moved into it."""
+    if directory.exists() and not directory.is_dir():
+        raise NotADirectoryError(f"{directory} is a file, not a directory: move it away")
+    directory.mkdir(parents=True, exist_ok=True)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(f"{directory} is not writable")
+
+
+def move_staged(staged: Path, target_dir: Path) -> list[Path]:
+    """Rename every file of `staged` into `target_dir` (each atomic), then remove `staged`;
+    returns the files moved. Nothing staged: nothing moved."""
+    if not staged.is_dir():
+        return []
+    refuse_unless_writable_dir(target_dir)
+    moved = []
+    for path in sorted(staged.iterdir()):
+        os.replace(path, target_dir / path.name)
+        moved.append(target_dir / path.name)
+    sync_directory(target_dir)
+    shutil.rmtree(staged, ignore_errors=True)
+    return moved
 
 
 def sync_directory(directory: Path) -> None:
@@ -157,10 +188,16 @@ def reflink_supported(directory: Path) -> bool:
         clone.unlink(missing_ok=True)
 
 
-def publish_database(work: Path, target: Path) -> int:
+def publish_database(work: Path, target: Path,
+                     before_rename: Callable[[], object] | None = None) -> int:
     """Publish a copy of the working database `work` as `target` by rename. The caller has run
     `checkpoint` on it and closed its connection, so everything is in the main file and nothing
     in the WAL. Returns the published size.
+
+    `before_rename` runs once the copy is whole and fsynced, right before the rename (the run
+    moves its staged feeds there): the copy, the write that can run out of space, is done, so a
+    failure of it leaves the old database and the old feeds together; a failure of
+    `before_rename` leaves the old database.
 
     Any `<target>.wal` is removed right before and right
     after the rename: it can only be a writer's log of the file being replaced (a session killed
@@ -187,6 +224,8 @@ def publish_database(work: Path, target: Path) -> int:
             published_wal(tmp).unlink(missing_ok=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        if before_rename is not None:
+            before_rename()
         wal.unlink(missing_ok=True)
     # a writer of the old file may have logged between the unlink and the rename
     wal.unlink(missing_ok=True)

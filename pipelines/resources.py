@@ -262,7 +262,24 @@ def crawler_from_env() -> CrawlerResource:
                                                  or 4))
 
 
-def duckdb_from_env() -> DuckDBResource:
+class WorkingDuckDB(DuckDBResource):
+    """The working database, whose connection is closed however the step's block ends.
+
+    dagster-duckdb's get_connection closes it only when the block succeeds; a step that failed
+    kept its connection open for as long as its traceback lived, and the next step of the same
+    process could not open the file ("Can't open a connection to same database file with a
+    different configuration"): one failed step hid its own error behind the publish's."""
+
+    @contextlib.contextmanager
+    def get_connection(self):
+        with super().get_connection() as con:
+            try:
+                yield con
+            finally:
+                con.close()
+
+
+def duckdb_from_env() -> WorkingDuckDB:
     path = work_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    return DuckDBResource(database=str(path), connection_config=DUCKDB_CONFIG)
+    return WorkingDuckDB(database=str(path), connection_config=DUCKDB_CONFIG)

@@ -1,9 +1,22 @@
 """feeds/<mart>: every mart as CSV and Parquet for other tools; feeds/prices_db: the database
 readers query. Both are published by pipelines/publish.py (a temporary file, then a rename), so
 a reader holding `data/prices.db` open never blocks the pipeline, which writes
-`data/.work/prices.db`."""
+`data/.work/prices.db`.
+
+The feeds step writes into a staging directory (data/.feeds.next); the publish step moves them
+into data/feeds/ right before it renames the new prices.db into place, once the database's copy
+is whole. So the feeds and the database are published together: a run whose feeds or database
+could not be written leaves both as they were, never new feeds beside an old database.
+
+The publish depends on what it publishes only (the models and the feeds), not on the report,
+the alerts or the advisor: one of those failing does not hold the prices back. It runs after
+them when they can run (the lowest priority among the steps ready together), so the tables the
+advisor and the alerts write reach this run's copy when they succeeded. A run that crawled and
+landed no source publishes nothing (`nothing_landed`): the database, the feeds and the report
+stay those of the last run that landed one."""
 
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +26,13 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.models import SQL_MODELS
 from pipelines.index import INDEX_TABLE
-from pipelines.publish import publish_database, publish_feed
+from pipelines.publish import (
+    move_staged,
+    publish_database,
+    publish_feed,
+    refuse_unless_writable_dir,
+    staging_dir,
+)
 from spiders.layout import db_path, feeds_dir
 
 # Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
@@ -22,6 +41,21 @@ FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"] + [INDEX_TABLE
 
 def feed_bom() -> bool:
     return os.environ.get("GPUPRICES_FEED_BOM", "").lower() in ("1", "true", "yes")
+
+
+# Among the steps ready at the same moment, the publish goes last (Dagster runs a higher
+# `dagster/priority` first; the default is 0).
+PUBLISH_TAGS = {**(DUCKDB_TAGS or {}), "dagster/priority": "-10"}
+
+
+def nothing_landed(con, run_id: str) -> bool:
+    """Whether run `run_id` crawled sources and none of them passed: then nothing new was
+    collected and nothing is republished (a run that crawled nothing, such as the report job,
+    is not such a run)."""
+    crawled, passed = con.execute(
+        "select count(*), count(*) filter (where passed) from raw.crawls where run_id = ?",
+        [run_id]).fetchone()
+    return crawled > 0 and passed == 0
 
 
 def feed_key(table: str) -> dg.AssetKey:
@@ -45,27 +79,48 @@ def feed_spec(table: str) -> dg.AssetSpec:
 def mart_feeds(context: dg.AssetExecutionContext,
                duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
     selected = context.selected_asset_keys
+    # a feeds directory that is a file, or read-only, fails this step, naming it, before a feed
+    # is written (and so before the publish, which then does not run)
+    refuse_unless_writable_dir(feeds_dir())
+    staged = staging_dir(feeds_dir())
+    shutil.rmtree(staged, ignore_errors=True)     # what a failed or skipped run left staged
     with duckdb.get_connection() as con:
         for table in FEED_TABLES:
             key = feed_key(table)
             if key in selected:
-                written = publish_feed(con, table, feeds_dir(), feed_bom())
+                written = publish_feed(con, table, staged, feed_bom())
                 yield dg.MaterializeResult(asset_key=key,
-                                           metadata={"path": str(written["csv"]),
+                                           metadata={"path": str(feeds_dir() / written["csv"].name),
                                                      "row_count": written["rows"]})
 
 
-# Published last: after every model, every feed and the advisor have written the working database.
+# Published after every model and every feed; after the advisor and the alerts when they run.
 @dg.asset(key=["feeds", "prices_db"],
           deps=[*(dg.AssetKey([m.layer, m.name]) for m in SQL_MODELS),
-                *(feed_key(t) for t in FEED_TABLES), dg.AssetKey(["advisor", "workload_advice"])],
-          group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+                *(feed_key(t) for t in FEED_TABLES)],
+          group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=PUBLISH_TAGS,
+          output_required=False,
           description="data/prices.db: a consistent copy of the working database, published by "
-                      "rename after every successful run, for `duckdb -readonly data/prices.db` "
+                      "rename with the staged feeds, for `duckdb -readonly data/prices.db` "
                       "and other readers (a stale prices.db.wal beside it is removed). A run whose "
-                      "checks failed does not replace it.")
-def published_prices_db(duckdb: DuckDBResource) -> dg.MaterializeResult:
+                      "models, feeds or blocking checks failed, or that landed no source, does "
+                      "not replace it; a failed report, alert or advice step does not stop it.")
+def published_prices_db(context: dg.AssetExecutionContext,
+                        duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
+    staged = staging_dir(feeds_dir())
     with duckdb.get_connection() as con:
-        con.execute("checkpoint")   # everything in the main file, nothing left in the WAL
-    size = publish_database(Path(duckdb.database), db_path())
-    return dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": size})
+        if nothing_landed(con, context.run_id):
+            context.log.warning("no source landed this run: prices.db and the feeds are left as "
+                                "they were")
+            skip = True
+        else:
+            con.execute("checkpoint")   # everything in the main file, nothing left in the WAL
+            skip = False
+    if skip:
+        shutil.rmtree(staged, ignore_errors=True)
+        return
+    moved: list[Path] = []
+    size = publish_database(Path(duckdb.database), db_path(),
+                            before_rename=lambda: moved.extend(move_staged(staged, feeds_dir())))
+    yield dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": size,
+                                         "feed_files": len(moved)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dagster as dg
 import pytest
 
-from pipelines.cli.run import outputs_summary
+from pipelines.cli.run_summary import outputs_summary
 
 
 def run_with(report: bool, alerts: dict | None):

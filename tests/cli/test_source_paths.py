@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from pipelines.cli import main
 from pipelines.cli.output import console
-from pipelines.cli.run import keyless_notes
+from pipelines.cli.run_summary import keyless_notes
 from pipelines.cli.sources import fetch_text
 from spiders.registry import spider_class
 

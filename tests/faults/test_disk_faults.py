@@ -21,7 +21,7 @@ import duckdb
 import pytest
 from dagster_duckdb import DuckDBResource
 
-from pipelines.cli import run as run_cli
+from pipelines.cli import run_summary as run_cli
 from pipelines.cli.output import console
 from pipelines.defs.ingest import CRAWL_CHECK, build_raw_offers
 from pipelines.publish import publish_database

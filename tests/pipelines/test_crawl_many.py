@@ -12,7 +12,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from pipelines.cli.run import retried_alone
+from pipelines.cli.run_summary import retried_alone
 from pipelines.resources import CrawlerResource, CrawlResult
 from spiders.crawl_many import EXIT_AFTER_ENV, EXIT_CODE_TEST_HOOK
 from spiders.layout import SNAPSHOT_DIR

@@ -106,3 +106,27 @@ def test_loading_the_definitions_does_not_import_great_expectations():
     proc = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=300, check=True)
     assert proc.stdout.split()[-1] == "[]", proc.stdout
+
+
+def test_the_publish_depends_on_what_it_publishes_only():
+    """Issue 30: prices.db waits for the models and the feeds, never for the report, the alerts
+    or the advisor (one of them failing must not hold the prices back), and it goes last among
+    the steps ready with it, so their tables reach this run's copy when they succeed."""
+    from pipelines.defs.feeds import PUBLISH_TAGS
+
+    graph = _graph()
+    published = dg.AssetKey(["feeds", "prices_db"])
+    ancestors, todo = set(), [published]
+    while todo:
+        for parent in graph.get(todo.pop()).parent_keys:
+            if parent not in ancestors:
+                ancestors.add(parent)
+                todo.append(parent)
+    groups = {key.path[0] for key in ancestors}
+    assert not groups & {"report", "alerts", "advisor"}, groups
+    assert {p.path[0] for p in graph.get(published).parent_keys} <= {
+        "staging", "intermediate", "marts", "feeds"}
+    priority = int(PUBLISH_TAGS["dagster/priority"])
+    others = [int((graph.get(k).assets_def.op.tags or {}).get("dagster/priority", 0))
+              for k in graph.get_all_asset_keys() if k != published]
+    assert priority < min(others)
