@@ -17,6 +17,7 @@ from pipelines.report import sections
 from pipelines.report.card_history import card_history
 from pipelines.report.charts import FONT_STACK
 from pipelines.report.formatting import utc
+from pipelines.report.index_charts import index_charts
 from pipelines.report.queries import check_tables
 from pipelines.report.signals import signals
 from pipelines.report.tables import link_cell
@@ -59,15 +60,16 @@ def render_page(con: duckdb.DuckDBPyConnection, generated_at: datetime) -> tuple
     last. Returns (HTML, charts, tables)."""
     row_counts = check_tables(con)
     cards = card_history(con)                  # the first chart on the page brings plotly.js
-    history = sections.history(con, with_plotly_js=not cards["charts"])
+    index = index_charts(con, with_plotly_js=not cards["charts"])
+    history = sections.history(con, with_plotly_js=not (cards["charts"] or index["count"]))
     page = render(
         "page.html.j2", generated=utc(generated_at), font_stack=FONT_STACK,
         simulated=sections.simulated(con),
         header=sections.header(con, row_counts, generated_at), claims=sections.claims(con),
-        cards=cards, history=history, cheapest=sections.cheapest(con),
+        cards=cards, index=index, history=history, cheapest=sections.cheapest(con),
         workloads=sections.workloads(con), signals=signals(con))
     tables = page.count("<table>")  # scraped text is escaped, so only our own tables count
-    return page, cards["charts"] + history["charts"], tables
+    return page, cards["charts"] + index["count"] + history["charts"], tables
 
 
 def build_report(con: duckdb.DuckDBPyConnection, out_path: Path | str,

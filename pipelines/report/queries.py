@@ -13,8 +13,9 @@ from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
 
 # Written by the advisor asset; optional: the page says so when it is not there yet.
 ADVICE_TABLE = "advisor.workload_advice"
-# Read when there: a simulated database's truth (the banner); the advice.
-OPTIONAL_TABLES = frozenset({ADVICE_TABLE, "truth.scenario"})
+# Read when there: a simulated database's truth (the banner); the advice; the price index
+# (written by its own step, after the models).
+OPTIONAL_TABLES = frozenset({ADVICE_TABLE, "truth.scenario", "marts.price_index"})
 # Counted in Python (check_tables), not read by the page's SQL.
 COUNTED_TABLES = frozenset({"observations", "quarantine"})
 # Every table the page reads, as its SQL files say (the asset depends on exactly these): derived,

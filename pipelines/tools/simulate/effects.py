@@ -196,14 +196,101 @@ class FxMove:
         return cls(*_name_pct_time(spec, "fx move", "CURRENCY"))
 
 
-TIME_EFFECTS = (MonthEndDip, Trend, PriceDrop, MonthEndChurn, FxMove)
-Effect = (MonthEndDip | PriceDrop | Trend | MonthEndChurn | FxMove | RegionalGap | RegionCopy
-          | SliceRatio | ServerRatio | SpotRatio | MonthlyRatio)
+@dataclass(frozen=True)
+class Outage:
+    """`source` is not seen at all (no crawl, no observation) for `days` days from `at` on: a
+    vendor gone dark; its prices do not change meanwhile."""
+
+    source: str
+    days: float
+    at: datetime
+
+    def __post_init__(self) -> None:
+        if not 0 < self.days <= 366:
+            raise SimulationError(f"outage: days must be in (0, 366], got {self.days}")
+        object.__setattr__(self, "at", _utc(self.at))
+
+    @classmethod
+    def parse(cls, spec: str) -> Outage:
+        """`SOURCE:DAYS:ISO_TIME`, e.g. `autodl_cn:7:2026-07-10T00:00` (UTC unless offset)."""
+        return cls(*_name_pct_time(spec, "outage", "SOURCE"))
+
+
+@dataclass(frozen=True)
+class Typo:
+    """One offer of `source` (its first by offer_id) is listed at `factor` x its price for
+    `hours` hours from `at` on: a mistyped price (10 = one zero too many), not a market move."""
+
+    source: str
+    factor: float
+    at: datetime
+    hours: int = 24
+
+    def __post_init__(self) -> None:
+        if not 0 < self.factor <= 1000 or self.factor == 1:
+            raise SimulationError(f"typo: factor must be in (0, 1000] and not 1, "
+                                  f"got {self.factor}")
+        if not 1 <= self.hours <= 24 * 366:
+            raise SimulationError(f"typo: hours must be 1 to {24 * 366}, got {self.hours}")
+        object.__setattr__(self, "at", _utc(self.at))
+
+    @classmethod
+    def parse(cls, spec: str) -> Typo:
+        """`SOURCE:FACTOR:ISO_TIME`, e.g. `autodl_cn:10:2026-07-10T09:00` (24 hours)."""
+        return cls(*_name_pct_time(spec, "typo", "SOURCE"))
+
+
+OFFER_CHURN_SUFFIX = "#churn"     # offer_id and sku suffix of the listings that come and go
+
+
+@dataclass(frozen=True)
+class OfferChurn:
+    """Cheap listings that come and go all month: clones of a seeded `share` of the `sources`'
+    offers (None: every source), `discount_pct` % cheaper than their original and following its
+    price path, each listed for `days` days, then not for `days` days, on a phase of its own."""
+
+    discount_pct: float = 20.0
+    sources: tuple[str, ...] | None = None
+    days: int = 3
+    share: float = 0.5
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.discount_pct < 100:
+            raise SimulationError(f"offer churn: discount must be in [0, 100), "
+                                  f"got {self.discount_pct}")
+        if not 1 <= self.days <= 60:
+            raise SimulationError(f"offer churn: days must be 1-60, got {self.days}")
+        if not 0 < self.share <= 1:
+            raise SimulationError(f"offer churn: share must be in (0, 1], got {self.share}")
+
+    @classmethod
+    def parse(cls, spec: str) -> OfferChurn:
+        """`DISCOUNT_PCT[:SOURCES][:DAYS][:SHARE]`, e.g. `20`, `30:autodl_cn:2:0.25`."""
+        parts = spec.split(":") + [""] * 3
+        if len(parts) > 7 or not parts[0].strip():
+            raise SimulationError(f"offer churn {spec!r}: expected "
+                                  "DISCOUNT_PCT[:SOURCES][:DAYS][:SHARE]")
+        try:
+            return cls(float(parts[0]), split_names(parts[1]) or None,
+                       int(parts[2]) if parts[2].strip() else 3,
+                       float(parts[3]) if parts[3].strip() else 0.5)
+        except ValueError as exc:
+            raise SimulationError(f"offer churn {spec!r}: {exc}") from exc
+
+    def applies_to(self, sources: np.ndarray) -> np.ndarray:
+        return _members(self.sources, sources)
+
+
+INDEX_EFFECTS = (Outage, Typo, OfferChurn)     # what the price index's truth injects
+
+TIME_EFFECTS = (MonthEndDip, Trend, PriceDrop, MonthEndChurn, FxMove, *INDEX_EFFECTS)
+Effect = (MonthEndDip | PriceDrop | Trend | MonthEndChurn | FxMove | Outage | Typo | OfferChurn
+          | RegionalGap | RegionCopy | SliceRatio | ServerRatio | SpotRatio | MonthlyRatio)
 
 # The name each effect has in truth.scenario.effects (structural effects: their class name in
 # snake case, as in truth.offer_effects: RegionalGap -> regional_gap, SliceRatio -> slice_ratio).
 EFFECT_NAMES = {MonthEndDip: "dip", Trend: "trend", PriceDrop: "drop", MonthEndChurn: "churn",
-                FxMove: "fx_move"}
+                FxMove: "fx_move", Outage: "outage", Typo: "typo", OfferChurn: "offer_churn"}
 
 
 def effect_name(effect) -> str:

@@ -16,13 +16,18 @@ from pipelines.tools.simulate.calendar import local_time_zone
 from pipelines.tools.simulate.common import SimulationError
 from pipelines.tools.simulate.effects import (
     CHURN_SUFFIX,
+    INDEX_EFFECTS,
+    OFFER_CHURN_SUFFIX,
     Effect,
     FxMove,
     MonthEndChurn,
     MonthEndDip,
+    OfferChurn,
     PriceDrop,
     Trend,
+    Typo,
 )
+from pipelines.tools.simulate.index_effects import IndexPlan, churn_clones, plan_index_effects
 from pipelines.tools.simulate.offers import as_frame
 from pipelines.tools.simulate.randomness import (
     S_ABLOCK,
@@ -65,6 +70,7 @@ class Plan:
     listings: list[tuple[int, np.ndarray, bool]] = field(default_factory=list)
     truth_rows: list[dict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    index: IndexPlan = field(default_factory=IndexPlan)   # outages, typos, churning clones
 
 
 
@@ -154,6 +160,9 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     truth, notes = list(truth), list(notes)
     known_sources = sorted(set(df["source"]))
     df, churns = _churn_clones(df, effects, offer_keys(df["offer_id"], seed), known_sources)
+    for churn in (e for e in effects if isinstance(e, OfferChurn)):
+        _check_sources("offer churn", churn.sources, known_sources)
+    df, cycles = churn_clones(df, effects, offer_keys(df["offer_id"], seed))
     n = len(df)
     amount = df["price_amount"].astype(float).to_numpy()
     if (amount <= 0).any():
@@ -245,6 +254,10 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
                                 starts_at=_iso(effect.at), detail={
                                     "currency": effect.currency, "moves_usd": moves_usd,
                                     "listed_amount": "unchanged"})
+        elif isinstance(effect, INDEX_EFFECTS):
+            if not isinstance(effect, OfferChurn):
+                _check_sources(type(effect).__name__.lower(), [effect.source], known_sources)
+            truth += _index_truth(effect, df, sources_arr)
         elif not isinstance(effect, (MonthEndChurn, *STRUCTURAL_EFFECTS)):
             raise SimulationError(f"unknown effect {effect!r}")
     for churn, members in churns:
@@ -283,5 +296,22 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
         avail_phase=avail_phase, p_unavailable=p_unavailable, avail_stated=stated, keys=keys,
         noise_keys=noise_keys, noise=noise_pct / 100, zones=zones,
         zone_idx=np.searchsorted(np.array(zones), zone), dips=dips, drops=drops, trends=trends,
-        fx_moves=fx_moves, listings=listings, truth_rows=truth, notes=notes)
+        fx_moves=fx_moves, listings=listings, truth_rows=truth, notes=notes,
+        index=plan_index_effects(df, effects, known_sources, cycles))
+
+
+def _index_truth(effect, df: pd.DataFrame, sources: np.ndarray) -> list[dict]:
+    """The truth rows of an outage, a typo (its one offer) or an offer churn (its clones)."""
+    if isinstance(effect, OfferChurn):
+        members = df["offer_id"].str.contains(OFFER_CHURN_SUFFIX, regex=False).to_numpy()
+        return truth_rows("offer_churn", df, members, size_pct=-effect.discount_pct,
+                          detail={"days": effect.days, "share": effect.share})
+    members = sources == effect.source
+    if isinstance(effect, Typo):
+        first = df["offer_id"].where(members).dropna().sort_values().index[0]
+        members = np.arange(len(df)) == first
+        return truth_rows("typo", df, members, starts_at=_iso(effect.at),
+                          detail={"factor": effect.factor, "hours": effect.hours})
+    return truth_rows("outage", df, members, starts_at=_iso(effect.at),
+                      detail={"days": effect.days})
 

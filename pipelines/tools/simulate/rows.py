@@ -10,6 +10,7 @@ import pandas as pd
 
 from pipelines.tools.simulate.calendar import month_end_window
 from pipelines.tools.simulate.common import SimulationError
+from pipelines.tools.simulate.index_effects import apply_index_effects
 from pipelines.tools.simulate.plan import Plan
 from pipelines.tools.simulate.randomness import (
     LEVEL_WINDOW,
@@ -96,6 +97,7 @@ def _block(plan: Plan, hours: np.ndarray) -> dict[str, np.ndarray | None]:
         shown = np.where(members, month_end(days) == in_window, True)
         listed = shown if listed is None else listed & shown
 
+    factor, listed = apply_index_effects(plan.index, hours, observed_s, factor, listed)
     amount = np.round(plan.base_amount * factor / plan.tick) * plan.tick
     amount = np.maximum(amount, plan.tick)
     available = np.where(plan.avail_stated, np.where(sold_out, 0, 1), -1).astype(np.int8)

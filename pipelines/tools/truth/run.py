@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-from pipelines.tools.truth import grid, metrics
+from pipelines.tools.truth import grid, index_truth, metrics
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,11 @@ TARGETS = (
            _regional("share_within_stated_bound")),
     Target("slice_ratio_max_rel_error_noise0", None, "<=", 1e-6,
            _overall("slice_ratio_max_rel_error_noise0")),
+    # the price index's daily level against the true market path, in every scenario
+    Target("index_error_pp_median (worst scenario)", None, "<=", 0.5,
+           lambda result, length: (result.get("index") or {}).get("index_error_pp_median_max")),
+    Target("index_error_pp_max", None, "<=", 2.0,
+           lambda result, length: (result.get("index") or {}).get("index_error_pp_max")),
 )
 LENGTHS = (1, 2, 3, 4, 6)
 
@@ -111,6 +116,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out-dir", type=Path, default=None, help="[default: <data dir>/truth]")
     p.add_argument("--quick", action="store_true",
                    help="one seed, a crawl every 8 hours: a fast look")
+    p.add_argument("--index-only", action="store_true",
+                   help="only the price index's histories (index_truth.py)")
     args = p.parse_args(argv)
     if any(length < 1 for length in args.lengths):
         p.error(f"--lengths: a history needs at least 1 complete month, got {args.lengths}")
@@ -140,6 +147,14 @@ def run_grid(args: argparse.Namespace, work: Path) -> dict:
     offers = load_offers(sources=list(args.sources) if args.sources else None)
     sources = sorted(set(offers["source"]))
     _say(f"  {len(offers)} offers of {len(sources)} sources")
+    index = index_truth.run_index_truth(offers, args.start, work, keep=bool(args.keep),
+                                        every_hours=args.every_hours, say=_say)
+    if args.index_only:
+        return {"created_at": datetime.now(UTC).isoformat(timespec="seconds"), "by_length": {},
+                "index": index, "ratio_errors_noise0": {}, "claims_total": 0,
+                "claims_with_interval": 0, "claims_verdicts": {},
+                "grid": {"index_only": True, "sources": sources,
+                         "seconds": round(time.perf_counter() - started, 1)}}
     scenarios = []
     for length in args.lengths:
         days = months_to_days(args.start, length) + grid.NEXT_START_DAYS
@@ -159,7 +174,7 @@ def run_grid(args: argparse.Namespace, work: Path) -> dict:
             path.unlink(missing_ok=True)
         _say(f"[{i}/{len(scenarios)}] {sc.name}: {result.rows:,} rows, "
              f"{time.perf_counter() - t0:.0f} s")
-    return summarize(scored, args, sources, time.perf_counter() - started)
+    return {**summarize(scored, args, sources, time.perf_counter() - started), "index": index}
 
 
 def _concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
@@ -269,12 +284,24 @@ def print_report(result: dict) -> None:
         fprs = {c: figures.get(f"dip_fpr_{c}") for c in metrics.FALSE_POSITIVE_CATEGORIES}
         _say(f"    false positives: recurring {fprs}, this month {figures['month_fpr']}")
         _say(f"    regional error by noise: {figures['regional_error_pp_by_noise']}")
+    index = result.get("index") or {}
+    if index:
+        _say(f"  price index ({index['days']} days, noise {index['noise_pct']:g} %): error of "
+             "the daily level against the true path, pp (median / max), beside the listing "
+             "median's")
+        for name, figures in index["scenarios"].items():
+            _say(f"    {name:<28} index {figures.get('index_error_pp_median', '-')} / "
+                 f"{figures.get('index_error_pp_max', '-')}   listing median "
+                 f"{figures.get('median_error_pp_median', '-')} / "
+                 f"{figures.get('median_error_pp_max', '-')}   ({figures.get('rows', 0)} "
+                 f"series-days, {figures.get('series', 0)} series)")
     for target in TARGETS:
         value = target.read(result, target.length)
         shown = "-" if value is None else f"{value:.4g}"
         where = "any length" if target.length is None else f"{target.length} months"
         _say(f"  {target.label:<34} {where:>10} {shown:>10}   target {target.comparison} "
-             f"{target.bound:g}   {'met' if target.met(value) else 'NOT MET'}")
+             f"{target.bound:g}   "
+             f"{'met' if target.met(value) else 'not measured' if value is None else 'NOT MET'}")
     _say(f"  ratio errors at noise 0: {result['ratio_errors_noise0']}")
     _say(f"  claims: {result['claims_total']} rows, {result['claims_with_interval']} with an "
          f"interval, verdicts {result['claims_verdicts']}")
