@@ -213,13 +213,18 @@ def routed_channels(channels: list[Channel], route: Iterable[str]) -> list[Chann
 
 
 def send(channel: Channel, title: str, body: str, failure: bool = False) -> str | None:
-    """One attempt through one channel: None when sent, else why not (redacted)."""
+    """One attempt through one channel: None when sent, else why not (redacted). The body goes
+    as plain text, which Apprise converts to the service's format (escaping HTML or Markdown);
+    the title is escaped for it here where Apprise passes it on as it is (escaping.py)."""
     import apprise
+
+    from pipelines.alerts.escaping import for_channel
 
     with _apprise_messages() as messages:
         try:
             ok = channel.plugin.notify(
-                title=title, body=body, body_format=apprise.NotifyFormat.TEXT,
+                title=for_channel(channel.plugin, title), body=body,
+                body_format=apprise.NotifyFormat.TEXT,
                 notify_type=apprise.NotifyType.FAILURE if failure else apprise.NotifyType.INFO)
         except Exception as exc:   # a plugin bug must not stop the other alerts
             ok, messages = False, [*messages, f"{type(exc).__name__}: {exc}"]

@@ -4,7 +4,9 @@ The key names what the alert is about (rule + offer or group + the observation),
 finding always makes the same key and the outbox sends it once. The title and body come from the
 rule's templates (templating.py; `templates/<rule>.title.j2`, `.body.j2`), given the row and the
 text prepared here. A title names what tells two alerts apart: vendor, region, sku, kind and
-billing period of the offer. Scraped text (sku, vendor) is cleaned and cut by `Alert` itself.
+billing period of the offer. Scraped text (sku, vendor) is cleaned and cut by `Alert` itself,
+and a formula-like value gets a leading `'` before it reaches a template (escaping.inert_row;
+the key and the payload keep the row as it is).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
+from pipelines.alerts.escaping import inert_row
 from pipelines.alerts.outbox import Alert
 from pipelines.alerts.rules import DropRule, NewLowRule, WatchRule
 from pipelines.alerts.templating import AlertTexts, alert_texts
@@ -72,7 +75,9 @@ def _price_line(row: Mapping[str, Any]) -> str:
 
 
 def _offer_context(row: Mapping[str, Any]) -> dict[str, Any]:
-    """What every offer alert's templates get: the row and its facts as text."""
+    """What every offer alert's templates get: the row (its text made inert) and its facts as
+    text."""
+    row = inert_row(row)
     return {"row": row, "card": _card_text(row), "region": _region_text(row),
             "offer": (f"{row['vendor']} ({row['source']}): {_card_text(row)}, "
                       f"{row['offer_kind']}, billed per {row['billing_period']}, sku {row['sku']}"),
@@ -128,6 +133,7 @@ def new_low_alert(row: dict, rule: NewLowRule, texts: AlertTexts | None = None) 
 
 def month_end_dip_alert(row: dict, texts: AlertTexts | None = None,
                         route: tuple[str, ...] = ()) -> Alert:
+    raw, row = row, inert_row(row)   # the texts shown inert; the key and payload as they are
     month = row["month"].strftime("%Y-%m")
     baseline, month_end = _f(row["baseline_price_cny_per_gpu_hour"]), _f(
         row["month_end_price_cny_per_gpu_hour"])
@@ -158,9 +164,9 @@ def month_end_dip_alert(row: dict, texts: AlertTexts | None = None,
                    f"is {row['noise_pct']:.2f} %; {row['positive_offer_months']} of "
                    f"{row['offer_months']} offer-months below the line)"),
         "link": row["url"] or "no current offer"}
-    key = (f"month_end_dip:{row['source']}:{row['gpu_model']}:{row['gpu_variant'] or '-'}:"
-           f"{row['region_code']}:{row['offer_kind']}:{month}")
-    return _alert(key, "month_end_dip", context, _payload(row, month=month), texts, route)
+    key = (f"month_end_dip:{raw['source']}:{raw['gpu_model']}:{raw['gpu_variant'] or '-'}:"
+           f"{raw['region_code']}:{raw['offer_kind']}:{month}")
+    return _alert(key, "month_end_dip", context, _payload(raw, month=month), texts, route)
 
 
 def watch_alert(row: dict, watch: WatchRule, texts: AlertTexts | None = None) -> Alert:
@@ -180,6 +186,7 @@ def watch_alert(row: dict, watch: WatchRule, texts: AlertTexts | None = None) ->
 
 def workload_cheaper_alert(row: dict, texts: AlertTexts | None = None,
                            route: tuple[str, ...] = ()) -> Alert:
+    raw, row = row, inert_row(row)   # the texts shown inert; the key and payload as they are
     cost, previous = float(row["total_cost_cny"]), float(row["previous_cost_cny"])
     usd = f" / {float(row['total_cost_usd']):,.2f} USD" if row.get("total_cost_usd") else ""
     context = {
@@ -193,5 +200,5 @@ def workload_cheaper_alert(row: dict, texts: AlertTexts | None = None,
                           f"at {row['previous_vendor']} (advised "
                           f"{_ts(row['previous_computed_at'])})"),
         "advised": _ts(row["computed_at"]), "link": row["url"]}
-    key = f"workload_cheaper:{row['workload']}:{_key_ts(row['computed_at'])}"
-    return _alert(key, "workload_cheaper", context, _payload(row), texts, route)
+    key = f"workload_cheaper:{raw['workload']}:{_key_ts(raw['computed_at'])}"
+    return _alert(key, "workload_cheaper", context, _payload(raw), texts, route)

@@ -1,7 +1,8 @@
 """Raw offer -> one typed `observations` row, or a quarantine reason. Pure: no I/O.
 
-The stages that judge one offer alone: offer_kind, card, count, region, price, range, currency,
-effective_at and bounds (the card's plausible price per GPU-hour).
+The stages that judge one offer alone: item (every field's JSON type, item_types.py, first),
+offer_kind, card, count, region, price, range, currency, effective_at and bounds (the card's
+plausible price per GPU-hour).
 
 One price unit compares everything: price_per_gpu_hour_* is the price of one whole-GPU
 equivalent for one hour, i.e. the listed price turned hourly (HOURS_PER_PERIOD: a month is 730 h)
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
+from pipelines.normalize.item_types import check_item_types
 from pipelines.normalize.quarantine import Quarantined
 from spiders.parsing.calendars import offer_time_zone, source_time_zone
 from spiders.parsing.card_catalog import CARDS
@@ -80,8 +82,7 @@ def _decimal(item: dict, field: str) -> Decimal | None:
     value = item.get(field)
     if value in (None, ""):
         return None
-    if isinstance(value, bool | list | dict):
-        raise Quarantined("price", f"{field} is not a number: {_shown(value)}")
+    # a value of the wrong JSON type (true, a list, an object) was refused at stage "item"
     try:
         amount = Decimal(str(value))
     except InvalidOperation as exc:
@@ -191,6 +192,7 @@ def offer_id(*parts: object) -> str:
 
 def normalize_offer(item: dict) -> dict:
     """The observation row for one raw offer; raises Quarantined with a readable reason."""
+    check_item_types(item)   # before any stage reads a field as its type
     offer_kind = item.get("offer_kind")
     if offer_kind not in OFFER_KINDS:
         raise Quarantined("offer_kind", f"unknown offer kind {offer_kind!r}")

@@ -45,7 +45,6 @@ HOSTILE_AMOUNTS = [
     ("9" * 100_000, "(100002 characters) is beyond any listed price"),   # named, not repeated
     ("1e9999999999999999999", "is not a number"),        # beyond Decimal's own exponent range
     ("abc", "is not a number: 'abc'"),
-    (True, "is not a number: True"),
 ]
 
 
@@ -62,6 +61,16 @@ def test_a_hostile_amount_is_a_price_problem_naming_the_value(field, value, word
     assert problem.stage == "price"
     assert field in problem.reason and words in problem.reason
     assert len(problem.reason) < 200
+
+
+@pytest.mark.parametrize("field", ["price_amount", "list_price_amount"])
+@pytest.mark.parametrize(("value", "words"), [(True, "holds true/false True"),
+                                              ([1, 2], "holds an array [1, 2]"),
+                                              ({"cny": 5}, "holds an object {'cny': 5}")])
+def test_an_amount_of_the_wrong_json_type_is_an_item_problem(field, value, words):
+    problem = quarantine_of({**API_OFFER, field: value})
+    assert problem.stage == "item"
+    assert problem.reason.startswith(f"{field} {words}, not a number or text"), problem.reason
 
 
 @pytest.mark.parametrize("low, high, words", [
