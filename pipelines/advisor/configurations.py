@@ -25,6 +25,7 @@ from pipelines.advisor.throughput import (
 from pipelines.advisor.workload import Workload
 
 KINDS = ("whole card", "slice", "multi-GPU", "spot")
+MARKETPLACE = "marketplace"   # the vendor_kind whose listings are hosts, not a pool of cards
 NO_CLUSTER = ("needs more cards than the vendor's largest listed server, and the vendor states no "
               "cluster interconnect for it (InfiniBand, RoCE, a cluster product)")
 CONSUMER_CLUSTER = ("needs more cards than the vendor's largest listed server: consumer cards are "
@@ -88,10 +89,12 @@ def _powers_of_two(start: int, stop: int) -> list[int]:
 def configurations(offer: Offer, workload: Workload, estimate: Estimate, excluded: Counter,
                    server_sizes: dict[tuple, int] | None = None) -> list[Option]:
     """Every way `offer` can run the workload (`server_sizes`: the largest server each vendor
-    lists per card, clusters.server_sizes; without it, the offer's own size). An offer with no
-    way is counted in `excluded` by reason."""
+    lists per card, clusters.server_sizes; without it, or at a marketplace, the offer's own
+    size). An offer with no way is counted in `excluded` by reason."""
     size = offer.gpu_count
-    server = max(size, (server_sizes or {}).get(server_key(offer), size))
+    # a marketplace listing is one host's cards: its single cards are not pooled into a server
+    pooled = offer.vendor_kind != MARKETPLACE
+    server = max(size, (server_sizes or {}).get(server_key(offer), size)) if pooled else size
     options, reasons = _configurations(offer, workload, estimate, server)
     if not options:
         excluded[reasons[0] if reasons else "no configuration"] += 1

@@ -39,6 +39,7 @@ class Offer:
     last_seen_at: datetime | None = None
     url: str | None = None
     offer_id: str | None = None
+    vendor_kind: str | None = None   # hyperscaler | gpu_cloud | marketplace | idc (None: unknown)
 
     @classmethod
     def from_row(cls, row: Mapping) -> Offer:
@@ -57,7 +58,8 @@ class Offer:
             vram_gb=num(row.get("vram_gb")), gpu_variant=row.get("gpu_variant"),
             province_or_state=row.get("province_or_state"), city=row.get("city"),
             sku=row.get("sku"), available=row.get("available"),
-            last_seen_at=row.get("last_seen_at"), url=row.get("url"), offer_id=row.get("offer_id"))
+            last_seen_at=row.get("last_seen_at"), url=row.get("url"), offer_id=row.get("offer_id"),
+            vendor_kind=row.get("vendor_kind"))
 
     @property
     def region_group(self) -> str:

@@ -192,3 +192,19 @@ def test_no_option_is_one_a_listing_does_not_support(table, spec):
         else:
             assert option.cards <= sizes[(offer.vendor, offer.gpu_model,
                                           (offer.gpu_variant or "").upper())]
+
+
+def test_a_marketplaces_single_card_listings_are_hosts_not_a_pool():
+    """vast.ai and GpuGeek list hosts: two single-card listings are two machines, so only a
+    listing's own cards run together, whatever larger hosts the marketplace also lists."""
+    lora_70b = Workload.from_mapping({"params": "70B", "task": "lora", "hours_per_day": 4,
+                                      "days": 14})                     # 181 GB: 4 × 80 GB
+    vast = {"vendor": "vast.ai", "source": "vastai"}
+    table = offers({**row(45, sku="1 card", **vast), "vendor_kind": "marketplace"},
+                   {**row(400, gpu_count=8, sku="8 cards", **vast), "vendor_kind": "marketplace"})
+    advice = advise(lora_70b, table)
+    assert {(o.offer.sku, o.cards) for o in advice.options} == {("8 cards", 8)}
+    assert advice.excluded == {NO_CLUSTER: 1}
+    pooled = offers(*({**r, "vendor_kind": "gpu_cloud"} for r in (
+        row(45, sku="1 card"), row(400, gpu_count=8, sku="8 cards"))))
+    assert ("1 card", 4) in {(o.offer.sku, o.cards) for o in advise(lora_70b, pooled).options}

@@ -6,6 +6,7 @@ select
     offer_id,
     source,
     vendor,
+    vendor_kind,
     gpu_model,
     gpu_variant,
     gpu_count,
