@@ -23,7 +23,17 @@ from filelock import FileLock, Timeout
 
 LOCK_FILE_NAME = ".run.lock"
 WAIT_ENV = "GPUPRICES_LOCK_WAIT"
-DEFAULT_WAIT_SECONDS = 60.0
+# How long a run waits for another one, by default: longer than the slowest run can be. A run's
+# crawl is bounded by the crawler's per-source limit (pipelines/resources.py: 600 s, plus 60 s
+# for the shared crawl process to close; a source crawled again alone after that process died
+# gets another 600 s), and normalizing, the models, the feeds, the report and the alerts take
+# a minute or two after it; runs here take 40-90 s. So 30 minutes (it once was 60 s, shorter
+# than a normal run: an hourly run that overlapped a slow one exited 5 instead of waiting).
+DEFAULT_WAIT_SECONDS = 1800.0
+# A run the Dagster daemon launches (a schedule) waits as long as the daemon lets any run live
+# (dagster.yaml, run_monitoring.max_runtime_seconds): a holder running longer is stuck and run
+# monitoring ends it, so a scheduled run queues behind a slow one instead of failing.
+LAUNCHED_WAIT_SECONDS = 3000.0
 POLL_SECONDS = 0.2
 # how long a waiting run gives a holder that has just taken the lock to write who it is
 ANNOUNCE_SECONDS = 2.0
@@ -46,11 +56,12 @@ def lock_path(data_dir: Path) -> Path:
     return Path(data_dir) / LOCK_FILE_NAME
 
 
-def wait_seconds_from_env() -> float:
-    """GPUPRICES_LOCK_WAIT: how many seconds a run waits for another to finish (0: not at all)."""
+def wait_seconds_from_env(default: float = DEFAULT_WAIT_SECONDS) -> float:
+    """GPUPRICES_LOCK_WAIT: how many seconds a run waits for another to finish (0: not at all);
+    unset, `default`."""
     text = os.environ.get(WAIT_ENV, "").strip()
     if not text:
-        return DEFAULT_WAIT_SECONDS
+        return default
     try:
         seconds = float(text)
     except ValueError:

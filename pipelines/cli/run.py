@@ -33,9 +33,11 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
 
     \b
     Exit codes: 0 every source landed; 4 some sources failed, the others landed;
-    1 the run failed (nothing new was published past the failed step); 2 usage error;
-    5 another run held the data directory longer than GPUPRICES_LOCK_WAIT (seconds, default
-    60; 0: do not wait): nothing was done. One run per data directory at a time.
+    1 the run failed: a step failed (named first; prices.db and the feeds are published all the
+    same when only the report, the alerts or the advice failed), or every source failed
+    (nothing is republished); 2 usage error; 5 another run held the data directory longer
+    than GPUPRICES_LOCK_WAIT (seconds, default 1800; 0: do not wait): nothing was done. One run
+    per data directory at a time.
     """
     if live and from_raw:
         raise click.UsageError("--live and --from-raw exclude each other")

@@ -6,7 +6,9 @@ The lock is taken where the run is orchestrated: the run worker process for a la
 with GPUPRICES_EXECUTOR=multiprocess starts the step processes inside the hold (a lock per step
 would let another run in between two steps). `gpuprices run` takes the lock itself before the
 run starts and orchestrates in its own process, so there the executor finds it held and goes on.
-A launched run that cannot take it within GPUPRICES_LOCK_WAIT seconds fails, saying who holds it.
+A launched run (a schedule's, the UI's) waits for it up to GPUPRICES_LOCK_WAIT seconds, by
+default as long as the daemon lets a run live (run_lock.LAUNCHED_WAIT_SECONDS, 50 minutes): it
+queues behind a slow `gpuprices run` instead of failing. Past that it fails, saying who holds it.
 """
 
 from collections.abc import Iterator
@@ -14,7 +16,7 @@ from collections.abc import Iterator
 import dagster as dg
 from dagster._core.executor.base import Executor
 
-from pipelines.run_lock import run_lock, wait_seconds_from_env
+from pipelines.run_lock import LAUNCHED_WAIT_SECONDS, run_lock, wait_seconds_from_env
 from spiders.layout import data_dir
 
 
@@ -25,7 +27,8 @@ class RunLockedExecutor(Executor):
         self._inner = inner
 
     def execute(self, plan_context, execution_plan) -> Iterator[dg.DagsterEvent]:
-        with run_lock(data_dir(), f"Dagster run {plan_context.run_id}", wait_seconds_from_env()):
+        with run_lock(data_dir(), f"Dagster run {plan_context.run_id}",
+                      wait_seconds_from_env(LAUNCHED_WAIT_SECONDS)):
             yield from self._inner.execute(plan_context, execution_plan)
 
     @property

@@ -145,10 +145,39 @@ def test_the_lock_is_reentrant_within_a_process(tmp_path):
     assert not run_lock.held_by_this_process(tmp_path)
 
 
-@pytest.mark.parametrize("text, seconds", [("", 60.0), ("0", 0.0), ("2.5", 2.5), (" 10 ", 10.0)])
+@pytest.mark.parametrize("text, seconds", [("", 1800.0), ("0", 0.0), ("2.5", 2.5),
+                                           (" 10 ", 10.0)])
 def test_wait_seconds_from_the_environment(monkeypatch, text, seconds):
     monkeypatch.setenv("GPUPRICES_LOCK_WAIT", text)
     assert run_lock.wait_seconds_from_env() == seconds
+
+
+def test_a_launched_run_has_its_own_default_and_the_environment_still_decides(monkeypatch):
+    monkeypatch.delenv("GPUPRICES_LOCK_WAIT", raising=False)
+    assert run_lock.wait_seconds_from_env(run_lock.LAUNCHED_WAIT_SECONDS) == 3000.0
+    monkeypatch.setenv("GPUPRICES_LOCK_WAIT", "7")
+    assert run_lock.wait_seconds_from_env(run_lock.LAUNCHED_WAIT_SECONDS) == 7.0
+
+
+def test_the_default_wait_is_longer_than_the_slowest_run_can_be():
+    """Issue 30: the wait (once 60 s) was shorter than a normal run here (40-90 s), so an
+    overlapping hourly run exited 5. The slowest crawl: the shared process's limit and grace,
+    then a retry alone; the rest of a run takes minutes at most."""
+    from pipelines.resources import CrawlerResource
+
+    fields = CrawlerResource.model_fields
+    slowest_crawl = (fields["timeout_seconds"].default + fields["shared_grace_seconds"].default
+                     + fields["timeout_seconds"].default)
+    assert run_lock.DEFAULT_WAIT_SECONDS >= slowest_crawl + 5 * 60
+
+
+def test_a_scheduled_run_waits_as_long_as_the_daemon_lets_a_run_live():
+    import yaml
+
+    from spiders.layout import REPO_ROOT
+
+    config = yaml.safe_load((REPO_ROOT / "dagster.yaml").read_text(encoding="utf-8"))
+    assert run_lock.LAUNCHED_WAIT_SECONDS == config["run_monitoring"]["max_runtime_seconds"]
 
 
 @pytest.mark.parametrize("text", ["-1", "soon", "inf", "nan"])
