@@ -136,14 +136,35 @@ def test_deploy_instance_uses_postgres_and_one_run_of_the_location_at_a_time():
     config = validate_instance(DEPLOY)
     db = config["storage"]["postgres"]["postgres_db"]
     assert {k: v for k, v in db.items() if isinstance(v, dict)} == {
-        "hostname": {"env": "DAGSTER_PG_HOST"}, "db_name": {"env": "DAGSTER_PG_DB"},
-        "username": {"env": "DAGSTER_PG_USER"}, "password": {"env": "DAGSTER_PG_PASSWORD"}}
+        "hostname": {"env": "DAGSTER_PG_HOST"}, "port": {"env": "DAGSTER_PG_PORT"},
+        "db_name": {"env": "DAGSTER_PG_DB"}, "username": {"env": "DAGSTER_PG_USER"},
+        "password": {"env": "DAGSTER_PG_PASSWORD"}}
+    assert_driver_installed(db["scheme"])
     limits = config["concurrency"]["runs"]["tag_concurrency_limits"]
     assert {"key": "dagster/code_location", "value": LOCATION, "limit": 1} in limits
     assert config["concurrency"]["pools"]["granularity"] == "op"
     import dagster_postgres  # storage: postgres needs it in the image (requirements.lock)
 
     assert dagster_postgres.PostgresRunStorage
+
+
+def assert_driver_installed(scheme: str) -> None:
+    """The database driver the storage's URL scheme names imports: SQLAlchemy 2.1 reads a bare
+    postgresql:// as psycopg 3, which dagster-postgres does not install (psycopg2-binary)."""
+    import sqlalchemy
+
+    sqlalchemy.engine.make_url(f"{scheme}://u@h/d").get_dialect().import_dbapi()
+
+
+@pytest.mark.parametrize("scheme, installed", [("postgresql+psycopg2", True),
+                                               ("postgresql+psycopg", False)])
+def test_the_driver_check_tells_an_installed_driver_from_a_missing_one(scheme, installed):
+    try:
+        assert_driver_installed(scheme)
+    except ImportError:
+        assert not installed
+    else:
+        assert installed
 
 
 def test_the_run_queue_tag_is_one_dagster_puts_on_every_run():
@@ -181,12 +202,14 @@ def test_compose_names_the_services_and_agrees_with_workspace_and_instance():
     assert _command_option(code, "-m") == "pipelines.definitions"
     assert _command_option(code, "--location-name") == LOCATION
     server = load_yaml(DEPLOY / "workspace.yaml")["load_from"][0]["grpc_server"]
-    assert (server["host"], str(server["port"]), server["location_name"]) == (
+    env = services["daemon"]["environment"]    # the workspace's address comes from the env
+    assert (env[server["host"]["env"]], env[server["port"]["env"]], server["location_name"]) == (
         "code", _command_option(code, "-p"), LOCATION)
     assert services["daemon"]["command"][:2] == ["dagster-daemon", "run"]
     assert services["webserver"]["command"][0] == "dagster-webserver"
     # every env var the instance reads is set for each Dagster process, secrets by reference
-    wanted = set(re.findall(r"\{env: (\w+)\}", (DEPLOY / "dagster.yaml").read_text("utf-8")))
+    wanted = {name for file in ("dagster.yaml", "workspace.yaml")
+              for name in re.findall(r"\{env: (\w+)\}", (DEPLOY / file).read_text("utf-8"))}
     for name in ("code", "daemon", "webserver"):
         env = services[name]["environment"]
         assert wanted <= set(env), name
@@ -242,7 +265,7 @@ def chart_instance(values: dict) -> dict:
         "storage": {"postgres": {"postgres_db": {
             "username": pg["postgresqlUsername"], "password": {"env": "DAGSTER_PG_PASSWORD"},
             "hostname": pg["postgresqlHost"], "db_name": pg["postgresqlDatabase"],
-            "port": pg["service"]["port"]}}},
+            "port": pg["service"]["port"], "scheme": pg.get("postgresqlScheme", "postgresql")}}},
         "run_launcher": {"module": "dagster_k8s", "class": values["runLauncher"]["type"],
                          "config": {"load_incluster_config": True}},
         "telemetry": {"enabled": values["telemetry"]["enabled"]},
@@ -287,6 +310,7 @@ def test_the_instance_the_chart_renders_passes_dagsters_schema(tmp_path):
     assert config["concurrency"]["pools"]["default_limit"] == 1
     assert {"key": "dagster/code_location", "value": LOCATION, "limit": 1} in \
         config["concurrency"]["runs"]["tag_concurrency_limits"]
+    assert_driver_installed(config["storage"]["postgres"]["postgres_db"]["scheme"])
 
 
 def test_tag_limits_in_the_charts_run_coordinator_would_be_refused(tmp_path):

@@ -1,0 +1,137 @@
+"""Long-running processes of the local topology: each started in a process group of its own
+(so that stopping it stops what it started: the code server's gRPC child and run workers, the
+daemon's threads' subprocesses), its output in <name>.log and its pid in <name>.pid, so that
+`python -m pipelines.deploy stop` from another shell finds it. A pid file is trusted only while
+its process still runs the command it was written for (a reused pid is left alone)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Service:
+    """One process of the topology: its name (pid and log file names) and how it starts."""
+
+    name: str
+    command: tuple[str, ...]
+    env: dict[str, str]
+    cwd: Path
+
+
+def pid_file(run_dir: Path, name: str) -> Path:
+    return run_dir / f"{name}.pid"
+
+
+def log_file(run_dir: Path, name: str) -> Path:
+    return run_dir / f"{name}.log"
+
+
+def start(service: Service, run_dir: Path) -> subprocess.Popen:
+    """Started with default signal handlers (a handler of ours reverts across exec; an ignored
+    SIGINT, as in a background job, would be inherited: docs of pipelines/cli/ui.py)."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    with log_file(run_dir, service.name).open("ab") as log:
+        proc = subprocess.Popen(list(service.command), cwd=service.cwd, env=service.env,
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                process_group=0)
+    write_pid(run_dir, service.name, proc.pid, service.command[0])
+    return proc
+
+
+def write_pid(run_dir: Path, name: str, pid: int, marker: str) -> None:
+    """`pid marker`: the marker is a word of the process's command line, checked before a
+    signal is sent to the pid."""
+    pid_file(run_dir, name).write_text(f"{pid} {Path(marker).name}\n", encoding="utf-8")
+
+
+def recorded_pid(run_dir: Path, name: str) -> int | None:
+    """The pid in <name>.pid while that process still runs its command, else None."""
+    path = pid_file(run_dir, name)
+    try:
+        pid_text, marker = path.read_text(encoding="utf-8").split()
+        cmdline = Path(f"/proc/{int(pid_text)}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return None
+    return int(pid_text) if marker.encode() in cmdline else None
+
+
+def alive(pid: int) -> bool:
+    """Running, and not a zombie waiting for its parent."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return any(_pgid_of(pid) == pgid and alive(pid) for pid in _pids())
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _pgid_of(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def stop_group(pgid: int, grace_seconds: float = 20.0,
+               proc: subprocess.Popen | None = None) -> None:
+    """SIGTERM to the whole group, then SIGKILL to what is left after the grace period."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_seconds
+    while time.monotonic() < deadline:
+        if proc is not None:
+            proc.poll()   # reap our child, else it stays a zombie in its own group
+        if not group_alive(pgid):
+            break
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    if proc is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
+
+
+def stop_recorded(run_dir: Path, name: str, grace_seconds: float = 20.0) -> bool:
+    """Stop the service a pid file names (when it still runs); True when there was one."""
+    pid = recorded_pid(run_dir, name)
+    if pid is not None:
+        stop_group(pid, grace_seconds)
+    pid_file(run_dir, name).unlink(missing_ok=True)
+    return pid is not None
+
+
+def children(pid: int) -> list[int]:
+    """Every descendant of `pid` (the code server's gRPC child and its run workers)."""
+    parents: dict[int, list[int]] = {}
+    for child in _pids():
+        try:
+            ppid = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents.setdefault(ppid, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
