@@ -7,7 +7,8 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test lint ui sql audit bench truth setup chromium clean demo
+.PHONY: run test lint ui sql audit bench truth setup chromium clean demo \
+        deploy-local deploy-local-stop test-deploy
 
 setup: $(STAMP) chromium
 
@@ -52,6 +53,23 @@ test: setup lint
 ui: setup
 	@mkdir -p $(DAGSTER_HOME) && cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 	@$(BIN)/gpuprices ui --port $(UI_PORT)
+
+# The compose topology of docs/deploy/ as processes here (pipelines/deploy/): Debian's PostgreSQL,
+# installed when missing, with a cluster of its own in .deploy/ (GPUPRICES_DEPLOY_DIR), the code
+# location's gRPC server, the daemon and the webserver on 127.0.0.1:$(UI_PORT). Ctrl-C or
+# `make deploy-local-stop` (from another shell) stops all of it.
+deploy-local: setup
+	@$(BIN)/python -m pipelines.deploy up --ui-port $(UI_PORT)
+
+deploy-local-stop:
+	@$(BIN)/python -m pipelines.deploy stop
+
+# The tests that start that topology (tests/deploy/; schedule ticks every minute, a killed run
+# worker, a restarted daemon, the multiprocess executor under the daemon), apart from `make test`
+# because they wait on the clock; .ci/run runs both.
+test-deploy: setup
+	@$(BIN)/python -m pipelines.deploy install
+	@GPUPRICES_TEST_DEPLOY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -rP tests/deploy $(PYTEST_ARGS)
 
 # A simulated 3-month history and its report in data/demo (never data/prices.db), to see the
 # charts and signals at work: gpuprices report --data-dir data/demo, prices, signals ...
