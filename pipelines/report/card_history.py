@@ -1,6 +1,8 @@
 """The price history per card, the first chart a buyer reads: for each of the cards most vendors
 list, the daily close per GPU-hour of a few vendors' cheapest whole cards (hourly on-demand), one
-line per vendor, from marts.card_history.
+line per vendor, from marts.card_history. Days a vendor's card was seen only through a public
+price archive (backfilled with `gpuprices backfill`) are drawn as their own dotted line, named
+so in the legend and the hover text: history read from an archive is never taken for a crawl.
 
 Vendor names are scraped text and become trace names here: they go through `clean_text` and are
 HTML-escaped, because plotly reads a few tags (`<a href>`, `<b>`) in legend and hover text and
@@ -25,6 +27,7 @@ from pipelines.report.queries import named_query
 MAX_CARDS = 8          # the cards listed by the most vendors
 MAX_LINES = 6          # per card: its cheapest vendors (more lines would not be readable)
 VENDOR_NAME_CHARS = 40
+BACKFILLED_SUFFIX = " · archive"   # the legend's name of a vendor's backfilled days
 # Distinct at a glance and for the common kinds of colour blindness (Okabe-Ito, then two more).
 LINE_COLOURS = ("#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#7f7f7f",
                 "#000000")
@@ -35,19 +38,43 @@ def trace_name(vendor: object) -> str:
     return escape(clean_text(vendor, VENDOR_NAME_CHARS), quote=False)
 
 
+def runs(points: list[dict]) -> list[tuple[bool, list[dict]]]:
+    """A vendor's points cut where they switch between backfilled and crawled days:
+    (backfilled, points) in day order. A crawled run starts at the last backfilled point, so
+    the line stays unbroken where the archive's history meets the crawls."""
+    out: list[tuple[bool, list[dict]]] = []
+    for point in points:
+        archived = bool(point.get("backfilled"))
+        if out and out[-1][0] == archived:
+            out[-1][1].append(point)
+        else:
+            joined = [out[-1][1][-1]] if out else []
+            out.append((archived, [*joined, point]))
+    return out
+
+
 def card_figure(card: str, lines: dict[str, list[dict]]) -> go.Figure:
-    """One card's chart: one line per vendor (in `lines` order, cheapest first)."""
+    """One card's chart: one line per vendor (in `lines` order, cheapest first), its backfilled
+    days dotted, under the vendor's name with BACKFILLED_SUFFIX."""
     fig = go.Figure()
     days = []
     for i, (vendor, points) in enumerate(lines.items()):
         days += [p["day"] for p in points]
-        fig.add_trace(go.Scatter(
-            x=[p["day"].isoformat() for p in points], y=[round(p["price"], 2) for p in points],
-            customdata=[[p["offers"]] for p in points], name=trace_name(vendor),
-            mode="lines+markers" if len(points) <= MARKERS_UP_TO_DAYS else "lines",
-            line={"color": LINE_COLOURS[i % len(LINE_COLOURS)], "width": 2}, marker={"size": 6},
-            hovertemplate="%{y:,.2f} CNY/GPU-h · cheapest of %{customdata[0]} offers"
-                          "<extra>%{fullData.name}</extra>"))
+        colour = LINE_COLOURS[i % len(LINE_COLOURS)]
+        shown: set[bool] = set()
+        for archived, run in runs(points):
+            name = trace_name(vendor) + (BACKFILLED_SUFFIX if archived else "")
+            fig.add_trace(go.Scatter(
+                x=[p["day"].isoformat() for p in run], y=[round(p["price"], 2) for p in run],
+                customdata=[[p["offers"]] for p in run], name=name,
+                legendgroup=name, showlegend=archived not in shown,
+                mode="lines+markers" if len(points) <= MARKERS_UP_TO_DAYS else "lines",
+                line={"color": colour, "width": 2, "dash": "dot" if archived else "solid"},
+                marker={"size": 6},
+                hovertemplate="%{y:,.2f} CNY/GPU-h · cheapest of %{customdata[0]} offers"
+                              + (" · backfilled from a public price archive" if archived else "")
+                              + "<extra>%{fullData.name}</extra>"))
+            shown.add(archived)
     fig.update_layout(
         template="plotly_white", height=CHART_HEIGHT_PX, font={"family": FONT_STACK},
         margin={"l": 56, "r": 12, "t": 44, "b": 8},
@@ -70,5 +97,8 @@ def card_history(con: duckdb.DuckDBPyConnection, with_plotly_js: bool = True) ->
         html: Markup = plot_html(card_figure(card, lines), f"card-history-{i + 1}",
                                  with_plotly_js and i == 0)
         charts.append({"card": clean_text(card), "vendors": len(lines), "html": html,
-                       "days": len({p["day"] for points in lines.values() for p in points})})
-    return {"cards": charts, "charts": len(charts), "max_lines": MAX_LINES}
+                       "days": len({p["day"] for points in lines.values() for p in points}),
+                       "backfilled": any(p["backfilled"] for points in lines.values()
+                                         for p in points)})
+    return {"cards": charts, "charts": len(charts), "max_lines": MAX_LINES,
+            "backfilled": any(chart["backfilled"] for chart in charts)}
