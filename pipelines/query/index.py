@@ -11,7 +11,7 @@ from pipelines.query.choices import KINDS, PERIODS, Spellings
 from pipelines.query.errors import UnknownValueError
 from pipelines.query.filters import sql_in
 
-INDEX_TABLES = ("marts.price_index", "intermediate.int_index_rules")
+INDEX_TABLES = ("marts.price_index",)
 MARKETS = Spellings(lambda: {"china": ("cn", "中国", "国内", "cny"),
                              "world": ("global", "intl", "international", "全球", "usd")})
 
@@ -44,7 +44,9 @@ def index_query(con, card: str | None = None, market: str | None = None,
     """SQL and parameters for the rows of the series the filters name, ordered by series and
     day. `card` as pipelines.lookup reads it (A100, H100, 4090, A100-80GB); `market` china or
     world (CN, 中国, global, ...); `kind` and `term` as the prices' kind and period."""
-    where = ["method_version = (select method_version from intermediate.int_index_rules)"]
+    # the rows of the method that published last (a new method version publishes its own rows)
+    where = ["method_version = (select arg_max(method_version, published_at) "
+             "from marts.price_index)"]
     params: list = []
     if card is not None:
         from pipelines.lookup import LookupTextError, match_card

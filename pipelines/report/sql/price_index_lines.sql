@@ -1,5 +1,5 @@
--- The price index's hourly series of the report's cards (marts.price_index; the current
--- method's rows): each day's level and interval and the day's listing median, as percent of
+-- The price index's hourly series of the report's cards (marts.price_index; the rows of the
+-- method that published last): each day's level and interval and the day's listing median, as percent of
 -- the series' base day (its level and its median), so markets in CNY and USD share an axis.
 select
     p.index_card,
@@ -22,5 +22,7 @@ from marts.price_index as p
 where
     p.term = 'hour'
     and list_contains(?, p.index_card)
-    and p.method_version = (select r.method_version from intermediate.int_index_rules as r)
+    and p.method_version = (
+        select arg_max(l.method_version, l.published_at) from marts.price_index as l
+    )
 order by p.index_card, p.market, p.offer_kind, p.index_date
