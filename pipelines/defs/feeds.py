@@ -120,7 +120,12 @@ def published_prices_db(context: dg.AssetExecutionContext,
         shutil.rmtree(staged, ignore_errors=True)
         return
     moved: list[Path] = []
-    size = publish_database(Path(duckdb.database), db_path(),
-                            before_rename=lambda: moved.extend(move_staged(staged, feeds_dir())))
+
+    def move_feeds() -> None:
+        moved.extend(move_staged(staged, feeds_dir()))
+    try:
+        size = publish_database(Path(duckdb.database), db_path(), before_rename=move_feeds)
+    finally:   # published or not, nothing stays staged (on a full disk it is room needed)
+        shutil.rmtree(staged, ignore_errors=True)
     yield dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": size,
                                          "feed_files": len(moved)})
