@@ -11,6 +11,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.feeds import nothing_landed
+from pipelines.index import INDEX_TABLE
 from pipelines.publish import refuse_unless_writable_dir
 from pipelines.report import ADVICE_TABLE, REPORT_TABLES, build_report
 from spiders.layout import report_path
@@ -21,14 +22,16 @@ def _asset_key(table: str) -> dg.AssetKey:
     return dg.AssetKey(table.split("."))
 
 
-# advisor.workload_advice is written by the asset advisor/workload_advice (same key path).
+# advisor.workload_advice and marts.price_index are written by the assets of the same key paths
+# (optional for the page, which says so when they are missing, but built first in a run).
 @dg.asset(key=["report", "price_report"],
-          deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE)],
+          deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE, INDEX_TABLE)],
           group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
           output_required=False,
           description="data/report/index.html: the cheapest offers now, the price history "
-                      "per card, the market by card family, the saved workloads' best options, "
-                      "the signals, and the market-claims scorecard last, as one offline HTML "
+                      "per card, the price index per card, the market by card family, the "
+                      "saved workloads' best options, the signals, and the market-claims "
+                      "scorecard last, as one offline HTML "
                       "page. Written to a temporary file, then renamed.")
 def price_report(context: dg.AssetExecutionContext,
                  duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
