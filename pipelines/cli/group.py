@@ -70,9 +70,11 @@ def main(data_dir: Path | None) -> None:
     \b
     Exit codes:
       0  ok
-      1  failed: the run failed (a step errored, a blocking check failed, or every source
-         failed), dg dev (the UI) failed, or the database is held open for writing
-      2  usage error: unknown option or value (the message lists the known values)
+      1  failed: the run failed (a step errored, named first; a blocking check failed; or every
+         source failed), an output could not be written (not writable, read-only, no space),
+         dg dev (the UI) failed, or the database is held open for writing
+      2  usage error: unknown option or value (the message lists the known values), a number
+         out of its range, an empty value, or an output path that is wrong or not ours
       3  no data: no published database yet (run `make run` first), or no rows matched
       4  partial: some sources failed, the others landed
       5  locked: another run held the data directory longer than GPUPRICES_LOCK_WAIT seconds
