@@ -6,8 +6,9 @@
    day's end) and not `held` (the close is a possible outlier no later look has confirmed,
    marts.held_observations). A series is a card class, a market (china: listed in CNY; world:
    listed in USD; other currencies are in no series), an offer kind and a term (the billing
-   period). Rebuilt in full every run (a daily table, and held observations change with the
-   market); pipelines/index/ chains the published index from it. */
+   period). A curated table's source (no calendar signal) is in no series. Rebuilt in full
+   every run (a daily table, and held observations change with the market); pipelines/index/
+   chains the published index from it. */
 with rules as (
     select stale_after_hours
     from intermediate.int_index_rules
@@ -48,6 +49,9 @@ classed as (
     from intermediate.int_offer_local_daily as d
     where
         d.counted
+        -- no curated table: its dates are edits, not days a price held
+        -- (int_sources_without_calendar)
+        and d.source not in (select s.source from intermediate.int_sources_without_calendar as s)
         and d.gpu_fraction = 1
         and d.currency in ('CNY', 'USD')
         and d.close_price_amount > 0

@@ -43,8 +43,8 @@ class Offer:
                        if self.currency == "USD" else {})
             out.append(obs(price, observed_at=at + timedelta(hours=hour), vendor=self.vendor,
                            source=f"src_{self.vendor.lower()}", sku=self.sku,
-                           currency=self.currency, crawl_id=f"crawl-{i}",
-                           **{**place, **amounts, **self.overrides}))
+                           currency=self.currency,
+                           **{"crawl_id": f"crawl-{i}", **place, **amounts, **self.overrides}))
         return out
 
 

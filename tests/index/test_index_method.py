@@ -211,3 +211,18 @@ def test_a_market_wide_path_is_what_the_index_follows(path, sizes, churners):
     base = rows[0]["chain_level"]
     for row, factor in zip(rows, factors, strict=False):
         assert row["chain_level"] == pytest.approx(base * factor, rel=1e-4)
+
+
+def test_a_curated_tables_source_is_in_no_series():
+    # an archive whose commit times are edits (raw.crawls.calendar_signal false) says nothing of
+    # the day a price held: its offers stay out, the crawled vendors carry the index
+    curated = Offer("Curated", "k", [10, 10, 5, 5, 5], overrides={"crawl_id": "curated-1"})
+    con = connect()
+    load(con, [curated, Offer("Alpha", "a", flat(10, 5)), Offer("Bravo", "b", flat(10, 5))])
+    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                "calendar_signal) values ('curated-1', 'src_curated', 'archive', true, "
+                "'passed', 5, false)")
+    publish(con)
+    rows = series_rows(con, SERIES)
+    assert {r["vendors_listed"] for r in rows} == {2}
+    assert set(levels(rows)) == {10}
