@@ -50,8 +50,9 @@ def price_alerts(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> d
     except AlertConfigError as exc:   # names the file and the key; nothing written yet
         raise dg.Failure(description=str(exc)) from exc
     with duckdb.get_connection() as con:
-        # The resource closes the connection only when the block succeeds; a failed step must
-        # not keep holding the database file.
+        # A failed step must not keep holding the database file: the pipeline's resource
+        # (pipelines/resources.py, WorkingDuckDB) closes it however the block ends, and this
+        # closes it for a plain DuckDBResource too (the tests' own).
         try:
             detection = detect_alerts(con, rules)
             try:
