@@ -62,18 +62,19 @@ def export_command(out: Path | None, bom: bool, fmt: str, force: bool) -> None:
     from pipelines.publish import publish_feed
     from spiders.layout import export_dir
 
-    out = output_dir(out or export_dir(), "--out")
+    option = "--out" if out else "--data-dir"   # the default is under the data directory
+    out = output_dir(out or export_dir(), option)
     if fmt == "skypilot":
-        export_skypilot(out, force)
+        export_skypilot(out, force, option)
         return
     kinds = ("csv", "parquet") if fmt == "both" else (fmt,)
     written: list[tuple[Path, int]] = []
-    with published_db() as con, write_errors(out, "--out"):
+    with published_db() as con, write_errors(out, option):
         marts = [f"marts.{t}" for (t,) in con.execute(sql_text(__file__, "mart_tables"))
                  .fetchall()]
         if not marts:
             raise NoData("the published database has no marts yet: run `make run` first")
-        refuse_foreign(foreign_export_files(con, out, marts, kinds), "--out", force,
+        refuse_foreign(foreign_export_files(con, out, marts, kinds), option, force,
                        "mart export")
         out.mkdir(parents=True, exist_ok=True)
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -163,7 +164,7 @@ def parquet_columns(con, path: Path) -> list[str] | None:
         return None
 
 
-def export_skypilot(out: Path, force: bool = False) -> None:
+def export_skypilot(out: Path, force: bool = False, option: str = "--out") -> None:
     """<out>/skypilot/<source>/vms.csv for every source with hourly on-demand or spot offers:
     SkyPilot keeps one catalog per cloud, and one instance type in one region is one row, so
     each source gets its own file (a source is this project's cloud)."""
@@ -177,7 +178,7 @@ def export_skypilot(out: Path, force: bool = False) -> None:
     header = ",".join(SKYPILOT_COLUMNS.values())
     targets = [out / "skypilot" / str(source) / "vms.csv" for source in sorted(set(
         catalog["source"]))]
-    refuse_foreign(foreign_files(targets, lambda path: first_line(path) == header), "--out",
+    refuse_foreign(foreign_files(targets, lambda path: first_line(path) == header), option,
                    force, "SkyPilot catalog")
     listing = Table(title=f"SkyPilot catalogs in {out / 'skypilot'}", title_justify="left")
     listing.add_column("file")
@@ -185,7 +186,7 @@ def export_skypilot(out: Path, force: bool = False) -> None:
     for source, rows in catalog.groupby("source", sort=True):
         target = out / "skypilot" / str(source) / "vms.csv"
         body = rows[list(SKYPILOT_COLUMNS)].rename(columns=SKYPILOT_COLUMNS)
-        with write_errors(target, "--out"):
+        with write_errors(target, option):
             write_text_atomically(target, body.to_csv(index=False, lineterminator="\n"))
         listing.add_row(escape(str(target.relative_to(out))), f"{len(rows):,}")
     console.print(listing)
