@@ -58,8 +58,12 @@ UNHAPPY = {
         ["prices", "--kind", "rental"],                         # an unknown value
         ["report", "--out", "{foreign}"],                       # a file gpuprices did not write
         ["export", "--out", "{foreign}/sub"],                   # a path under a file
-        ["report", "--out", "/dev/full", "--force"]],           # a device, even with --force
-    3: [["prices"], ["claims"], ["export"]],                    # no published database yet
+        ["report", "--out", "/dev/full", "--force"],            # a device, even with --force
+        ["signals", "--region", " "], ["alerts", "--limit", "0"], ["ui", "--port", "0"],
+        ["check-sources", "--timeout", "0"], ["demo", "--months", "99"],
+        ["reject", "no-such-crawl", "--reason", "a test"]],     # an unknown crawl
+    3: [["prices"], ["claims"], ["export"], ["signals"], ["alerts"],   # no published database
+        ["report"]],
 }
 
 
