@@ -76,6 +76,17 @@ def sql_in(column: str, values: Sequence) -> str:
     return f"{column} in ({', '.join('?' for _ in values)})"
 
 
+def day_bounds(column: str, since, until) -> tuple[list[str], list[str]]:
+    """`column >= since` and `column <= until` (ISO dates or dates; None: no bound), as SQL
+    conditions and their parameters: the history's and the index's day range."""
+    where, params = [], []
+    for bound, op in ((since, ">="), (until, "<=")):
+        if bound is not None:
+            where.append(f"{column} {op} ?::date")
+            params.append(str(bound))
+    return where, params
+
+
 def card_filter(text: str, found: Filter) -> list[str]:
     """A card: a canonical model (`A100-80GB`), any vendor spelling the grammar reads
     (`a100-80g`, `RTX 4090D`, `H100 NVL`), or a family alone (`A100`, `4090`: every model of the

@@ -9,7 +9,7 @@ from datetime import date
 
 from pipelines.query.choices import KINDS, PERIODS, Spellings
 from pipelines.query.errors import UnknownValueError
-from pipelines.query.filters import sql_in
+from pipelines.query.filters import day_bounds, sql_in
 
 INDEX_TABLES = ("marts.price_index",)
 MARKETS = Spellings(lambda: {"china": ("cn", "中国", "国内", "cny"),
@@ -68,9 +68,6 @@ def index_query(con, card: str | None = None, market: str | None = None,
         if value is not None:
             where.append(f"{column} = ?")
             params.append(spellings.read(value, field))
-    for bound, op in ((since, ">="), (until, "<=")):
-        if bound is not None:
-            where.append(f"index_date {op} ?::date")
-            params.append(str(bound))
-    return (f"select * from marts.price_index where {' and '.join(where)} "
-            "order by series_id, index_date", params)
+    days, day_params = day_bounds("index_date", since, until)
+    return (f"select * from marts.price_index where {' and '.join([*where, *days])} "
+            "order by series_id, index_date", [*params, *day_params])

@@ -9,7 +9,7 @@ from datetime import date
 
 from pipelines.query.choices import Spellings
 from pipelines.query.errors import UnknownValueError
-from pipelines.query.filters import Filter, held_filter, offer_filter
+from pipelines.query.filters import Filter, day_bounds, held_filter, offer_filter
 
 # The tables the latest-prices query reads.
 LATEST_PRICES_TABLES = ("marts.latest_prices", "marts.price_outliers")
@@ -61,11 +61,8 @@ def price_history_query(found: Filter, since: str | date | None = None,
     """SQL and parameters for the daily history (marts.price_history) of the offers `found`
     matches among the latest prices, from `since` to `until` (local days, inclusive), ordered by
     card, vendor, offer and day."""
-    where = [f"offer_id in (select offer_id from marts.latest_prices where {found.sql})"]
-    params = list(found.params)
-    for bound, op in ((since, ">="), (until, "<=")):
-        if bound is not None:
-            where.append(f"local_date {op} ?::date")
-            params.append(str(bound))
+    days, day_params = day_bounds("local_date", since, until)
+    where = [f"offer_id in (select offer_id from marts.latest_prices where {found.sql})", *days]
+    params = [*found.params, *day_params]
     return (f"select * from marts.price_history where {' and '.join(where)} "
             "order by gpu_model, vendor, offer_id, local_date", params)
