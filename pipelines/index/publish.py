@@ -44,6 +44,17 @@ def read_rules(con: duckdb.DuckDBPyConnection) -> Rules:
     return Rules(**dict(zip(names, cursor.fetchone(), strict=True)))
 
 
+def _complete(days: pd.DataFrame, closed_through, published: set) -> bool:
+    """Whether every day the series would publish (its first usable day through its last listed
+    one, up to `closed_through`) has its row already: most runs of a day close no day."""
+    closed = days[days["index_date"] <= closed_through]
+    usable = closed[closed["fresh"] & ~closed["held"]]
+    if usable.empty:
+        return True
+    first, last = usable["index_date"].min(), closed["index_date"].max()
+    return all(first + timedelta(days=i) in published for i in range((last - first).days + 1))
+
+
 def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd.DataFrame,
                                                                                Publication]:
     """The rows to append (INDEX_COLUMNS), computed from the current inputs and the rows already
@@ -65,8 +76,11 @@ def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd
         first = days.iloc[0]
         series = {c: first[c] for c in SERIES_COLUMNS}
         closed_through = first["market_last_date"] - timedelta(days=1)
-        computed, replicate = series_days(series_id, days, closed_through, rules)
         already = published_by.get(series_id, published.iloc[0:0])
+        if _complete(days, closed_through, set(already["index_date"])):
+            report.rows[series_id] = 0     # every closed day has its row: nothing to compute
+            continue
+        computed, replicate = series_days(series_id, days, closed_through, rules)
         series_rows = chain_rows(series, computed, replicate, already, rules, published_at)
         report.rows[series_id] = len(series_rows)
         rows += series_rows
