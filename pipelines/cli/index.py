@@ -59,22 +59,28 @@ def _level_cell(row: dict) -> str:
             f"[dim]{row['level_low']:,.2f}–{row['level_high']:,.2f}[/]")
 
 
-def latest_table(rows: list[dict]) -> tuple[Table, list[dict]]:
-    """Each series' latest published day, with its 7- and 30-day change."""
+def latest_table(rows: list[dict], every_series: bool = False) -> tuple[Table, list[dict]]:
+    """Each series' latest published day, with its 7- and 30-day change; in the table only the
+    series that ever printed a level, unless `every_series` (the rows returned are all)."""
     latest: dict[str, dict] = {}
     for row in rows:
         latest[row["series_id"]] = row                   # rows come in day order
+    with_level = {r["series_id"] for r in rows if r["index_level"] is not None}
+    shown = [r for r in latest.values() if every_series or r["series_id"] in with_level]
+    hidden = len(latest) - len(shown)
+    note = (f"; {hidden} series never had enough evidence for a level (one vendor, mostly): "
+            "--all shows them" if hidden else "")
     table = Table(title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
                         "over the offers seen on both days, vendors weighted equally",
                   title_justify="left", title_style="bold", show_lines=False,
                   caption="level: the chained index in the market's currency (its base day's "
                           "listing median); interval: 90 % bootstrap over vendors; median: the "
-                          "plain median of the day's listings, for comparison",
+                          "plain median of the day's listings, for comparison" + note,
                   caption_justify="left")
     for name, justify in (("series", "left"), ("level", "right"), ("change", "right"),
                           ("listing median", "right"), ("evidence", "left")):
         table.add_column(name, justify=justify)
-    for row in latest.values():
+    for row in shown:
         changes = "\n".join(f"{label} {_pct(value)}" for label, value in (
             ("1d", row["change_pct"]), ("7d", _change_since(rows, row, 7)),
             ("30d", _change_since(rows, row, 30))))
@@ -109,10 +115,13 @@ def days_tables(rows: list[dict]) -> list[Table]:
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]),
               help="Show every day from this day on (YYYY-MM-DD) instead of the latest.")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="The last day shown.")
+@click.option("--all", "every_series", is_flag=True,
+              help="The table also lists the series that never had enough evidence for a level.")
 @click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
-              help="A table for people; csv or json (every column of marts.price_index).")
+              help="A table for people; csv or json (every column of marts.price_index, every "
+                   "series).")
 def index_command(card: str | None, market: str | None, kind: str | None, term: str | None,
-                  since, until, fmt: str) -> None:
+                  since, until, every_series: bool, fmt: str) -> None:
     """The GPU rental price index: is renting each card getting cheaper, and how fast?
 
     A matched-offer chained index per card class (A100-80GB, H100/H800 SXM, RTX4090 ...),
@@ -147,7 +156,7 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
         else:
             write_rows(shown, columns, fmt)
         return
-    table, latest = latest_table(rows)
+    table, latest = latest_table(rows, every_series)
     if fmt == "table":
         console.print(table)
     else:

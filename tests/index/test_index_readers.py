@@ -24,12 +24,14 @@ CUT = [10, 10, 10, 9, 9, 9, 9]
 
 
 def history() -> list[Offer]:
-    """An A100-80GB in China (three vendors, one cuts 10 % on day 4) and an H100 in the world."""
+    """An A100-80GB in China (three vendors, one cuts 10 % on day 4), an H100 in the world and
+    an RTX 4090 at one vendor only (never a level)."""
     china = [Offer("Alpha", "a", CUT), Offer("Bravo", "b", flat(12, 7)),
              Offer("Charlie", "c", flat(11, 7))]
     world = [Offer(v, f"h-{v}", flat(2 + i / 10, 7), currency="USD",
                    overrides={"gpu_model": "H100-80GB"}) for i, v in enumerate(("Delta", "Echo"))]
-    return china + world
+    solo = [Offer("Solo", "s", flat(2, 7), overrides={"gpu_model": "RTX4090-24GB"})]
+    return china + world + solo
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +65,7 @@ def test_the_api_returns_the_marts_rows(published):
 
 
 @pytest.mark.parametrize(("kwargs", "field"), [({"card": "Z9000"}, "card"),
-                                               ({"card": "RTX4090"}, "card"),
+                                               ({"card": "T4"}, "card"),
                                                ({"market": "mars"}, "market"),
                                                ({"kind": "lease"}, "kind"),
                                                ({"term": "fortnight"}, "term")])
@@ -123,3 +125,13 @@ def test_the_report_says_so_without_an_index(tmp_path):
         build(con, [row for offer in history() for row in offer.rows()])
     html = build_page(db, tmp_path / "report.html").path.read_text(encoding="utf-8")
     assert "No price index in this database yet" in html
+
+
+def test_the_table_leaves_out_series_that_never_had_a_level_unless_asked(published):
+    table = gpuprices(published, "index")
+    assert table.exit_code == 0
+    assert "RTX4090" not in table.output and "1 series never had enough evidence" in table.output
+    every = gpuprices(published, "index", "--all")
+    assert "RTX4090" in every.output and "1 vendor(s)" in every.output
+    rows = json.loads(gpuprices(published, "index", "--format", "json").stdout)
+    assert "RTX4090|china|on_demand|hour" in {r["series_id"] for r in rows}
