@@ -32,7 +32,11 @@ from pipelines.warehouse.sql_files import sql_text
 from spiders.layout import work_db_path
 from spiders.middlewares.raw_archive import RawArchive
 
-CHUNK_OFFERS = 200_000          # raw offers loaded before the pipeline normalizes them
+# Raw offers loaded before the pipeline normalizes them: a chunk is a batch, and the batch's
+# consistency stage compares each offer with every other of its source, card and kind
+# (pipelines/normalize/consistency.py, quadratic in the group): a year in one batch took ten
+# times as long as in chunks of this size.
+CHUNK_OFFERS = 20_000
 
 
 class BackfillBlocked(Exception):
@@ -51,10 +55,6 @@ class Stats:
     quarantined: int = 0         # of this run's offers, refused by normalization
     seconds: float = 0.0
     left_out: dict[str, int] = field(default_factory=dict)   # rows that are not offers, by why
-
-    @property
-    def commits(self) -> int:
-        return self.read
 
 
 Publish = Callable[[], tuple[bool, str]]          # normalize, check, publish pending crawls

@@ -1,7 +1,8 @@
 """Which versions of an archive's files a backfill reads: those committed in [since, until),
-of the clouds asked for (by the archive's name or the source's), one per file and `every` period (the period's last: what the file said
-when it ended), and for SkyPilot one schema version per cloud and commit (the newest the commit
-wrote: the catalog's fetcher writes the same prices into every schema it keeps). Pure."""
+of the clouds asked for (by the archive's name or the source's), one per file and `every`
+period (the period's last: what the file said when it ended), and for SkyPilot one schema
+version per cloud and commit (the newest the commit wrote: the catalog's fetcher writes the same
+prices into every schema it keeps). Pure."""
 
 from __future__ import annotations
 

@@ -3,6 +3,7 @@ whole hourly run and the test suite.
 
     python -m pipelines.tools.bench [--quick] [--year-offers 2000] [--skip-crawl]
                                     [--skip-growth] [--skip-run] [--skip-startup] [--suite]
+                                    [--skip-backfill]
                                     [--days 7,30,365] [--hours 3] [--repeats 2]
                                     [--offers-from DB] [--work-dir DIR] [--out FILE]
 
@@ -26,7 +27,11 @@ of issue 14's table (`figure`, `unit`, `value`, `target`, `met`, `gap`). The fig
       or Playwright;
   (g) `make test`'s pytest on a fresh clone of the committed repository: with `--suite` it is
       run and recorded in data/bench/suite-<UTC timestamp>.json; otherwise the last recorded
-      figure is reported (or "not measured").
+      figure is reported (or "not measured");
+  (h) `gpuprices backfill` on a year of a SkyPilot-format catalog (made up, 1,251 commits):
+      commits and rows per second, and the hourly run's cost (a crawl published, the models
+      updated) before and after that year lands under two days of crawled history
+      (`--skip-backfill`; `--quick`: 30 days).
 
 Each measured phase of (b)-(d) runs in a fresh Python process (`--phase`, internal), so its peak
 resident memory (`ru_maxrss`, DuckDB's included: it runs in-process) is that phase's alone, and
@@ -34,9 +39,9 @@ an hourly update starts cold, as an hourly Dagster run does. The simulated datab
 temporary directory (never prices.db) that is removed at the end.
 
 One module per part: `config` (sizes, targets), `crawl` (a), `phases` and `history` (b)-(d),
-`whole_run` (e), `startup` (f), `suite` (g), `targets` (figure against target), `report`
-(machine, printed tables), `run` (the whole bench, the JSON report) and `command` (the options;
-`__main__` runs it).
+`whole_run` (e), `startup` (f), `suite` (g), `backfill` (h), `targets` (figure against target),
+`report` (machine, printed tables), `run` (the whole bench, the JSON report) and `command` (the
+options; `__main__` runs it).
 """
 
 from pipelines.tools.bench.command import main, parse_args

@@ -42,6 +42,8 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, C
                         help="only the largest history size (skip (d))")
     parser.add_argument("--skip-run", action="store_true", help="skip (e), the whole run")
     parser.add_argument("--skip-startup", action="store_true", help="skip (f), CLI start-up")
+    parser.add_argument("--skip-backfill", action="store_true",
+                        help="skip (h), the backfill's rate and the hourly run around it")
     parser.add_argument("--suite", action="store_true",
                         help="(g) also time make test's pytest on a fresh clone of the committed "
                              "repository (minutes) and record it in data/bench/suite-*.json; "
@@ -62,6 +64,7 @@ def parse_args(argv: Sequence[str] | None = None) -> tuple[argparse.Namespace, C
                      repeats=max(1, args.repeats),
                      crawl=not args.skip_crawl, growth=not args.skip_growth,
                      whole_run=not args.skip_run, startup=not args.skip_startup,
+                     backfill=not args.skip_backfill,
                      suite=args.suite, offers_from=args.offers_from,
                      work_dir=args.work_dir)
     if config.offers < 1:

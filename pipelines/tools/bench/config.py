@@ -45,6 +45,10 @@ class Config:
     growth: bool = True
     whole_run: bool = True
     startup: bool = True
+    # (h) the backfill's rate and the hourly run around it: on from the command line
+    # (--skip-backfill turns it off), off for a Config built in code
+    backfill: bool = False
+    backfill_days: int = 365                    # days of catalog history backfilled
     startup_runs: int = 5                       # subprocess runs per command (median reported)
     suite: bool = False                         # time the test suite on a fresh clone (--suite)
     offers_from: Path | None = None             # a database's latest prices instead of the run's
@@ -56,7 +60,7 @@ class Config:
         return self.days if self.growth else self.days[-1:]
 
 
-QUICK = Config(offers=200, days=(7, 14, 30), startup_runs=3,
+QUICK = Config(offers=200, days=(7, 14, 30), startup_runs=3, backfill_days=30,
                crawl_pages={"html": 60, "json": 60, "playwright": 8}, quick=True)
 
 

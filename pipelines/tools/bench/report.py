@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pipelines.tools.bench.backfill import print_backfill
 from pipelines.tools.bench.config import GIB
 from spiders.layout import REPO_ROOT
 
@@ -141,6 +142,8 @@ def print_report(report: dict[str, Any]) -> None:
             if slow:
                 console.print("    slowest crawls: " + ", ".join(f"{k} {v:.0f} s" for v, k in slow))
     _print_startup_and_suite(console, report)
+    if report.get("backfill"):
+        print_backfill(console, report["backfill"])
     table = Table(title="targets (issue 14): figure, target, gap")
     for col in ("figure", "value", "target", "gap"):
         table.add_column(col)

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pipelines.tools.bench.backfill import backfill_bench
 from pipelines.tools.bench.config import Config, say
 from pipelines.tools.bench.crawl import crawl_bench
 from pipelines.tools.bench.history import bench_offers, history_bench
@@ -56,6 +57,8 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
             report["history"] = [history_bench(work, offers_file, days, config.incremental_hours,
                                                config.repeats)
                                  for days in config.sizes]
+        if config.backfill:
+            report["backfill"] = backfill_bench(work / "backfill", config.backfill_days)
     finally:
         if owned:
             shutil.rmtree(work, ignore_errors=True)
