@@ -109,6 +109,10 @@ def stop_group(pgid: int, grace_seconds: float = 20.0,
     if proc is not None:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=5)
+    # SIGKILL is delivered, not yet done: return once nothing of the group runs any more
+    deadline = time.monotonic() + 5
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def stop_recorded(run_dir: Path, name: str, grace_seconds: float = 20.0) -> bool:

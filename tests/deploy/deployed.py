@@ -5,6 +5,7 @@ evaluations), and waiting with a deadline for what the daemon does."""
 from __future__ import annotations
 
 import json
+import logging
 import time
 import urllib.request
 from collections.abc import Callable
@@ -104,6 +105,38 @@ class Deployed:
 
     def wait_finished(self, run_id: str, timeout: float = 420) -> dg.DagsterRun:
         return self.wait_status(run_id, FINISHED, timeout)
+
+    def succeeded(self, run_id: str, timeout: float = 420) -> bool:
+        """Waits for the run to finish; a failed run's assertion tells why (its steps' errors)."""
+        run = self.wait_finished(run_id, timeout)
+        assert run.status == dg.DagsterRunStatus.SUCCESS, (run_id, run.status,
+                                                           self.failure_story(run_id))
+        return True
+
+    def failure_story(self, run_id: str) -> list[str]:
+        """What the run's failures said: step failures, the run's failure, engine errors."""
+        story = []
+        for record in self.instance.get_records_for_run(run_id, limit=100_000).records:
+            entry = record.event_log_entry
+            event = entry.dagster_event
+            if event is None:
+                continue
+            if event.is_step_failure:
+                error = event.step_failure_data.error
+                story.append(f"{event.step_key}: {error.message if error else entry.message}")
+            elif event.event_type == dg.DagsterEventType.RUN_FAILURE or (
+                    event.event_type == dg.DagsterEventType.ENGINE_EVENT
+                    and entry.level >= logging.ERROR):
+                story.append(entry.message or "")
+        return story[-10:]
+
+    def wait_idle(self, timeout: float = 600) -> None:
+        """No run queued or in progress (a retry included): the next test starts from rest."""
+        busy = [dg.DagsterRunStatus.QUEUED, dg.DagsterRunStatus.NOT_STARTED,
+                dg.DagsterRunStatus.STARTING, dg.DagsterRunStatus.STARTED,
+                dg.DagsterRunStatus.CANCELING]
+        wait_for("every run finishes", lambda: not self.instance.get_runs(
+            dg.RunsFilter(statuses=busy)), timeout, every=1)
 
     def events(self, run_id: str, kind: dg.DagsterEventType) -> list:
         return self.instance.get_records_for_run(run_id=run_id, of_type=kind).records

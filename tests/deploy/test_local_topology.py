@@ -1,12 +1,15 @@
 """The hourly schedule as deployed (docs/deploy/: Postgres, the code server, the daemon, the
 webserver as separate processes on 127.0.0.1), ticking every minute (GPUPRICES_SCRAPE_CRON):
-what a deployment meets first. One topology for the module; each test starts the schedule,
-waits for the ticks it needs and stops it again, so the next test starts with an empty queue.
-The tests run in order and build on the runs before them (history, freshness).
+what a deployment meets first. One topology for the module and two timelines on it, each made
+once by a fixture, whose facts the tests check: a first tick on an empty data directory, then
+the overlap: a tick's run held at its start while the daemon is SIGKILLed and restarted and the
+next tick fires, a source's page broken, the held run's worker SIGKILLed mid-step, and the runs
+after it (the next tick's, the killed run's retry) landing.
 
 Holding the data directory's lock (pipelines/run_lock.py) from the test makes a launched run
 wait at its start for as long as the test likes: that is how a tick is made to fire while the
-previous run is still running, and how the daemon is restarted mid-run."""
+previous run is still running, and how the daemon is restarted mid-run. Minute ticks are the
+clock here, so the timelines share them instead of waiting for ticks of their own."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import os
 import shutil
 import signal
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -81,12 +85,28 @@ def materialized_at(deployed: Deployed, run_id: str, key: list[str]) -> float:
     return stamp
 
 
-def test_a_tick_launches_a_run_through_the_queue_that_publishes_the_database(deployed):
+@pytest.fixture(scope="module")
+def first_tick(deployed) -> dg.DagsterRun:
+    """The schedule switched on until its first tick, on an empty data directory."""
     deployed.set_schedule(True)
     run = deployed.new_scheduled_run(after=set())
     deployed.set_schedule(False)
-    run = deployed.wait_finished(run.run_id)
-    assert run.status == dg.DagsterRunStatus.SUCCESS
+    assert deployed.succeeded(run.run_id)
+    run = deployed.run(run.run_id)
+    tick = tick_time(run).timestamp()
+    deployed.figures["tick -> published prices.db (s)"] = (
+        materialized_at(deployed, run.run_id, ["feeds", "prices_db"]) - tick)
+    deployed.figures["tick -> run start (s)"] = (
+        deployed.instance.get_run_record_by_id(run.run_id).start_time - tick)
+    # what a run writes to Postgres: the cost of putting the storage on another machine
+    deployed.figures["events stored per run"] = len(
+        deployed.instance.get_records_for_run(run.run_id, limit=100_000).records)
+    return run
+
+
+def test_a_tick_launches_a_run_through_the_queue_that_publishes_the_database(deployed,
+                                                                             first_tick):
+    run = first_tick
     assert run.tags["dagster/code_location"] == LOCATION   # what the run queue's limit counts
     kinds = [r.event_log_entry.dagster_event_type for r in
              deployed.instance.get_records_for_run(run.run_id).records]
@@ -96,76 +116,87 @@ def test_a_tick_launches_a_run_through_the_queue_that_publishes_the_database(dep
     sources = dict(published(deployed, "select source, count(*) from observations group by 1"))
     assert len(sources) > 10 and sum(sources.values()) > 500
     assert {"azure", BROKEN_SOURCE} <= set(sources)
-    tick = tick_time(run).timestamp()
-    deployed.figures["tick -> published prices.db (s)"] = (
-        materialized_at(deployed, run.run_id, ["feeds", "prices_db"]) - tick)
-    deployed.figures["tick -> run start (s)"] = (
-        deployed.instance.get_run_record_by_id(run.run_id).start_time - tick)
-    assert (deployed.data_dir / "prices.db").stat().st_mtime > tick
-    # what a run writes to Postgres: the cost of putting the storage on another machine
-    deployed.figures["events stored per run"] = len(
-        deployed.instance.get_records_for_run(run.run_id, limit=100_000).records)
+    assert (deployed.data_dir / "prices.db").stat().st_mtime > tick_time(run).timestamp()
 
 
-def test_a_tick_while_a_run_runs_queues_and_a_killed_worker_fails_its_run(deployed):
-    """The next tick's run waits in the queue (one run of the location at a time) while the
-    first runs; the first run's worker SIGKILLed mid-step: the run is marked failed, the queue
-    moves on, and the runs after it land everything (the lock the dead worker held is free)."""
-    before = {r.run_id for r in deployed.scheduled_runs()}
+@dataclass(frozen=True)
+class Overlap:
+    held: dg.DagsterRun                 # the tick's run held at its start, later SIGKILLed
+    next_tick: dg.DagsterRun            # the tick that fired while it was held
+    retry: dg.DagsterRun                # the killed run's retry (run_retries: 1)
+    statuses_while_held: tuple[dg.DagsterRunStatus, dg.DagsterRunStatus]
+    daemon_restarted_at: datetime
+    stale_before: list[str]
+    before: frozenset[str]              # the scheduled runs before the overlap
+
+
+@pytest.fixture(scope="module")
+def overlap(deployed, first_tick) -> Overlap:
+    deployed.wait_idle()
+    stale_before = stale_sources(deployed, first_tick.run_id)
+    before = frozenset(r.run_id for r in deployed.scheduled_runs())
     with run_lock(deployed.data_dir, "tests/deploy: holding the run back", 0):
         deployed.set_schedule(True)
-        first = deployed.new_scheduled_run(after=before)
-        deployed.wait_status(first.run_id, {dg.DagsterRunStatus.STARTED}, 120)
-        second = deployed.new_scheduled_run(after=before | {first.run_id})
+        held = deployed.new_scheduled_run(after=set(before))
+        deployed.wait_status(held.run_id, {dg.DagsterRunStatus.STARTED}, 120)
+        daemon = deployed.topology.procs.pop("daemon")
+        os.killpg(daemon.pid, signal.SIGKILL)
+        daemon.wait(30)
+        deployed.topology.start_service("daemon")
+        restarted_at = datetime.now(UTC)
+        next_tick = deployed.new_scheduled_run(after=set(before) | {held.run_id})
         deployed.set_schedule(False)
         time.sleep(12)   # two dequeue intervals (run_queue.dequeue_interval_seconds: 5)
-        assert deployed.run(second.run_id).status == dg.DagsterRunStatus.QUEUED
-        assert deployed.run(first.run_id).status == dg.DagsterRunStatus.STARTED
-    pid = deployed.worker_pid(first.run_id)   # reported once it holds the lock
-    wait_for("the first run starts its first step", lambda: deployed.events(
-        first.run_id, dg.DagsterEventType.STEP_START), 120)
-    time.sleep(2)    # inside the crawl
-    os.kill(pid, signal.SIGKILL)
-    killed = time.monotonic()
-    failed = deployed.wait_status(first.run_id, {dg.DagsterRunStatus.FAILURE},
-                                  KILLED_RUN_FAILED_WITHIN)
-    deployed.figures["SIGKILL -> run marked failed (s)"] = time.monotonic() - killed
-    assert failed.status == dg.DagsterRunStatus.FAILURE
-    # the queue moves on: the queued tick's run, and the failed run's one retry (run_retries)
-    retry = wait_for("the killed run is retried", lambda: deployed.retries_of(first.run_id), 120)
-    for run_id in (second.run_id, retry[0].run_id):
-        assert deployed.wait_finished(run_id).status == dg.DagsterRunStatus.SUCCESS, run_id
-    # the runs after it landed their crawls, and nothing is left half-loaded: no passing crawl
-    # of any run (the killed one's included) is still pending
+        statuses = (deployed.run(held.run_id).status, deployed.run(next_tick.run_id).status)
+        break_source(deployed.snapshots)
+    try:
+        pid = deployed.worker_pid(held.run_id)   # reported once it holds the lock
+        wait_for("the held run starts its first step", lambda: deployed.events(
+            held.run_id, dg.DagsterEventType.STEP_START), 120)
+        time.sleep(2)    # inside the crawl
+        os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        deployed.wait_status(held.run_id, {dg.DagsterRunStatus.FAILURE},
+                             KILLED_RUN_FAILED_WITHIN)
+        deployed.figures["SIGKILL -> run marked failed (s)"] = time.monotonic() - killed
+        [retry] = wait_for("the killed run is retried",
+                           lambda: deployed.retries_of(held.run_id), 120)
+        deployed.wait_idle()
+    finally:
+        shutil.copy(SNAPSHOT_DIR / BROKEN_SOURCE / "gpu_price.html",
+                    deployed.snapshots / BROKEN_SOURCE / "gpu_price.html")
+    return Overlap(deployed.run(held.run_id), deployed.run(next_tick.run_id),
+                   deployed.run(retry.run_id), statuses, restarted_at, stale_before or [],
+                   before)
+
+
+def test_a_tick_while_a_run_runs_queues_its_run(overlap):
+    assert overlap.statuses_while_held == (dg.DagsterRunStatus.STARTED,
+                                           dg.DagsterRunStatus.QUEUED)
+
+
+def test_a_killed_run_worker_fails_its_run_and_the_runs_after_it_land(deployed, overlap):
+    """SIGKILL mid-step: the run is marked failed, the queue moves on to the next tick's run and
+    the retry, and both land everything (the lock the dead worker held is free)."""
+    assert overlap.held.status == dg.DagsterRunStatus.FAILURE
+    for run in (overlap.next_tick, overlap.retry):
+        assert deployed.succeeded(run.run_id)
     landed = dict(published(deployed, "select run_id, count(*) from raw.crawls where passed "
                                       "and normalized_at is not null group by 1"))
-    assert landed.get(second.run_id, 0) > 10 and landed.get(retry[0].run_id, 0) > 10, landed
+    for run in (overlap.next_tick, overlap.retry):
+        assert landed.get(run.run_id, 0) > 10, landed
+    # nothing half-loaded: no passing crawl of any run (the killed one's included) is pending
     assert published(deployed, "select count(*) from raw.crawls where passed "
                                "and normalized_at is null") == [(0,)]
 
 
-def test_the_daemon_killed_mid_run_resumes_ticking_without_duplicate_runs(deployed):
-    before = {r.run_id for r in deployed.scheduled_runs()}
-    with run_lock(deployed.data_dir, "tests/deploy: holding the run back", 0):
-        deployed.set_schedule(True)
-        running = deployed.new_scheduled_run(after=before)
-        deployed.wait_status(running.run_id, {dg.DagsterRunStatus.STARTED}, 120)
-        daemon = deployed.topology.procs["daemon"]
-        os.killpg(daemon.pid, signal.SIGKILL)
-        daemon.wait(30)
-        deployed.topology.procs.pop("daemon")
-        deployed.topology.start_service("daemon")
-        after_restart = datetime.now(UTC)
-        resumed = wait_for("a tick after the restart", lambda: [
-            r for r in deployed.scheduled_runs() if tick_time(r) > after_restart], 150)
-        deployed.set_schedule(False)
-    assert deployed.wait_finished(running.run_id).status == dg.DagsterRunStatus.SUCCESS
-    for run in deployed.scheduled_runs():
-        if run.run_id not in before:
-            assert deployed.wait_finished(run.run_id).status == dg.DagsterRunStatus.SUCCESS
-    assert resumed
+def test_the_daemon_killed_mid_run_ticks_on_without_duplicate_runs(deployed, overlap):
+    # the held run lived on in the code server while the daemon was dead
+    assert overlap.statuses_while_held[0] == dg.DagsterRunStatus.STARTED
+    assert overlap.next_tick.run_id not in overlap.before     # a tick after the restart
     ticks = [r.tags[SCHEDULED_EXECUTION_TIME_TAG] for r in deployed.scheduled_runs()]
     assert len(ticks) == len(set(ticks)), sorted(ticks)   # one run per tick, restarts or not
+    assert len(ticks) == len(overlap.before) + 2
 
 
 def break_source(snapshots: Path) -> None:
@@ -183,32 +214,16 @@ def stale_sources(deployed: Deployed, run_id: str) -> list[str] | None:
     return None
 
 
-def test_a_source_failing_beyond_the_freshness_window_raises_the_alerts(deployed):
-    """The failed-source sensor tells people at its first failed crawl (once: the same reason
-    again is not sent twice), and once it has failed for longer than GPUPRICES_FRESHNESS_HOURS
-    the freshness check names it stale; the runs still succeed (both are warnings)."""
-    runs = deployed.scheduled_runs()
-    before = {r.run_id for r in runs}
-    # what was stale already: sources never crawled (a token-only source without its key)
-    already = stale_sources(deployed, runs[-1].run_id)
-    assert already is not None and BROKEN_SOURCE not in already
-    break_source(deployed.snapshots)
-    deployed.set_schedule(True)
-    try:
-        def stale_run():
-            for run in deployed.scheduled_runs():
-                if run.run_id not in before and run.status in (dg.DagsterRunStatus.SUCCESS,
-                                                               dg.DagsterRunStatus.FAILURE):
-                    assert run.status == dg.DagsterRunStatus.SUCCESS, run.run_id
-                    if BROKEN_SOURCE in (stale_sources(deployed, run.run_id) or []):
-                        return run
-            return None
-        run = wait_for(f"{BROKEN_SOURCE} named stale", stale_run, 420, every=2)
-    finally:
-        deployed.set_schedule(False)
-        shutil.copy(SNAPSHOT_DIR / BROKEN_SOURCE / "gpu_price.html",
-                    deployed.snapshots / BROKEN_SOURCE / "gpu_price.html")
-    assert stale_sources(deployed, run.run_id) == sorted([*already, BROKEN_SOURCE])
+def test_a_source_failing_beyond_the_freshness_window_is_stale_and_alerts(deployed, overlap):
+    """The source broke after its last good crawl in the first tick's run, more than
+    GPUPRICES_FRESHNESS_HOURS before the runs after the overlap: they name it stale (beside
+    the sources never crawled, a token-only source without its key), and the failed-source
+    sensor tells people, once for the same failure; the runs still succeed (both warnings)."""
+    assert BROKEN_SOURCE not in overlap.stale_before
+    for run in (overlap.next_tick, overlap.retry):
+        assert deployed.succeeded(run.run_id)
+        assert stale_sources(deployed, run.run_id) == sorted(
+            [*overlap.stale_before, BROKEN_SOURCE])
     notices = wait_for("the failed-source notice arrives", lambda: [
         p["json"] for p in deployed.receiver.posts
         if FAILED_SOURCES_TITLE in p["json"].get("title", "")], 90)

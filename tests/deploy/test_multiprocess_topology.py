@@ -59,7 +59,7 @@ def test_multiprocess_under_the_daemon_builds_the_same_tables_as_in_process(
         run = multiprocess.wait_finished(run_id, timeout=900)
         in_process = reference.result()
     assert in_process.returncode == 0, in_process.stdout + in_process.stderr[-3000:]
-    assert run.status == dg.DagsterRunStatus.SUCCESS
+    assert multiprocess.succeeded(run.run_id)
     kinds = [e.dagster_event_type for e in multiprocess.instance.all_logs(run_id)
              if e.is_dagster_event]
     assert dg.DagsterEventType.RUN_ENQUEUED in kinds   # through the queue, not launched directly
