@@ -10,7 +10,7 @@ from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.filters import option_errors
-from pipelines.cli.options import CARD_HELP, FORMATS
+from pipelines.cli.options import CARD_HELP, FORMATS, TEXT
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
@@ -107,11 +107,13 @@ def days_tables(rows: list[dict]) -> list[Table]:
 
 
 @click.command("index")
-@click.option("--card", help=CARD_HELP)
-@click.option("--market", help="china (offers listed in CNY) or world (listed in USD); also CN, "
-                               "中国, global ...")
-@click.option("--kind", help="on_demand, spot, reserved (按需, 竞价 ...).")
-@click.option("--term", help="The billing period of the series: hour, day, month ... (包月 ...).")
+@click.option("--card", type=TEXT, help=CARD_HELP)
+@click.option("--market", type=TEXT,
+              help="china (offers listed in CNY) or world (listed in USD); also CN, 中国, "
+                   "global ...")
+@click.option("--kind", type=TEXT, help="on_demand, spot, reserved (按需, 竞价 ...).")
+@click.option("--term", type=TEXT,
+              help="The billing period of the series: hour, day, month ... (包月 ...).")
 @click.option("--since", type=click.DateTime(["%Y-%m-%d"]),
               help="Show every day from this day on (YYYY-MM-DD) instead of the latest.")
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="The last day shown.")

@@ -1,6 +1,7 @@
 -- The price index's hourly series of the report's cards (marts.price_index; the rows of the
--- method that published last): each day's level and interval and the day's listing median, as percent of
--- the series' base day (its level and its median), so markets in CNY and USD share an axis.
+-- method that published last): each day's level and interval and the day's listing median, as
+-- percent of the series' base day (its level and its median), so markets in CNY and USD share
+-- an axis.
 select
     p.index_card,
     p.market,

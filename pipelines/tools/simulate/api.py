@@ -104,10 +104,9 @@ def _fresh_database(path: Path) -> duckdb.DuckDBPyConnection:
 def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[ModelBuild]:
     """Every dbt_like_sql model in dependency order (incremental ones incrementally unless
     `full`), then the price index's new days (marts.price_index, appended)."""
+    from pipelines.index import INDEX_TABLE, publish_index
     from pipelines.warehouse.sql_models import load_models, run_model
     from spiders.layout import SQL_DIR
-
-    from pipelines.index import INDEX_TABLE, publish_index
 
     builds = []
     for model in load_models(SQL_DIR):
