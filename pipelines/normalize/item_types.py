@@ -11,6 +11,8 @@ its own reader.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from pipelines.normalize.quarantine import Quarantined
 
 TEXT = (str,)
@@ -59,7 +61,7 @@ def holds(value: object, allowed: tuple[type, ...]) -> bool:
 
 def type_problems(item: object) -> list[str]:
     """Every field of `item` whose value is not of its type, in words; [] when all are."""
-    if not isinstance(item, dict):
+    if not isinstance(item, Mapping):       # a dict, or the spiders' RawOffer (a scrapy Item)
         return [f"the item is {json_name(item)}, not an object: {shown(item)}"]
     problems = []
     for field, allowed in FIELD_TYPES.items():

@@ -44,10 +44,13 @@ def _database(path: Path, crawl: str = "c1", hours: int = 1) -> Path:
             row = list(OBSERVATION)
             row[0] = f"2026-11-28 {9 + hour:02d}:10:00+00"
             row[1] = f"2026-11-28 {9 + hour:02d}:00:00+00"
-            # the 28 columns of the first release, then the machine's specs (not stated), how
-            # the source reached the offer (null: direct) and its calendar (null: the rule)
-            con.execute(f"insert into observations values ({', '.join(['?'] * 33)})",
-                        [*row, crawl_id, None, None, None, None, None])
+            # the 28 columns of the first release, then every later one null (the machine's
+            # specs, how the source reached the offer, its calendar, a backfill's provenance)
+            width = con.execute("select count(*) from duckdb_columns() where schema_name = "
+                                "'main' and table_name = 'observations'").fetchone()[0]
+            values = [*row, crawl_id]
+            values += [None] * (width - len(values))
+            con.execute(f"insert into observations values ({', '.join(['?'] * width)})", values)
             con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, "
                         "normalized_at, normalized_rows) values (?, 'azure', 'replay', true, 1, "
                         "now(), 1)", [crawl_id])
