@@ -104,6 +104,7 @@ def test_the_run_summary_exits_as_documented(statuses, failed_step, code, monkey
     crawls = [(f"s{n}", status, 1, 1, 0, [] if status == "passed" else ["HTTP 503 x1"], None)
               for n, status in enumerate(statuses)]
     monkeypatch.setattr(summary, "run_rows", lambda run_id: (crawls, [], (2, 2), []))
+    monkeypatch.setattr(summary.console, "width", 400)     # a long tmp path is not wrapped
     with summary.console.capture() as captured:
         assert summary.print_summary(fake_run(statuses, failed_step)) == code
     text = " ".join(captured.get().split())
