@@ -67,6 +67,11 @@ def churn_clones(df: pd.DataFrame, effects: Sequence, keys: np.ndarray
     return grown, out
 
 
+def typo_offer(df: pd.DataFrame, source: str) -> int:
+    """The row of the offer a Typo of `source` mistypes: the source's first by offer_id."""
+    return int(df["offer_id"].where(df["source"] == source).dropna().sort_values().index[0])
+
+
 def plan_index_effects(df: pd.DataFrame, effects: Sequence, known: list[str],
                        cycles: list[tuple[OfferChurn, np.ndarray, np.ndarray]]) -> IndexPlan:
     plan = IndexPlan(cycles=[(c.days, members, phase) for c, members, phase in cycles])
@@ -80,9 +85,8 @@ def plan_index_effects(df: pd.DataFrame, effects: Sequence, known: list[str],
             plan.outages.append((start, start + int(effect.days * 86400), sources == effect.source))
         elif isinstance(effect, Typo):
             start = int(effect.at.timestamp())
-            ids = df["offer_id"].where(df["source"] == effect.source)
-            first = ids.dropna().sort_values().index[0]
-            plan.typos.append((effect.factor, start, start + effect.hours * 3600, int(first)))
+            plan.typos.append((effect.factor, start, start + effect.hours * 3600,
+                               typo_offer(df, effect.source)))
     return plan
 
 

@@ -27,7 +27,12 @@ from pipelines.tools.simulate.effects import (
     Trend,
     Typo,
 )
-from pipelines.tools.simulate.index_effects import IndexPlan, churn_clones, plan_index_effects
+from pipelines.tools.simulate.index_effects import (
+    IndexPlan,
+    churn_clones,
+    plan_index_effects,
+    typo_offer,
+)
 from pipelines.tools.simulate.offers import as_frame
 from pipelines.tools.simulate.randomness import (
     S_ABLOCK,
@@ -308,8 +313,7 @@ def _index_truth(effect, df: pd.DataFrame, sources: np.ndarray) -> list[dict]:
                           detail={"days": effect.days, "share": effect.share})
     members = sources == effect.source
     if isinstance(effect, Typo):
-        first = df["offer_id"].where(members).dropna().sort_values().index[0]
-        members = np.arange(len(df)) == first
+        members = np.arange(len(df)) == typo_offer(df, effect.source)
         return truth_rows("typo", df, members, starts_at=_iso(effect.at),
                           detail={"factor": effect.factor, "hours": effect.hours})
     return truth_rows("outage", df, members, starts_at=_iso(effect.at),
