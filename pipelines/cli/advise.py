@@ -33,6 +33,7 @@ from pipelines.advisor import (
 )
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.options import MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
+from pipelines.cli.output import make_console
 from pipelines.cli.published import published_db
 from pipelines.display import plain_value
 
@@ -243,7 +244,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
             answer["explain"] = explain_lines()
         click.echo(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
-        _print_table(Console(highlight=False, file=sys.stdout), advice, shown, explain)
+        _print_table(make_console(file=sys.stdout), advice, shown, explain)
     if not advice.options:
         reasons = ", ".join(f"{r} ({n})" for r, n in advice.excluded.most_common())
         raise NoData(f"no current offer fits {workload.describe()} "

@@ -15,6 +15,7 @@ import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED
+from pipelines.cli.options import TEXT, NonEmptyPath
 from pipelines.cli.output import console
 from pipelines.cli.run import hold_run_lock, refuse_unless_ready_to_write
 
@@ -35,17 +36,18 @@ def _day(value: str | None, option: str) -> datetime | None:
 
 @click.command("backfill")
 @click.argument("archive", type=click.Choice(ARCHIVE_NAMES))
-@click.argument("path", type=click.Path(exists=True, file_okay=False))
-@click.option("--since", metavar="DATE", help="Only commits from this UTC day on (YYYY-MM-DD).")
-@click.option("--until", metavar="DATE", help="Only commits before this UTC day.")
-@click.option("--clouds", metavar="A,B", default="",
+@click.argument("path", type=NonEmptyPath(exists=True, file_okay=False))
+@click.option("--since", type=TEXT, metavar="DATE",
+              help="Only commits from this UTC day on (YYYY-MM-DD).")
+@click.option("--until", type=TEXT, metavar="DATE", help="Only commits before this UTC day.")
+@click.option("--clouds", type=TEXT, metavar="A,B",
               help="Only these clouds (e.g. aws,gcp; the source name's part after the colon).")
 @click.option("--every", type=click.Choice(EVERY_CHOICES), default="hour", show_default=True,
               help="Read one version per file and hour (or day; or every commit).")
 @click.option("--no-build", is_flag=True,
               help="Load the observations only; the next run builds the models.")
 def backfill_command(archive: str, path: str, since: str | None, until: str | None,
-                     clouds: str, every: str, no_build: bool) -> None:
+                     clouds: str | None, every: str, no_build: bool) -> None:
     """Load real price history from a local clone of a public price archive.
 
     Walks the git history of the archive's files (not the working tree) and loads every row of
@@ -64,7 +66,7 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
         raise click.UsageError("--since must be before --until")
     hold_run_lock(f"gpuprices backfill {archive}")
     refuse_unless_ready_to_write()
-    wanted = tuple(c.strip().lower() for c in clouds.split(",") if c.strip())
+    wanted = tuple(c.strip().lower() for c in (clouds or "").split(",") if c.strip())
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("commits, {task.fields[offers]:,} offers"), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as bar:

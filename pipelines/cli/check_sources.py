@@ -199,9 +199,10 @@ def check_sources_command(ctx: click.Context, live: bool, sources: tuple[str, ..
 
 
 def _print_table(results: list[SourceCheck], mode: str) -> None:
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
+
+    from pipelines.cli.output import make_console
 
     table = Table(title=f"sources ({mode}: one page of offers each)", show_lines=True)
     for column in ("source", "verdict", "offers", "page", "reasons"):
@@ -219,7 +220,7 @@ def _print_table(results: list[SourceCheck], mode: str) -> None:
             page += f" (+{r.pages_not_fetched} pages not fetched)"
         table.add_row(r.source, f"[{STYLES[r.status]}]{r.status}[/]", offers, page,
                       escape("; ".join(r.reasons)))
-    console = Console(highlight=False)
+    console = make_console()
     console.print(table)
     counts = {s: sum(r.status == s for r in results) for s in STYLES}
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))

@@ -10,7 +10,25 @@ from rich.console import Console
 from pipelines.display import plain_value
 from pipelines.feed_cells import spreadsheet_safe
 
-console = Console(stderr=False, highlight=False)
+
+class LineConsole(Console):
+    """A console that, when its output is not a terminal (a log, a pipe, a test), writes each
+    message as one line: rich would otherwise fold a long message at 80 columns, inside a path
+    or a file name, so the log holds "alerts.\ntoml" and a grep for the file finds nothing.
+    Tables still fit the width; on a terminal, messages wrap as rich wraps them."""
+
+    def print(self, *objects, soft_wrap: bool | None = None, **options) -> None:
+        if soft_wrap is None:
+            soft_wrap = not self.is_terminal
+        super().print(*objects, soft_wrap=soft_wrap, **options)
+
+
+def make_console(**options) -> Console:
+    """The console every command prints through (the `console` below, or one of its own file)."""
+    return LineConsole(highlight=False, **options)
+
+
+console = make_console(stderr=False)
 
 
 def write_rows(rows: list[dict], columns: list[str], fmt: str) -> None:

@@ -224,7 +224,6 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
     then, and the effects you switch on are injected exactly. Then every SQL model is built on the
     simulated history, so each signal can be checked against the truth you injected.
     """
-    from rich.console import Console
     from rich.markup import escape
     from rich.progress import (
         BarColumn,
@@ -235,10 +234,11 @@ def simulate_command(db: Path | None, start: datetime | None, months: int, days:
     )
     from rich.table import Table
 
+    from pipelines.cli.output import make_console
     from pipelines.warehouse.sql_models import SqlModelError
     from spiders.layout import data_dir
 
-    console = Console(highlight=False)
+    console = make_console()
     path = db or data_dir() / DEFAULT_DB_NAME
     try:
         check_target(path)

@@ -14,8 +14,6 @@ from tests.cli.output_walk import command, main
 
 # Options of commands other work is still adding; each is checked once its owner moves it to the
 # shared types (pipelines/cli/options.py), and this list may only shrink.
-PENDING = {("backfill", "--since"), ("backfill", "--until"), ("backfill", "--clouds"),
-           ("backfill", "path")}
 
 
 def every_param() -> list[tuple[str, click.Parameter]]:
@@ -70,17 +68,11 @@ def test_the_bound_is_in_the_help_and_in_the_error(name, param):
 
 @pytest.mark.parametrize(("name", "param"), TEXTUAL, ids=lambda v: getattr(v, "name", v))
 def test_empty_text_and_paths_are_usage_errors(name, param):
-    if label(name, param) in PENDING:
-        pytest.skip("pending: its command's own work moves it to the shared types")
     assert isinstance(param.type, NonEmptyText | NonEmptyPath), \
         f"{name} {param.opts}: use options.TEXT or NonEmptyPath"
     for empty in ("", "  "):
         with pytest.raises(click.UsageError, match="is empty"):
             param.type.convert(empty, param, click.Context(main))
-
-
-def test_pending_options_still_exist():
-    assert {label(n, p) for n, p in TEXTUAL} >= PENDING
 
 
 @pytest.mark.parametrize(("args", "words"), [
