@@ -16,30 +16,19 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+import pycountry
+
 _CSV = Path(__file__).with_name("regions.csv")
 _COLUMNS = ["vendor", "alias", "region_code", "country", "province_or_state", "city",
             "is_tier1_city", "note"]
 TIER1_CITIES = frozenset({"Beijing", "Shanghai", "Guangzhou", "Shenzhen"})
-_ISO_COUNTRIES = frozenset({
-    "AD", "AE", "AF", "AG", "AI", "AL", "AM", "AO", "AQ", "AR", "AS", "AT", "AU", "AW",
-    "AX", "AZ", "BA", "BB", "BD", "BE", "BF", "BG", "BH", "BI", "BJ", "BL", "BM", "BN",
-    "BO", "BQ", "BR", "BS", "BT", "BV", "BW", "BY", "BZ", "CA", "CC", "CD", "CF", "CG",
-    "CH", "CI", "CK", "CL", "CM", "CN", "CO", "CR", "CU", "CV", "CW", "CX", "CY", "CZ",
-    "DE", "DJ", "DK", "DM", "DO", "DZ", "EC", "EE", "EG", "EH", "ER", "ES", "ET", "FI",
-    "FJ", "FK", "FM", "FO", "FR", "GA", "GB", "GD", "GE", "GF", "GG", "GH", "GI", "GL",
-    "GM", "GN", "GP", "GQ", "GR", "GS", "GT", "GU", "GW", "GY", "HK", "HM", "HN", "HR",
-    "HT", "HU", "ID", "IE", "IL", "IM", "IN", "IO", "IQ", "IR", "IS", "IT", "JE", "JM",
-    "JO", "JP", "KE", "KG", "KH", "KI", "KM", "KN", "KP", "KR", "KW", "KY", "KZ", "LA",
-    "LB", "LC", "LI", "LK", "LR", "LS", "LT", "LU", "LV", "LY", "MA", "MC", "MD", "ME",
-    "MF", "MG", "MH", "MK", "ML", "MM", "MN", "MO", "MP", "MQ", "MR", "MS", "MT", "MU",
-    "MV", "MW", "MX", "MY", "MZ", "NA", "NC", "NE", "NF", "NG", "NI", "NL", "NO", "NP",
-    "NR", "NU", "NZ", "OM", "PA", "PE", "PF", "PG", "PH", "PK", "PL", "PM", "PN", "PR",
-    "PS", "PT", "PW", "PY", "QA", "RE", "RO", "RS", "RU", "RW", "SA", "SB", "SC", "SD",
-    "SE", "SG", "SH", "SI", "SJ", "SK", "SL", "SM", "SN", "SO", "SR", "SS", "ST", "SV",
-    "SX", "SY", "SZ", "TC", "TD", "TF", "TG", "TH", "TJ", "TK", "TL", "TM", "TN", "TO",
-    "TR", "TT", "TV", "TW", "TZ", "UA", "UG", "UM", "US", "UY", "UZ", "VA", "VC", "VE",
-    "VG", "VI", "VN", "VU", "WF", "WS", "YE", "YT", "ZA", "ZM", "ZW",
-})
+_ISO_COUNTRIES = frozenset(country.alpha_2 for country in pycountry.countries)
+# Areas a listing may give instead of a place: an offer cannot be placed in one country from them.
+_AREAS = frozenset({"europe", "eu", "north america", "south america", "latin america", "latam",
+                    "americas", "asia", "apac", "asia pacific", "emea", "middle east", "africa",
+                    "oceania", "global", "worldwide", "multiple", "multi region"})
+# Separators of a list of places: "Finland, Iceland", "US/Europe", "Switzerland & Germany".
+_LIST_RE = re.compile(r"\s*(?:[,/&;+]|\band\b)\s*", re.IGNORECASE)
 # Other spellings of the same place: "江苏省" -> 江苏, "Jiangsu Province" -> jiangsu.
 _SPELLING_SUFFIX_RE = re.compile(r"^(.+?)(?:省|市|特别行政区|壮族自治区|回族自治区|维吾尔自治区|"
                                  r"自治区| province| city)$")
@@ -137,6 +126,20 @@ def _table() -> dict[tuple[str, str], Region]:
     return table
 
 
+@lru_cache(maxsize=1)
+def _country_names() -> dict[str, str]:
+    """ISO 3166 short, common and official names, normalized -> alpha-2: "italy" -> IT,
+    "korea, republic of" and "south korea" -> KR (names only: a three-letter code such as
+    "FRA" is Frankfurt's airport as often as France)."""
+    names: dict[str, str] = {}
+    for country in pycountry.countries:
+        for name in (country.name, getattr(country, "common_name", None),
+                     getattr(country, "official_name", None)):
+            if name:
+                names.setdefault(_norm(name), country.alpha_2)
+    return names
+
+
 def _lookup(key: str, vendor: str | None) -> Region | None:
     """Vendor row, else generic row; with no vendor, a vendor row only if all vendors agree."""
     table = _table()
@@ -200,7 +203,41 @@ def resolve_region(text: str, vendor: str | None = None) -> Region:
                               found.is_tier1_city)
         if found := _country_only(key, vkey):
             return found
+        if cc := _country_names().get(key):
+            return Region(_code(text), cc, None, None, False)
+        if found := _one_of_a_list(text, key, vendor):
+            return found
+        if key in _AREAS:
+            raise RegionParseError(f"region {text!r} is an area, not a country (vendor {vendor!r}):"
+                                   " the listing does not say where the offer runs")
     raise RegionParseError(f"unknown region {text!r} for vendor {vendor!r}")
+
+
+def _one_of_a_list(text: str, key: str, vendor: str | None) -> Region | None:
+    """A list of places that are one place ("Frankfurt, Germany"; "Helsinki, Finland": the
+    country, as "Somewhere, US" is), or None; several countries or areas raise, since an offer is
+    placed in one country and the listing does not say which ("Finland, Iceland", "US/Europe")."""
+    parts = [part for part in _LIST_RE.split(key) if part]
+    if len(parts) < 2:
+        return None
+    places: list[Region | str | None] = []
+    for part in parts:
+        try:
+            places.append(resolve_region(part, vendor))
+        except RegionParseError:
+            places.append("area" if part in _AREAS else None)
+    regions = [place for place in places if isinstance(place, Region)]
+    specific = {(r.province_or_state, r.city) for r in regions if r.province_or_state or r.city}
+    if None not in places and ("area" in places or len({r.country for r in regions}) > 1
+                               or len(specific) > 1):
+        raise RegionParseError(
+            f"region {text!r} names several places ({', '.join(_LIST_RE.split(text.strip()))}) "
+            f"for vendor {vendor!r}: "
+            "an offer is placed in one country, and the listing does not say which")
+    if not regions or not isinstance(places[-1], Region) or len({r.country for r in regions}) > 1:
+        return None
+    best = next((r for r in regions if r.province_or_state or r.city), places[-1])
+    return Region(_code(text), best.country, best.province_or_state, best.city, best.is_tier1_city)
 
 
 def province_aliases() -> dict[str, str]:

@@ -57,6 +57,11 @@ VAST_GPU_NAMES: dict[str, tuple[str, ...]] = {
     "RTX3080": ("RTX 3080",), "GTX1080TI": ("GTX 1080 Ti",), "GTX1660": ("GTX 1660",),
     "V100S": ("Tesla V100S",),                   # assumed
     "P106": (),                                  # a mining card: no vast.ai spelling was seen
+    # cards of the price archives' years (and Tencent's, Compshare's P40): not asked yet, no
+    # vast.ai spelling was seen for them; asking changes the recorded search's body
+    "RTXA5000": (), "RTXA4000": (), "QRTX8000": (), "QRTX6000": (), "QRTX5000": (),
+    "QRTX4000": (), "P6000": (), "P5000": (), "P4000": (), "P100": (), "P4": (), "P40": (),
+    "K80": (), "M60": (), "MI250X": (), "GTX1080": (),
 }
 # vast's search syntax: field -> {operator: value}; no cursor, so one big ordered page.
 QUERY = {

@@ -87,7 +87,6 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
                    ("card", _UNKNOWN_CARD + r"'ecs\.gn5-c4g1\.xlarge'$"):
                    "gn5 is missing from the family table: the type is passed on as the card"},
     "autodl_cn": {("card", _UNKNOWN_CARD + "'vGPU-32GB'$"): "a vGPU names no card"},
-    "compshare_cn": {("card", _UNKNOWN_CARD + "'P40 24G'$"): "P40 is not a catalogued card"},
     "gpushare_cn": {("card", _UNKNOWN_CARD + "'NVIDIA A16'$"): "A16 is not a catalogued card"},
     "huaweicloud_cn": {("card", _UNKNOWN_CARD + "'Ascend 310 8G'$"): "an Ascend NPU, no GPU"},
     "idc_cibr_bj": {("price", r"unrecognized billing period 'v100·hour'"):
@@ -100,15 +99,11 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "idc_pku_bj": {("card", _UNKNOWN_CARD + r"'(GPU(40G|80G)?|LIFE)'$"):
                    "the partitions name a queue or its memory, not a card"},
     "idc_srils_sz": {("card", _UNKNOWN_CARD + r"'GPU \(高性能\)'$"): "a tier, not a card"},
-    "lambda_cloud": {("card", _UNKNOWN_CARD + "'NVIDIA Quadro RTX 6000'$"):
-                     "Quadro RTX 6000 is not a catalogued card"},
     "matpool_cn": {("card", _UNKNOWN_CARD + "'NVIDIA RTX A2000'$"): "A2000 is not catalogued",
                    ("region", r"^unknown region 'domain 1' "): "a pool no evidence places"},
-    "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks",
-                   ("card", _UNKNOWN_CARD + "'Tesla P40'$"): "P40 is not a catalogued card"},
+    "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks"},
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
-                        "the list page writes ranges and declares no end",
-                        ("card", _UNKNOWN_CARD + "'Tesla P40?'$"): "P4 and P40 are not catalogued"},
+                        "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
 }
 

@@ -192,8 +192,9 @@ def test_parse_every_catalogued_card(text, hint, expected):
 
 
 REJECTED = [
-    ("", "unknown"), ("GPU", "unknown"), ("Ascend 910B", "unknown"), ("Tesla P100", "unknown"),
-    ("Quadro RTX 6000", "unknown"), ("A100 or H100", "several GPU models"),
+    ("", "unknown"), ("GPU", "unknown"), ("Ascend 910B", "unknown"), ("RTX 4000", "unknown"),
+    ("RTX 5000", "unknown"), ("RTX 4000 Ada 20GB", "unknown"), ("ML100", "unknown"),
+    ("A100 or H100", "several GPU models"),
     ("A800 / H20", "several GPU models"), ("A100 80GB", "hint"),   # hint 40 contradicts 80
     ("A100 20G", "not a A100 memory size"), ("4090D 48G", "not a RTX4090D memory size"),
     ("H20 80GB", "not a H20 memory size"), ("B200 150GB", "not a B200 memory size"),
@@ -206,6 +207,34 @@ REJECTED = [
     ("A100 40GB 80GB", "several card memory sizes"), ("H100 SXM PCIe", "several variants"),
     ("HGX A100 PCIe", "several variants"),   # an HGX board carries SXM modules
 ]
+
+
+# The public price archives' spellings (cloud-gpus.github.io, the-full-stack-website) of cards
+# that are not sold in China any more but fill years of history. A bare "RTX 4000" / "RTX 5000"
+# is the Turing Quadro or the Ada card: read only with "Quadro" or the Quadro's memory (above).
+ARCHIVE_SPELLINGS = [
+    ("RTX A5000", "RTXA5000-24GB"), ("A5000 (24 GB)", "RTXA5000-24GB"),
+    ("A4000 (16 GB)", "RTXA4000-16GB"), ("K80", "K80-12GB"), ("K80 (12 GB)", "K80-12GB"),
+    ("Tesla K80", "K80-12GB"), ("P100", "P100-16GB"), ("P100 (16 GB)", "P100-16GB"),
+    ("Tesla P100 PCIe 12GB", "P100-12GB"), ("P4 (8 GB)", "P4-8GB"), ("Tesla P4", "P4-8GB"),
+    ("P40", "P40-24GB"), ("M60", "M60-8GB"), ("GTX 1080", "GTX1080-8GB"),
+    ("GTX 1080 Ti", "GTX1080TI-11GB"), ("Quadro RTX 6000", "QRTX6000-24GB"),
+    ("Quadro RTX 6000 (24 GB)", "QRTX6000-24GB"), ("1x NVIDIA Quadro RTX 6000", "QRTX6000-24GB"),
+    ("Q RTX 8000", "QRTX8000-48GB"), ("Quadro RTX 5000", "QRTX5000-16GB"),
+    ("RTX5000 (16GB)", "QRTX5000-16GB"), ("RTX5000 (16 GB)", "QRTX5000-16GB"),
+    ("RTX4000 (8 GB)", "QRTX4000-8GB"), ("Quadro P4000", "P4000-8GB"),
+    ("Quadro P5000", "P5000-16GB"), ("Quadro P6000", "P6000-24GB"), ("MI250X", "MI250X-128GB"),
+]
+
+
+@pytest.mark.parametrize(("text", "model"), ARCHIVE_SPELLINGS)
+def test_an_archive_spelling_reads_as_its_card(text, model):
+    assert parse_gpu(text).gpu_model == model
+
+
+def test_a_p4_is_never_read_in_a_p40_or_a_p4000():
+    assert {parse_gpu(t).gpu_model for t in ("P4", "P40", "P4000")} == {
+        "P4-8GB", "P40-24GB", "P4000-8GB"}
 
 
 @pytest.mark.parametrize(("text", "reason"), REJECTED)

@@ -222,6 +222,16 @@ CASES = [
     ("del", "vultr", R("del", "IN", "Delhi", "Delhi", False)),
     ("blr", "vultr", R("blr", "IN", "Karnataka", "Bangalore", False)),
     ("EWR", None, R("ewr", "US", "New Jersey", "Piscataway", False)),
+    # a country by its ISO 3166 name, short, common or official (the price archives' "Italy")
+    ("Italy", "cloud-gpus:seeweb", R("italy", "IT", None, None, False)),
+    ("South Korea", None, R("south korea", "KR", None, None, False)),
+    ("Korea, Republic of", None, R("korea, republic of", "KR", None, None, False)),
+    ("Türkiye", None, R("türkiye", "TR", None, None, False)),
+    ("Viet Nam", None, R("viet nam", "VN", None, None, False)),
+    # a place and its country are one place; an unknown city keeps its country ("Somewhere, US")
+    ("Frankfurt, Germany", None, R("frankfurt, germany", "DE", "Hesse", "Frankfurt", False)),
+    ("Helsinki, Finland", None, R("helsinki, finland", "FI", None, None, False)),
+    ("Iceland / Iceland", None, R("iceland / iceland", "IS", None, None, False)),
 ]
 
 
@@ -243,6 +253,20 @@ def test_resolve_region(text, vendor, expected):
     ("海淀区", None, "unknown region"),
     (NO_LOCATION, "vastai", "no location given by the vendor (vendor 'vastai')"),
     (NO_LOCATION.upper(), None, "the offer cannot be placed"),
+    # several countries or areas: an offer is placed in one country, and the listing does not say
+    # which (the price archives' lists of regions)
+    ("Finland, Iceland", "cloud-gpus:datacrunchio",
+     "names several places (Finland, Iceland) for vendor 'cloud-gpus:datacrunchio'"),
+    ("US/Europe", None, "names several places (US, Europe)"),
+    ("Europe/North America", None, "names several places"),
+    ("Switzerland, Germany, Austria, Bulgaria, Croatia", None, "does not say which"),
+    ("Norway and Sweden", None, "names several places (Norway, Sweden)"),
+    ("北京, 上海", None, "names several places"),             # one country, two cities
+    ("us-east-1, us-west-2", "aws", "names several places"),   # one country, two states
+    ("Europe", "cloud-gpus:scaleway", "'Europe' is an area, not a country"),
+    ("North America", None, "is an area, not a country"),
+    ("Atlantis, Mars", None, "unknown region 'Atlantis, Mars'"),
+    ("ITA", None, "unknown region 'ITA'"),   # a three-letter code is not a name (FRA: Frankfurt)
 ])
 def test_unknown_region_raises_naming_vendor_and_text(text, vendor, message):
     with pytest.raises(RegionParseError) as err:

@@ -236,7 +236,7 @@ def _sku(description: str, usage: str = "OnDemand", group: str = "GPU", unit: st
     (_sku("Commitment v1: Nvidia L4 GPU in Frankfurt for 1 Year", usage="OnDemand"), False),
     (_sku("Nvidia Tesla A100 80GB GPU running in Americas"), True),
     (_sku("Nvidia B200 (1 gpu slice) running in Americas"), True),
-    (_sku("Nvidia Tesla P100 GPU running in Americas"), True),   # unknown card: quarantined later
+    (_sku("Nvidia Tesla P100 GPU running in Americas"), True),   # an N1-attached card
     (_sku("Nvidia Tesla T4 Virtual Workstation GPU running in Americas"), False),  # licence
     (_sku("Reserved Nvidia H100 80GB GPU in Americas"), False),
     (_sku("Nvidia L4 GPU running in Americas", usage="Commit1Yr"), False),
@@ -287,13 +287,13 @@ def test_path_texts_say_the_page_markup_is_a_guess(monkeypatch):
 def test_api_b200_and_unknown_card_reach_normalization():
     fresh = GcpSpider.from_crawler(get_crawler(GcpSpider), crawl_id="test")
     body = {"skus": [_sku("Nvidia B200 (1 gpu slice) running in Americas"),
-                     _sku("Nvidia Tesla P100 GPU running in Americas")]}
-    b200, p100 = fresh.parse_skus(TextResponse(url=API_URL, body=json.dumps(body).encode(),
+                     _sku("Nvidia Tesla M40 GPU running in Americas")]}
+    b200, m40 = fresh.parse_skus(TextResponse(url=API_URL, body=json.dumps(body).encode(),
                                                headers={"Content-Type": "application/json"}))
     row = normalize_offer(dict(b200))
     assert (row["gpu_model"], row["gpu_count"], row["gpu_fraction"]) == ("B200-180GB", 1, 1)
     with pytest.raises(Quarantined, match="unknown GPU model") as caught:
-        normalize_offer(dict(p100))
+        normalize_offer(dict(m40))   # a card the catalog does not hold
     assert caught.value.stage == "card"
 
 

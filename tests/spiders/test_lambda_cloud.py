@@ -2,8 +2,9 @@
 
 The page snapshot carries the 16 plans of a dated transcription of lambda.ai/instances
 (api-evangelist/lambda-labs @ 1929382e, 2026-09-20) with their texts ("8x NVIDIA H100 SXM") and
-bare per-GPU prices ("$3.99"); its markup is a guess. One plan (Quadro RTX 6000) names a card the
-catalog does not know: yielded, and quarantined by normalization with the reason."""
+bare per-GPU prices ("$3.99"); its markup is a guess. One plan (Quadro RTX 6000) names a card of
+the price archives' years; a card the catalog does not know is yielded, and quarantined by
+normalization with the reason."""
 
 import asyncio
 import json
@@ -51,7 +52,7 @@ def api_by_key(api_offers) -> dict[tuple, dict]:
     return {(o["sku"], o["region_text"]): o for o in api_offers}
 
 
-UNKNOWN_CARD = "1x NVIDIA Quadro RTX 6000"
+QUADRO_PLAN = "1x NVIDIA Quadro RTX 6000"
 # API instance type -> the page plan of the same instance (the API's gpu_1x_a100 has no plan on
 # the 2026-09 page)
 PAGE_PLAN = {"gpu_1x_a10": "1x NVIDIA A10", "gpu_1x_h100_pcie": "1x NVIDIA H100 PCIe",
@@ -87,7 +88,7 @@ def test_with_a_key_the_spider_calls_the_api(monkeypatch):
 def test_page_yields_every_plan_of_the_page(page_offers, page_by_sku):
     assert len(page_offers) == 16 == len(page_by_sku)
     assert {"8x NVIDIA B200 SXM6", "1x NVIDIA GH200", "1x NVIDIA A10", "8x NVIDIA Tesla V100",
-            "4x NVIDIA A6000", UNKNOWN_CARD} <= set(page_by_sku)
+            "4x NVIDIA A6000", QUADRO_PLAN} <= set(page_by_sku)
 
 
 @pytest.mark.parametrize("sku, model, variant, count, per_gpu_usd", [
@@ -104,9 +105,17 @@ def test_non_mission_cards_are_normalized_not_dropped(sku, model, variant, count
     assert row["price_per_gpu_hour_usd"] == Decimal(per_gpu_usd)
 
 
+def test_the_quadro_plan_reads_as_its_card(page_by_sku):
+    row = normalize_offer(page_by_sku[QUADRO_PLAN])
+    assert (row["gpu_model"], row["gpu_count"], row["price_amount"]) == (
+        "QRTX6000-24GB", 1, Decimal("0.69"))
+
+
 def test_a_card_the_catalog_does_not_know_is_quarantined_with_the_reason(page_by_sku):
+    # a bare "RTX 4000" is the Turing Quadro (8 GB) or the Ada card (20 GB): never guessed
+    offer = {**page_by_sku[QUADRO_PLAN], "sku": "1x NVIDIA RTX 4000", "gpu_text": "NVIDIA RTX 4000"}
     with pytest.raises(Quarantined, match="unknown GPU model") as caught:
-        normalize_offer(page_by_sku[UNKNOWN_CARD])
+        normalize_offer(offer)
     assert caught.value.stage == "card"
 
 
@@ -156,7 +165,7 @@ def test_per_gpu_price_becomes_the_instance_price(page_by_sku):
     ("2x NVIDIA B200 SXM6", "6.89", "13.78"), ("2x NVIDIA H100 SXM", "4.19", "8.38"),
     ("1x NVIDIA B200 SXM6", "6.99", "6.99"), ("1x NVIDIA GH200", "2.29", "2.29"),
     ("1x NVIDIA H100 SXM", "4.29", "4.29"), ("1x NVIDIA H100 PCIe", "3.29", "3.29"),
-    ("1x NVIDIA A10", "1.29", "1.29"), (UNKNOWN_CARD, "0.69", "0.69"),
+    ("1x NVIDIA A10", "1.29", "1.29"), (QUADRO_PLAN, "0.69", "0.69"),
 ])
 def test_page_instance_prices_are_the_transcribed_per_gpu_prices(sku, per_gpu, amount,
                                                                   page_by_sku):
@@ -171,7 +180,7 @@ def test_page_offers_carry_the_country_only_region(page_by_sku):
 
 
 @pytest.mark.parametrize("sku, vcpus, memory_gib, disk_gb", [
-    (UNKNOWN_CARD, 14, 46, "549.76"),                     # "512 GiB SSD"
+    (QUADRO_PLAN, 14, 46, "549.76"),                     # "512 GiB SSD"
     ("8x NVIDIA H100 SXM", 208, 1800, "24189.26"),        # "22 TiB SSD"
     ("8x NVIDIA A100 SXM 80 GB", 240, 1800, "21440.48"),  # "19.5 TiB SSD"
     ("1x NVIDIA A10", 30, 226, "1429.37"),                # "1.3 TiB SSD"
@@ -179,7 +188,7 @@ def test_page_offers_carry_the_country_only_region(page_by_sku):
 def test_page_offers_carry_the_instance_machine(sku, vcpus, memory_gib, disk_gb, page_by_sku):
     assert machine_specs(page_by_sku[sku]) == {
         "vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": Decimal(disk_gb)}
-    assert page_by_sku[UNKNOWN_CARD]["disk_text"] == "512 GiB SSD"
+    assert page_by_sku[QUADRO_PLAN]["disk_text"] == "512 GiB SSD"
 
 
 def test_a_page_without_machine_columns_still_yields_its_prices(page_response):
@@ -296,19 +305,19 @@ def test_api_error_body_fails_loudly(api_response):
 
 
 def test_offers_meet_the_spider_contract(page_offers, api_offers):
-    check_contract("lambda_cloud", page_offers)   # the Quadro RTX 6000 its one quarantine
+    check_contract("lambda_cloud", page_offers)   # no quarantine
     check_contract("lambda_cloud", api_offers)
 
 
 def test_every_known_offer_is_an_on_demand_amount_for_whole_cards(page_offers, api_offers):
-    known = [o for o in page_offers if o["sku"] != UNKNOWN_CARD]
-    for offer in [*known, *api_offers]:
+    for offer in [*page_offers, *api_offers]:
         assert offer["price_amount"]   # the page's bare "$3.99" is read as an amount too
         assert offer["offer_kind"] == "on_demand"
         assert offer["gpu_count"] in (1, 2, 4, 8)
         row = normalize_offer(offer)
         assert row["gpu_model"] in ("A100-40GB", "A100-80GB", "H100-80GB", "A10-24GB",
-                                    "GH200-96GB", "B200-180GB", "V100-16GB", "RTXA6000-48GB")
+                                    "GH200-96GB", "B200-180GB", "V100-16GB", "RTXA6000-48GB",
+                                    "QRTX6000-24GB")
         assert row["gpu_fraction"] == 1
 
 

@@ -1,7 +1,7 @@
 """tencent_cn: the region list, then one recorded DescribeZoneInstanceConfigInfos body per zone,
 on the public workbench path and the signed (keyed) path (parse once, many checks). The snapshot
 holds list prices from Tencent's 价格总览 doc, a sold-out type, vGPU slices, a family the card
-table does not know (quarantined), a P40 (not a catalogued card: quarantined), a CPU type
+table does not know (quarantined), a P40 (GN8), a CPU type
 (skipped) and a zone without GPU types."""
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_families_normalize_to_their_cards(by_zone, sku, zone, model, fraction, 
         model, fraction, per_gpu_hour)
 
 
-@pytest.mark.parametrize("sku", ["HCCPNV5v.96XLARGE1536", "GN8.LARGE56"])
+@pytest.mark.parametrize("sku", ["HCCPNV5v.96XLARGE1536"])
 def test_families_without_a_catalogued_card_are_quarantined_with_the_family(offers, sku):
     quarantined = [o for o in offers if o["sku"] == sku]
     assert quarantined
@@ -212,10 +212,16 @@ def test_families_without_a_catalogued_card_are_quarantined_with_the_family(offe
         assert offer["gpu_text"].split()[-1] in str(why.value)
 
 
+def test_gn8_is_a_p40_at_its_listed_price(offers):
+    rows = [normalize_offer(o) for o in offers if o["sku"] == "GN8.LARGE56"]
+    assert {r["gpu_model"] for r in rows} == {"P40-24GB"}
+    assert Decimal("12.070000") in {r["price_per_gpu_hour_cny"] for r in rows}
+
+
 def test_tracked_offers_normalize_with_regions(offers):
     rows = [normalize_offer(o) for o in offers
-            if o["sku"].split(".")[0] not in ("HCCPNV5v", "GN8")]
-    assert len(rows) == 44
+            if o["sku"].split(".")[0] != "HCCPNV5v"]
+    assert len(rows) == 46   # GN8 (P40) included
     assert {r["province_or_state"] for r in rows} == {"Beijing", "Shanghai", "Guangdong",
                                                       "Jiangsu", "Sichuan"}
     assert {r["region_code"] for r in rows} == set(ZONES) - {"ap-chongqing-1"}

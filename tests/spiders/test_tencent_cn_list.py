@@ -101,13 +101,12 @@ def test_how_many_land_and_why_the_rest_do_not(offers):
     reasons = [normalized_or_why(o) for o in offers]
     landed = [r for r in reasons if isinstance(r, dict)]
     why = sorted({r.split(":")[0] for r in reasons if isinstance(r, str)})
-    assert len(landed) == 22   # GT4 4x2, GN10Xp 4x2, GI3X 3x2: the single prices of known cards
-    assert why == ["card", "range"]
-    # P4 and P40 are not catalogued cards (the card is read before the price)
-    assert {o["sku"] for o, r in zip(offers, reasons, strict=True)
-            if isinstance(r, str) and r.startswith("card")} == {
-        "GN6.7XLARGE48", "GN6.14XLARGE96", "GN6S.LARGE20", "GN6S.2XLARGE40",
-        "GN8.LARGE56", "GN8.3XLARGE112", "GN8.7XLARGE224", "GN8.14XLARGE448"}
+    # GT4 4x2, GN10Xp 4x2, GI3X 3x2, GN6 (P4) 2x2, GN6S (P4) 2x2: the single prices
+    assert len(landed) == 30
+    assert why == ["range"]   # GN7 (T4) and GN8 (P40) are written as ranges
+    assert {o["sku"] for o, r in zip(offers, reasons, strict=True) if isinstance(r, dict)
+            and r["gpu_model"] == "P4-8GB"} == {
+        "GN6.7XLARGE48", "GN6.14XLARGE96", "GN6S.LARGE20", "GN6S.2XLARGE40"}
 
 
 def test_vgpu_shares_are_fractions_of_a_t4(offers):
