@@ -15,7 +15,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
 from pipelines.normalize.batch import crawl_counts, normalize_pending
-from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.db import as_insertable, ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
 
 
@@ -45,7 +45,7 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
             batch, quarantined = normalize_pending(pending)
             con.execute("delete from observation_batch")
             if len(batch):
-                con.register("batch_df", batch)
+                con.register("batch_df", as_insertable(batch))
                 con.execute("insert into observation_batch by name select * from batch_df")
                 con.unregister("batch_df")
             if quarantined:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from decimal import Decimal
 
 import duckdb
+import pandas as pd
 
 from pipelines.warehouse.sql_files import sql_text
 
@@ -68,3 +70,18 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
         con.execute("rollback")
         raise
     con.execute("commit")
+
+
+def as_insertable(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with its Decimal values as text, for `insert ... by name select * from frame`.
+
+    DuckDB types an object column of Decimals from a sample of its first rows: a batch whose
+    first thousand prices are below 10 becomes DECIMAL(7,6), and a later 10.000000 fails the
+    whole insert ("value is out of range"). As text, each value is cast to the column's declared
+    type (DECIMAL(18,6)) exactly."""
+    frame = frame.copy()
+    for column in frame.select_dtypes(include="object").columns:
+        if frame[column].map(lambda v: isinstance(v, Decimal)).any():
+            frame[column] = frame[column].map(
+                lambda v: format(v, "f") if isinstance(v, Decimal) else v)
+    return frame
