@@ -18,6 +18,7 @@ from pipelines.cli.exit_codes import EXIT_RUN_FAILED
 from pipelines.cli.options import TEXT, NonEmptyPath
 from pipelines.cli.output import console
 from pipelines.cli.run import hold_run_lock, refuse_unless_ready_to_write
+from spiders.layout import db_path
 
 ARCHIVE_NAMES = ("skypilot-catalog", "cloud-gpus", "full-stack")
 EVERY_CHOICES = ("commit", "hour", "day")
@@ -92,4 +93,4 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
         if not ok:
             console.print(f"[red]building the models failed:[/] {message}")
             sys.exit(EXIT_RUN_FAILED)
-        console.print("models, feeds, report and data/prices.db brought up to date")
+        console.print(f"models, feeds, report and {db_path()} brought up to date")

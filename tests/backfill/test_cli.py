@@ -44,3 +44,15 @@ def test_the_summary_is_the_docstrings_first_paragraph(run):
     result = run("--help")
     assert result.exit_code == 0
     assert "Load real price history from a local clone of a public price archive." in result.output
+
+
+def test_the_summary_names_the_database_it_published_and_a_second_run_adds_nothing(
+        run, tmp_path, archives):
+    db = tmp_path / "data" / "prices.db"
+    first = run("full-stack", str(archives["full-stack"]), "--every", "day")
+    assert first.exit_code == 0, first.output
+    assert f"models, feeds, report and {db} brought up to date" in first.output
+    assert db.is_file()
+    second = run("full-stack", str(archives["full-stack"]), "--every", "day")
+    assert second.exit_code == 0, second.output
+    assert "0 new observations" in second.output and "brought up to date" not in second.output
