@@ -75,10 +75,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
 def as_insertable(frame: pd.DataFrame) -> pd.DataFrame:
     """`frame` with its Decimal values as text, for `insert ... by name select * from frame`.
 
-    DuckDB types an object column of Decimals from a sample of its first rows: a batch whose
-    first thousand prices are below 10 becomes DECIMAL(7,6), and a later 10.000000 fails the
-    whole insert ("value is out of range"). As text, each value is cast to the column's declared
-    type (DECIMAL(18,6)) exactly."""
+    DuckDB types an object column of Decimals that holds nulls from a sample of its rows: a
+    batch whose sampled prices are all below 10 becomes DECIMAL(7,6), and an unsampled 10.000000
+    fails the whole insert ("value is out of range"). As text, each value is cast to the
+    column's declared type (DECIMAL(18,6)) exactly."""
     frame = frame.copy()
     for column in frame.select_dtypes(include="object").columns:
         if frame[column].map(lambda v: isinstance(v, Decimal)).any():
