@@ -281,6 +281,24 @@ def create_since_macros(con) -> None:
     con.execute(sql_text(__file__, "since_macros"))
 
 
+def sql_list(values) -> str:
+    """A DuckDB list literal of strings: ['vastai', 'vast.ai']."""
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values)) + "]"
+
+
+def create_terms_macro(con) -> None:
+    """index_use_forbidden(vendor_key, vendor) (sql/index_terms_macro.sql), with the vendors
+    whose terms forbid index use (spiders/terms.py, one home) by key and by name, stored in the
+    connection's database as since_day() is."""
+    from pipelines.backfill.vendors import vendor_of  # the registry: only when a model runs
+    from spiders.terms import index_excluded_sources
+
+    keys = index_excluded_sources()
+    con.execute(sql_text(__file__, "index_terms_macro").format(
+        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_of(k).vendor
+                                                                 for k in keys})))
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
     day>", "up to date")."""
@@ -289,6 +307,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
     create_since_macros(con)
+    create_terms_macro(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(
