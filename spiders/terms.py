@@ -8,12 +8,13 @@ leaves those vendors out), `gpuprices sources` and docs/sources.md."""
 
 from __future__ import annotations
 
-import csv
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from spiders.parsing.reviewed_csv import reviewed_rows
 
 TERMS_CSV = Path(__file__).with_name("terms.csv")
 COLUMNS = ["source", "automated_access", "index_use", "page", "checked", "note"]
@@ -67,11 +68,7 @@ def parse_terms(rows: Iterable[dict]) -> dict[str, Terms]:
 
 @cache
 def terms_table() -> dict[str, Terms]:
-    with TERMS_CSV.open(encoding="utf-8", newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != COLUMNS:
-            raise TermsTableError(f"terms.csv: columns {reader.fieldnames}, expected {COLUMNS}")
-        return parse_terms(reader)
+    return parse_terms(reviewed_rows(TERMS_CSV, COLUMNS, TermsTableError))
 
 
 def terms_of(source: str) -> Terms | None:

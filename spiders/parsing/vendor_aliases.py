@@ -8,13 +8,14 @@ Pure: reading the table is the only I/O."""
 
 from __future__ import annotations
 
-import csv
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from spiders.parsing.reviewed_csv import reviewed_rows
 
 ALIASES_CSV = Path(__file__).with_name("vendor_aliases.csv")
 COLUMNS = ["alias", "vendor_key", "vendor", "vendor_kind", "evidence"]
@@ -50,8 +51,12 @@ def parse_aliases(rows: Iterable[dict]) -> dict[str, VendorAlias]:
         alias = VendorAlias(*((row.get(c) or "").strip() for c in COLUMNS))
         where = f"vendor_aliases.csv line {n} ({alias.alias!r})"
         form = alias_form(alias.alias)
-        if not form or not KEY_RE.fullmatch(alias.vendor_key) or not alias.evidence:
-            raise AliasTableError(f"{where}: an alias, a key (a-z, 0-9, _) and evidence")
+        if not form:
+            raise AliasTableError(f"{where}: no letter or digit to match")
+        if not KEY_RE.fullmatch(alias.vendor_key):
+            raise AliasTableError(f"{where}: key {alias.vendor_key!r} is not lower-case a-z0-9_")
+        if not alias.evidence:
+            raise AliasTableError(f"{where}: no evidence that it is {alias.vendor_key}")
         if alias.vendor_kind and alias.vendor_kind not in VENDOR_KINDS:
             raise AliasTableError(f"{where}: kind {alias.vendor_kind!r} is not one of "
                                   f"{', '.join(sorted(VENDOR_KINDS))}")
@@ -68,12 +73,7 @@ def parse_aliases(rows: Iterable[dict]) -> dict[str, VendorAlias]:
 
 @cache
 def alias_table() -> dict[str, VendorAlias]:
-    with ALIASES_CSV.open(encoding="utf-8", newline="") as f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != COLUMNS:
-            raise AliasTableError(f"vendor_aliases.csv: columns {reader.fieldnames}, "
-                                  f"expected {COLUMNS}")
-        return parse_aliases(reader)
+    return parse_aliases(reviewed_rows(ALIASES_CSV, COLUMNS, AliasTableError))
 
 
 def alias_of(name: str) -> VendorAlias | None:
