@@ -299,6 +299,13 @@ def create_terms_macro(con) -> None:
                                                                  for k in keys})))
 
 
+def create_model_macros(con) -> None:
+    """Every macro a model may call, stored in the connection's database: the incremental filter
+    and the terms' index filter."""
+    create_since_macros(con)
+    create_terms_macro(con)
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
     day>", "up to date")."""
@@ -306,8 +313,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
-    create_since_macros(con)
-    create_terms_macro(con)
+    create_model_macros(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(
