@@ -300,9 +300,11 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
     per_card, per_machine = bool(PER_CARD_RE.search(s)), bool(PER_MACHINE_RE.search(s))
     atoms, pos, unit_cards = [], 0, set()
     while m := _ATOM_RE.search(s, pos):
-        tail = _TAIL_RE.match(s, m.end())
-        if tail is None and (tail := _CARD_TAIL_RE.match(s, m.end())):
+        # a card-named unit first: "per h100 hour" is not "per h" (an hour) and a number 100
+        if tail := _CARD_TAIL_RE.match(s, m.end()):
             unit_cards.add(re.sub(r"\s", "", tail["card"]))
+        else:
+            tail = _TAIL_RE.match(s, m.end())
         if tail is None and (odd := _UNKNOWN_PER_RE.match(s, m.end())):
             # "/fortnight", "/時間": a period we cannot read must not fall back to the default
             raise PriceParseError(f"unrecognized billing period {odd.group(1)!r} in {text!r}")
