@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 
 from pipelines.normalize import Quarantined, normalize_offer
+from tests.pipelines.test_normalize import BASE as LISTING
 
-BASE = {"source": "idc_x", "vendor": "X IDC", "vendor_kind": "idc", "sku": "row 1",
-        "region_text": "北京", "offer_kind": "on_demand", "billing_period": "hour",
-        "url": "https://idc.test/price", "raw_ref": "0" * 64, "observed_at": "2026-11-30T09:15:00Z"}
+# test_normalize's listing with no count: whether a count is stated is what these cases vary
+BASE = {**{k: v for k, v in LISTING.items() if k != "gpu_count"}, "billing_period": "hour"}
 
 
 def offer(**fields) -> dict:
