@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import tomllib
 from collections import Counter
+from decimal import Decimal
 
 import pytest
 from scrapy.http import HtmlResponse, Request
@@ -79,6 +80,25 @@ def test_every_mapping_matches_a_row_of_its_page():
             for e in snapshot_entries(slug)
             for o in spider_class(slug)(crawl_id="t").parse(file_response(slug, e["file"]))}
     assert {(slug, text) for slug, text, _ in _configured_cards()} <= read
+
+
+@pytest.mark.parametrize("slug, partition, card, per_gpu_hour_cny, place", [
+    # USTC: each partition is the card of its nodes (the page's node table)
+    ("idc_ustc_hf", "A800", "A800-80GB", "2", ("Anhui", "Hefei")),
+    ("idc_ustc_hf", "RTX4090", "RTX4090-24GB", "0.5", ("Anhui", "Hefei")),
+    ("idc_ustc_hf", "L40", "L40-48GB", "1", ("Anhui", "Hefei")),
+    ("idc_ustc_hf", "A100", "A100-80GB", "2", ("Anhui", "Hefei")),
+    # IKKEM: the gpu partition's A100 80GB, the external account's rate
+    ("idc_ikkem_xm", "gpu", "A100-80GB", "12", ("Fujian", "Xiamen")),
+])
+def test_mapped_partitions_land_as_their_cards(slug, partition, card, per_gpu_hour_cny, place):
+    [offer] = [o for e in snapshot_entries(slug)
+               for o in spider_class(slug)(crawl_id="t").parse(file_response(slug, e["file"]))
+               if o["vendor_data"]["partition"] == partition]
+    row = normalize_offer(dict(offer))
+    assert (row["gpu_model"], row["billing_period"], row["gpu_count"]) == (card, "hour", 1)
+    assert row["price_per_gpu_hour_cny"] == Decimal(per_gpu_hour_cny)
+    assert (row["province_or_state"], row["city"]) == place
 
 
 def test_mapped_offers_keep_the_partition_and_its_evidence():

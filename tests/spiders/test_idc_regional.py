@@ -365,16 +365,7 @@ def test_pku_partitions_name_no_card_so_every_offer_is_quarantined():
     ("idc_hkustgz_gz", "GPU(ACD)", ("quarantined", "card", f"'GPU(ACD)'{NO_EVIDENCE}")),
     ("idc_hkustgz_gz", "GPU Server (ACD)", ("quarantined", "card",
                                             f"'GPU Server (ACD)'{NO_EVIDENCE}")),
-    # USTC: each partition mapped to the card of its nodes; IKKEM: the gpu partition's A100
-    ("idc_ustc_hf", "A800 SXM4 80GB", ("ok", "A800-80GB", Decimal("2.000000"), "Anhui", "Hefei",
-                                       False)),
-    ("idc_ustc_hf", "RTX 4090 24GB", ("ok", "RTX4090-24GB", Decimal("0.500000"), "Anhui",
-                                      "Hefei", False)),
-    ("idc_ustc_hf", "L40 48GB", ("ok", "L40-48GB", Decimal("1.000000"), "Anhui", "Hefei", False)),
-    ("idc_ustc_hf", "A100 SXM4 80GB", ("ok", "A100-80GB", Decimal("2.000000"), "Anhui", "Hefei",
-                                       False)),
-    ("idc_ikkem_xm", "A100 SXM4 80GB NVLink", ("ok", "A100-80GB", Decimal("12.000000"), "Fujian",
-                                               "Xiamen", False)),
+    # USTC's and IKKEM's mapped partitions: tests/spiders/test_idc_centres.py
 ])
 def test_real_operator_rows_normalize_as_the_page_allows(slug, gpu_text, outcome):
     [offer] = [o for o in real_offers(slug) if o["gpu_text"] == gpu_text]
@@ -392,8 +383,6 @@ def test_real_operator_rows_normalize_as_the_page_allows(slug, gpu_text, outcome
      "2.40 CNY/Card/Hour"),
     ("idc_cibr_bj", "GPU node", {"Receivable price(RMB)": "Price×tiered rate"},
      "1.00 RMB/V100·HOUR"),
-    ("idc_ikkem_xm", "A100 SXM4 80GB NVLink", {"类别": "外部账户", "CPU (元/核时)": "0.08"},
-     "12.00 元/卡时"),
 ])
 def test_tariffs_are_kept_as_the_page_writes_them(slug, gpu_text, tariff_cells, offered):
     [offer] = [o for o in real_offers(slug) if o["gpu_text"] == gpu_text]
