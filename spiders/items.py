@@ -22,6 +22,9 @@ class RawOffer(scrapy.Item):
     region_key = scrapy.Field()
     sku = scrapy.Field()           # the vendor's instance / plan / row id
     gpu_text = scrapy.Field()      # the card as the vendor writes it: "A100 80G SXM4", "2g.20gb"
+    # why the row's card cannot be named: a partition or queue no public evidence maps to a card
+    # (the source's configuration says so); normalization quarantines the row with this reason
+    no_card_reason = scrapy.Field()
     gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice
     vram_gb = scrapy.Field()       # VRAM per card or slice when the vendor states it separately
     region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"

@@ -25,7 +25,8 @@ OBJECT = (dict,)
 # that every field of RawOffer is here).
 FIELD_TYPES: dict[str, tuple[type, ...]] = {
     **dict.fromkeys(("source", "vendor", "vendor_kind", "reaches_via", "local_time_zone",
-                     "region_key", "sku", "gpu_text", "region_text", "offer_kind", "price_text",
+                     "region_key", "sku", "gpu_text", "no_card_reason", "region_text",
+                     "offer_kind", "price_text",
                      "currency", "billing_period", "url", "raw_ref", "observed_at",
                      "effective_at", "config_text", "range_end", "vcpus_text", "memory_text",
                      "disk_text"), TEXT),
