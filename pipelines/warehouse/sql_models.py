@@ -44,6 +44,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from pipelines.warehouse.price_age import create_price_age_macros
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -289,6 +290,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
     create_since_macros(con)
+    create_price_age_macros(con)   # marts.cheapest_offers counts ages with them
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(
