@@ -101,6 +101,6 @@ def age_text(days: int | None) -> str:
         return "?"
     if days < AGE_IN_DAYS_BELOW:
         return f"{days} d"
-    if days < DAYS_PER_YEAR:
+    if days < int(DAYS_PER_YEAR):      # a year from its 365th day on
         return f"{round(days / DAYS_PER_MONTH)} mo"
     return f"{days / DAYS_PER_YEAR:.1f} y"

@@ -69,6 +69,7 @@ def old_prices_note(ages: PriceAges) -> str | None:
     if not (newest_old or 2 * ages.old > ages.shown):
         return None
     head = "all of these prices are" if newest_old else "most of these prices are"
-    newest = (f": the newest is {ages.newest_as_of:%Y-%m-%d} ({ages.newest_age_days} days)"
+    days = ages.newest_age_days
+    newest = (f": the newest is {ages.newest_as_of:%Y-%m-%d} ({days} day{'s' if days != 1 else ''})"
               if ages.newest_as_of else "")
     return f"{head} older than {horizon} days{newest}"
