@@ -1,12 +1,13 @@
--- A price's as-of date, its age and the horizon of "now", written once (docs/signals.md, "How
--- old a price is"). Stored in the database like since_day(): marts.cheapest_offers, the
+-- A price's as-of date, its age and the horizon of "now", written once (README, "How old a price
+-- is"). Stored in the database like since_day(): marts.cheapest_offers, the
 -- published copy and the DuckDB shell call them; the read side (pipelines/warehouse/price_age.py)
 -- creates the same macros as temporary ones on a connection to a database made before them.
 
 -- price_horizon_days(): how old a price may be and still be shown as a price "now" (the cheapest
--- offers, `gpuprices prices`, `advise`, the API). A quarter: the public price records the default
--- run loads are refreshed quarterly or more often (catalogs, dated price checks), so a price not
--- seen again within one is history, not a quote; `--max-age` widens it.
+-- offers, `gpuprices prices`, `advise`, the API). A quarter: the catalogs and price tables the
+-- project reads change several times a year (Google Cloud's pricing file: 290 dated versions from
+-- 2022-02 to 2026-08), so a price not seen again within one is history, not a quote; `--max-age`
+-- widens it.
 create or replace macro price_horizon_days() as 90;
 
 -- price_reference_day(): the day ages are counted to: the UTC day of the query, unless a caller
