@@ -44,6 +44,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from pipelines.warehouse.price_age import create_price_age_macros
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -301,9 +302,10 @@ def create_terms_macro(con) -> None:
 
 def create_model_macros(con) -> None:
     """Every macro a model may call, stored in the connection's database: the incremental filter
-    and the terms' index filter."""
+    and the terms' index filter, and the price-age macros marts.cheapest_offers counts ages with."""
     create_since_macros(con)
     create_terms_macro(con)
+    create_price_age_macros(con)
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
