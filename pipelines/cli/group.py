@@ -98,5 +98,8 @@ for _name, _command in {
     "backfill": LazyCommand("backfill", "pipelines.cli.backfill:backfill_command",
                             "Load real price history from a local clone of a public price "
                             "archive."),
+    "record": LazyCommand("record", "pipelines.cli.record:record_command",
+                          "Show the public price record bundled in data/records/, and load "
+                          "what the database lacks."),
 }.items():
     main.add_command(_command, _name)
