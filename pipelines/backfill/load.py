@@ -130,7 +130,7 @@ def backfill(archive_name: str, repo: str | Path, publish: Publish, *,
     raw = RawArchive(root, f"backfill-{archive.name}", run_id)  # type: ignore[arg-type]
     con = connect(root)
     try:
-        before, quarantined_before = observation_count(con), quarantine_count(con)
+        before = table_counts(con)
         loaded = {c for c, in con.execute(sql_text(__file__, "archive_crawl_ids"),
                                           {"prefix": archive.prefix}).fetchall()}
         if pending_crawls(con):
@@ -150,8 +150,7 @@ def backfill(archive_name: str, repo: str | Path, publish: Publish, *,
                     progress(n, len(versions), stats.offers)
         if pending_crawls(con):
             con = publish_chunk(con, root, publish)
-        stats.rows_added = observation_count(con) - before
-        stats.quarantined = quarantine_count(con) - quarantined_before
+        count_added(con, stats, before)
     finally:
         con.close()
     stats.seconds = time.perf_counter() - started
@@ -184,11 +183,26 @@ def _read_version(con, archive: Archive, version: Version, blobs, raw: RawArchiv
     for why, count in parsed.left_out.items():
         stats.left_out[why] = stats.left_out.get(why, 0) + count
     load_version(con, archive, version, new, run_id)
-    offers = sum(len(c.items) for c in new)
+    return tally(stats, new)
+
+
+def tally(stats: Stats, crawls: list[Crawl]) -> int:
+    """A version's crawls loaded, counted in `stats`; their raw offers."""
+    offers = sum(len(c.items) for c in crawls)
     stats.read += 1
-    stats.crawls += len(new)
+    stats.crawls += len(crawls)
     stats.offers += offers
     return offers
+
+
+def table_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(observations, quarantined rows), to count what a load added."""
+    return observation_count(con), quarantine_count(con)
+
+
+def count_added(con: duckdb.DuckDBPyConnection, stats: Stats, before: tuple[int, int]) -> None:
+    stats.rows_added = observation_count(con) - before[0]
+    stats.quarantined = quarantine_count(con) - before[1]
 
 
 def quarantine_count(con: duckdb.DuckDBPyConnection) -> int:

@@ -24,11 +24,12 @@ from pipelines.backfill.load import (
     Publish,
     Stats,
     connect,
+    count_added,
     load_version,
-    observation_count,
     pending_crawls,
     publish_chunk,
-    quarantine_count,
+    table_counts,
+    tally,
 )
 from pipelines.backfill.record import (
     RECORD_DIR,
@@ -76,7 +77,7 @@ def load_record(publish: Publish, *, root: str | Path | None = None,
     run_id = f"record-{datetime.now(UTC):%Y%m%dT%H%M%S}"
     con = connect(root)
     try:
-        before, quarantined_before = observation_count(con), quarantine_count(con)
+        before = table_counts(con)
         loaded = {c for name in parts for c, in con.execute(
             sql_text(__file__, "archive_crawl_ids"),
             {"prefix": archives[name].prefix}).fetchall()}
@@ -97,19 +98,14 @@ def load_record(publish: Publish, *, root: str | Path | None = None,
         waiting = 0
         for n, (archive, version, new) in enumerate(todo, 1):
             load_version(con, archive, version.as_version(), new, run_id)
-            offers = sum(len(c.items) for c in new)
-            stats.read += 1
-            stats.crawls += len(new)
-            stats.offers += offers
-            waiting += offers
+            waiting += tally(stats, new)
             if waiting >= chunk_offers:
                 con, waiting = publish_chunk(con, root, publish), 0
             if progress:
                 progress(n, len(todo), stats.offers)
         if waiting:
             con = publish_chunk(con, root, publish)
-        stats.rows_added = observation_count(con) - before
-        stats.quarantined = quarantine_count(con) - quarantined_before
+        count_added(con, stats, before)
     finally:
         con.close()
     stats.seconds = time.perf_counter() - started

@@ -118,11 +118,6 @@ def record_command(show: bool, no_build: bool) -> None:
     refuse_unless_ready_to_write()
     stats = load_with_progress()
     if not no_build and stats.rows_added:
-        from pipelines.backfill.publish import build_after
-        from spiders.layout import db_path
+        from pipelines.cli.backfill import build_models
 
-        ok, message = build_after()
-        if not ok:
-            console.print(f"[red]building the models failed:[/] {message}")
-            sys.exit(EXIT_RUN_FAILED)
-        console.print(f"models, feeds, report and {db_path()} brought up to date")
+        build_models()
