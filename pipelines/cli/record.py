@@ -1,5 +1,5 @@
-"""`gpuprices record`: what the public price record (data/records/) holds, and loading it; and
-the record's load as `gpuprices run` does it first (`load_record_before_run`).
+"""`gpuprices record`: what the public price record (data/records/) holds, and loading it (as
+`gpuprices run` does first: record_progress.py).
 
 \b
     gpuprices record            show the record and load what the database lacks
@@ -8,16 +8,9 @@ the record's load as `gpuprices run` does it first (`load_record_before_run`).
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING
-
 import click
 
-from pipelines.cli.exit_codes import EXIT_RUN_FAILED
 from pipelines.cli.output import console
-
-if TYPE_CHECKING:
-    from pipelines.backfill.load import Stats
 
 
 def show_record() -> None:
@@ -40,58 +33,6 @@ def show_record() -> None:
                       f"{part.selection.get('every')}), {part.rows:,} offers")
 
 
-def load_with_progress() -> Stats:
-    """The record's versions the working database lacks, loaded and published with a progress
-    bar and a one-line summary; the load's Stats. Exits 1 when the bundle cannot be read (nothing
-    is loaded) or the pipeline's checks refuse a chunk (its crawls stay pending)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from pipelines.backfill.load import BackfillBlocked
-    from pipelines.backfill.publish import publish_pending
-    from pipelines.backfill.record import RecordError
-    from pipelines.backfill.record_load import RECORD_ENV, load_record
-
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("versions, {task.fields[offers]:,} offers"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("public price record", total=None, offers=0, visible=False)
-        try:
-            stats = load_record(
-                publish_pending,
-                on_start=lambda todo: bar.update(task, total=todo, visible=todo > 0),
-                progress=lambda n, total, offers: bar.update(task, completed=n,
-                                                             offers=offers))
-        except RecordError as exc:
-            console.print(f"[red]the public price record cannot be read; nothing of it was "
-                          f"loaded:[/] {exc} (leave it out: --no-record or {RECORD_ENV}=off)")
-            sys.exit(EXIT_RUN_FAILED)
-        except BackfillBlocked as exc:
-            console.print(f"[red]a chunk of the public price record failed its checks; its "
-                          f"crawls stay pending:[/] {exc}")
-            sys.exit(EXIT_RUN_FAILED)
-    if stats.read:
-        console.print(f"public price record: loaded {stats.read} versions ({stats.already_read} "
-                      f"loaded before), {stats.offers:,} offers: {stats.rows_added:,} new "
-                      f"observations, {stats.quarantined:,} quarantined, in "
-                      f"{stats.seconds:.1f} s")
-    else:
-        console.print(f"public price record: all {stats.already_read} versions already loaded "
-                      f"({stats.seconds:.1f} s)")
-    return stats
-
-
-def load_record_before_run(no_record: bool) -> None:
-    """What `gpuprices run` does first: the record loaded, unless --no-record or
-    GPUPRICES_RECORD=off say otherwise."""
-    from pipelines.backfill.record_load import RECORD_ENV, record_enabled
-
-    if no_record or not record_enabled():
-        why = "--no-record" if no_record else f"{RECORD_ENV}=off"
-        console.print(f"public price record: left out ({why})")
-        return
-    load_with_progress()
-
-
 @click.command("record")
 @click.option("--show", is_flag=True, help="Only show what the record holds; load nothing.")
 @click.option("--no-build", is_flag=True,
@@ -106,7 +47,12 @@ def record_command(show: bool, no_build: bool) -> None:
     failed its checks; 5 locked.
     """
     from pipelines.backfill.record import RecordError
-    from pipelines.cli.run import hold_run_lock, refuse_unless_ready_to_write
+    from pipelines.cli.record_progress import load_with_progress
+    from pipelines.cli.run import (
+        hold_run_lock,
+        refuse_unless_ready_to_write,
+        refuse_unusable_data_dir,
+    )
 
     try:
         show_record()
@@ -114,6 +60,7 @@ def record_command(show: bool, no_build: bool) -> None:
         raise click.ClickException(str(exc)) from None
     if show:
         return
+    refuse_unusable_data_dir()
     hold_run_lock("gpuprices record")
     refuse_unless_ready_to_write()
     stats = load_with_progress()

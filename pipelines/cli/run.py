@@ -12,7 +12,7 @@ import click
 from pipelines.cli.dagster_home import dagster_home
 from pipelines.cli.options import TEXT
 from pipelines.cli.output import console
-from pipelines.cli.record import load_record_before_run
+from pipelines.cli.record_progress import load_record_before_run
 from pipelines.cli.run_progress import StepProgress
 from pipelines.cli.run_summary import print_summary
 from pipelines.display import terminal_text
