@@ -17,6 +17,10 @@ from spiders.replay_server import ReplayServer
 from tests.helpers.observations import TODAY
 from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
 
+# Every `gpuprices run` of the suite would load the public price record first (~25 s, 29k
+# offers); the record's own tests (tests/backfill/test_record*.py) turn it on where they need it.
+os.environ["GPUPRICES_RECORD"] = "off"
+
 
 @pytest.fixture(scope="session")
 def replay_server():

@@ -60,7 +60,7 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
     """
     from pipelines.backfill.git_walk import ArchiveError
     from pipelines.backfill.load import BackfillBlocked, backfill
-    from pipelines.backfill.publish import build_after, publish_pending
+    from pipelines.backfill.publish import publish_pending
 
     start, end = _day(since, "--since"), _day(until, "--until")
     if start and end and start >= end:
@@ -89,8 +89,16 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
     for why, count in sorted(stats.left_out.items()):
         console.print(f"  left out, not offers: {count:,} rows with {why}")
     if not no_build and stats.rows_added:
-        ok, message = build_after()
-        if not ok:
-            console.print(f"[red]building the models failed:[/] {message}")
-            sys.exit(EXIT_RUN_FAILED)
-        console.print(f"models, feeds, report and {db_path()} brought up to date")
+        build_models()
+
+
+def build_models() -> None:
+    """After a load: the models, feeds, report and published database brought up to date, as a
+    run builds them (exit 1 when that fails)."""
+    from pipelines.backfill.publish import build_after
+
+    ok, message = build_after()
+    if not ok:
+        console.print(f"[red]building the models failed:[/] {message}")
+        sys.exit(EXIT_RUN_FAILED)
+    console.print(f"models, feeds, report and {db_path()} brought up to date")
