@@ -1,8 +1,10 @@
 """Which vendor an archive's cloud is: its key in the source name ('skypilot:aws'), its vendor
 name and kind, and the regions.csv rows its places are read with. A cloud we also crawl takes
 its spider's vendor name, kind and region key (spiders/registry.py), so its archived offers pair
-with the crawled ones and are counted once (staging.stg_observations); any other cloud keeps the
-archive's own name."""
+with the crawled ones and are counted once (staging.stg_observations); a source named here whose
+spider is not registered (yet) keeps the source's name as its key and region key (regions.csv's
+shared rows place it until it has rows of its own); any other cloud keeps the archive's own
+name."""
 
 from __future__ import annotations
 
@@ -20,11 +22,14 @@ CRAWLED_CLOUDS = {
     "googlecloudplatform": "gcp", "googlecloudgcp": "gcp", "azure": "azure",
     "microsoftazure": "azure", "lambda": "lambda_cloud", "lambdalabs": "lambda_cloud",
     "lambdacloud": "lambda_cloud", "runpod": "runpod", "vast": "vastai", "vastai": "vastai",
-    "vultr": "vultr",
+    "vultr": "vultr", "alibaba": "alibaba_cn", "alibabacn": "alibaba_cn", "aliyun": "alibaba_cn",
+    "alibabacloud": "alibaba_cn", "featurize": "featurize_cn", "featurizecn": "featurize_cn",
+    "idcustchf": "idc_ustc_hf", "idcikkemxm": "idc_ikkem_xm",
 }
 # Clouds we do not crawl: their kind (any other: a GPU cloud)
 OTHER_KINDS = {"vast": "marketplace", "tensordock": "marketplace", "oci": "hyperscaler",
-               "ibm": "hyperscaler", "oracle": "hyperscaler", "oraclecloud": "hyperscaler"}
+               "ibm": "hyperscaler", "oracle": "hyperscaler", "oraclecloud": "hyperscaler",
+               "idcustchf": "idc", "idcikkemxm": "idc"}
 
 
 @dataclass(frozen=True)
@@ -48,4 +53,7 @@ def vendor_of(cloud: str) -> Vendor:
     if crawled and crawled in source_names():
         spider = spider_class(crawled)
         return Vendor(crawled, spider.vendor, spider.vendor_kind, crawled)
+    if crawled:     # a source whose spider is not registered (yet) keeps the source's name
+        return Vendor(crawled, cloud.strip() or crawled, OTHER_KINDS.get(slug, "gpu_cloud"),
+                      crawled)
     return Vendor(slug, cloud.strip() or slug, OTHER_KINDS.get(slug, "gpu_cloud"), None)
