@@ -26,7 +26,7 @@ NO_PRICE = frozenset({"", "-", "—"})
 
 def parse_featurize_doc(text: str) -> Parsed:
     """The offers of one version of prices.md."""
-    from spiders.registry import spider_class   # the spider registry loads Scrapy: not at import
+    from spiders.registry import spider_class  # it loads Scrapy: not at import
 
     page = spider_class(CLOUD)
     card_column, periods = page.columns["gpu_text"], page.prices
@@ -35,7 +35,7 @@ def parse_featurize_doc(text: str) -> Parsed:
         return Parsed([], {"no price table": 1})
     offers: list[ArchiveOffer] = []
     left_out: dict[str, int] = {}
-    for period, header in periods.items():
+    for header in periods.values():
         if header not in table.headers:
             count_left_out(left_out, f"no {header} column")
     seen: set[str] = set()
