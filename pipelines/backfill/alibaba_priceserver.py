@@ -28,6 +28,8 @@ import re
 from functools import cache
 from pathlib import Path
 
+import numpy
+
 from pipelines.backfill.offers import ArchiveOffer, Parsed, count_left_out, positive, whole_count
 
 CLOUD = "alibaba_cn"
@@ -74,9 +76,13 @@ def card_of(instance_type: str) -> tuple[str | None, str]:
     return by_family[family], ""
 
 
-def _number(value: object) -> str | None:
-    return positive(str(value)) if isinstance(value, int | float) and \
-        not isinstance(value, bool) else None
+def _number(value: object, single: bool = False) -> str | None:
+    """A JSON number above zero as a decimal string; `single`: the number was a float32 (the
+    spot prices: getSpotPrice widens the API's float32, 3.432 -> 3.431999921798706), written
+    back as the float32 it was."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    return positive(str(numpy.float32(value)) if single else str(value))
 
 
 def _type_offers(region: str, itype: str, spec: dict, card: str,
@@ -95,7 +101,7 @@ def _type_offers(region: str, itype: str, spec: dict, card: str,
         count_left_out(left_out, "an on-demand price of 0 or none")
     spot = spec.get("spotPricePerHour")
     for zone, value in sorted(spot.items() if isinstance(spot, dict) else ()):
-        if price := _number(value):
+        if price := _number(value, single=True):
             offers.append(ArchiveOffer(CLOUD, 1, {
                 **common, "sku": f"{itype} {zone}", "region_text": region, "offer_kind": "spot",
                 "price_amount": price, "vendor_data": {"zone": zone}}))

@@ -121,10 +121,11 @@ def parse_gcp_pricing(text: str) -> Parsed:
         at = head.start()
         block = text[head.start():block_end]
         keys = set(ATTRIBUTE_RE.findall(block))
-        for unknown in sorted(keys - GPU_KEYS.keys() - MACHINE_KEYS):
-            count_left_out(left_out, f"a machine attribute the parser does not know ({unknown})")
-        if not keys & GPU_KEYS.keys():
-            count_left_out(left_out, "no GPU (a CPU machine type)")
+        unknown = sorted(keys - GPU_KEYS.keys() - MACHINE_KEYS)
+        if not keys & GPU_KEYS.keys():     # a GPU the parser does not know is said, not guessed
+            count_left_out(left_out, f"a machine attribute the parser does not know "
+                                     f"({', '.join(unknown)})" if unknown
+                           else "no GPU (a CPU machine type)")
             continue
         spec = _load(block).get(head[1])
         if isinstance(spec, dict):
