@@ -82,7 +82,10 @@ def _number(value: object, single: bool = False) -> str | None:
     back as the float32 it was."""
     if not isinstance(value, int | float) or isinstance(value, bool):
         return None
-    return positive(str(numpy.float32(value)) if single else str(value))
+    try:
+        return positive(str(numpy.float32(value)) if single else str(value))
+    except OverflowError:       # an integer beyond any float: no price
+        return None
 
 
 def _type_offers(region: str, itype: str, spec: dict, card: str,

@@ -85,7 +85,8 @@ def _machine_offers(name: str, spec: dict, line: int, block: str, generated: str
     region_lines = {m[1]: line + block.count("\n", 0, m.start())
                     for m in REGION_RE.finditer(block)}
     offers = []
-    for region, prices in (spec.get("cost") or {}).items():
+    costs = spec.get("cost")
+    for region, prices in costs.items() if isinstance(costs, dict) else ():
         if not isinstance(prices, dict):
             continue
         extra = {"vcpus_text": str(spec["cpu"])} if spec.get("cpu") else {}
