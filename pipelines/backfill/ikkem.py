@@ -17,16 +17,13 @@ from __future__ import annotations
 
 import re
 
-from pipelines.backfill.markdown_tables import table_with
-from pipelines.backfill.offers import ArchiveOffer, Parsed, count_left_out
+from pipelines.backfill.markdown_tables import NUMBER_CELL_RE, table_with
+from pipelines.backfill.offers import ArchiveOffer, Parsed
 
-CLOUD = "idc_ikkem_xm"
-PLACE = "厦门"
-IKKEM_CARD = "A100 80GB SXM"
-ACCOUNT_HEADER = "类别"
-EXTERNAL, INTERNAL = "外部账户", "内部账户"
+IKKEM_CARD = "A100 80GB SXM"     # the evidence: the module's docstring
+CLOUD, PLACE = "idc_ikkem_xm", "厦门"
+ACCOUNT_HEADER, EXTERNAL, INTERNAL = "类别", "外部账户", "内部账户"
 GPU_COLUMN_RE = re.compile(r"^GPU\s*[（(]\s*(元\s*/\s*卡时)\s*[）)]$")
-PRICE_RE = re.compile(r"^\d+(?:\.\d+)?$")
 
 
 def parse_ikkem(text: str) -> Parsed:
@@ -41,15 +38,13 @@ def parse_ikkem(text: str) -> Parsed:
         return Parsed([], {"no external tariff row": 1})
     line, row = rows[EXTERNAL]
     cell = row.get(gpu, "")
-    if not PRICE_RE.match(cell):
+    if not NUMBER_CELL_RE.match(cell):
         return Parsed([], {"a price cell that is not a number": 1})
-    left_out: dict[str, int] = {}
     internal = rows.get(INTERNAL, (0, {}))[1].get(gpu, "")
-    if not PRICE_RE.match(internal):
-        count_left_out(left_out, "no internal tariff")
+    has_internal = bool(NUMBER_CELL_RE.match(internal))
     return Parsed([ArchiveOffer(CLOUD, line, {
         "sku": "gpu", "gpu_text": IKKEM_CARD, "gpu_count": "1", "region_text": PLACE,
         "offer_kind": "on_demand", "price_text": f"{cell} {unit}", "billing_period": "hour",
         "price_per_card": True,
-        "vendor_data": {"internal_price_text": f"{internal} {unit}"} if PRICE_RE.match(internal)
-        else {}})], left_out)
+        "vendor_data": {"internal_price_text": f"{internal} {unit}"} if has_internal else {}})],
+        {} if has_internal else {"no internal tariff": 1})

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 SEPARATOR_CELL_RE = re.compile(r"^:?-{2,}:?$")
+NUMBER_CELL_RE = re.compile(r"^\d+(?:\.\d+)?$")     # a price cell of a plain number: '2.00'
 
 
 @dataclass(frozen=True)

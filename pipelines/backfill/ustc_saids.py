@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from pipelines.backfill.markdown_tables import table_with
+from pipelines.backfill.markdown_tables import NUMBER_CELL_RE, table_with
 from pipelines.backfill.offers import ArchiveOffer, Parsed, count_left_out
 
 CLOUD = "idc_ustc_hf"
@@ -28,7 +28,6 @@ NODE_CLASS_HEADER, NODE_SPEC_HEADER = "节点类别", "主要规格"
 NODE_CLASS_RE = re.compile(r"[（(]\s*([^）)]+?)\s*[）)]")
 PER_NODE_COUNT_RE = re.compile(r"\b\d+-GPU\s*")
 PARTITION_SUFFIX_RE = re.compile(r"-\d+$")
-PRICE_RE = re.compile(r"^\d+(?:\.\d+)?$")
 
 
 def node_cards(text: str) -> dict[str, str]:
@@ -57,7 +56,7 @@ def parse_ustc_saids(text: str) -> Parsed:
         if not partition:
             count_left_out(left_out, "a row without a partition")
             continue
-        if not PRICE_RE.match(cell):
+        if not NUMBER_CELL_RE.match(cell):
             count_left_out(left_out, "a price cell that is not a number")
             continue
         card = cards.get(partition) or cards.get(PARTITION_SUFFIX_RE.sub("", partition)) \
