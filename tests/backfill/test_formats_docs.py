@@ -9,9 +9,11 @@ import pytest
 
 from pipelines.backfill.featurize_doc import parse_featurize_doc
 from pipelines.backfill.ikkem import IKKEM_CARD, parse_ikkem
+from pipelines.backfill.load import backfill, connect
 from pipelines.backfill.markdown_tables import markdown_tables
 from pipelines.backfill.ustc_saids import parse_ustc_saids
 from tests.backfill.archive_clones import clone_file
+from tests.backfill.archive_repos import build_repo, utc
 
 FEATURIZE = """# 计费
 
@@ -166,3 +168,18 @@ def test_a_real_ikkem_version_2024_12_05():
         "chenggroup/ikkem-hpc-manual", "cd2711e", "docs/introduction/partition.md"))
     assert [o.fields["price_text"] for o in parsed.offers] == ["12.00 元/卡时"]
     assert parsed.offers[0].fields["vendor_data"] == {"internal_price_text": "9.00 元/卡时"}
+
+
+def test_a_version_that_lists_no_offer_is_read_and_leaves_no_crawl(tmp_path):
+    repo = build_repo(tmp_path / "saids", [
+        (utc(2025, 8, 19, 8), {"docs/cluster.md": USTC.split("## 计费标准")[0]})])
+    published = []
+    stats = backfill("ustc-saids", repo, lambda: published.append(1) or (True, ""),
+                     root=tmp_path / "data")
+    assert (stats.read, stats.crawls, stats.unreadable, published) == (1, 0, 0, [])
+    assert stats.left_out == {"no billing table (prices not yet published)": 1}
+    con = connect(tmp_path / "data")
+    try:
+        assert con.execute("select count(*) from raw.crawls").fetchone() == (0,)
+    finally:
+        con.close()
