@@ -8,8 +8,8 @@ build/pricing.pl). Early versions have no `hour_spot` and no `about:` header. Pu
 * A machine type that names no GPU is a CPU instance: never read (its block is skipped by text,
   so a 4 MB version costs a few small YAML loads, not one big one).
 * `hour` is the on-demand offer and `hour_spot` the spot offer of the type in the region. The
-  monthly figures are not list prices: pricing.pl computes them from the hour (x 730 hours, less
-  its sustained-use model), so they are left out.
+  monthly figures are not list prices: pricing.pl computes them from the hour (x 730 hours, and
+  its sustained-use discount where one applies), so they are left out.
 * A GPU key the parser does not know is counted, not guessed (GPU_KEYS below). A count below
   one is a slice of the card (G4's `rtx6000: 0.25`), read as the fraction.
 """
