@@ -182,7 +182,8 @@ def _read_version(con, archive: Archive, version: Version, blobs, raw: RawArchiv
         return 0
     for why, count in parsed.left_out.items():
         stats.left_out[why] = stats.left_out.get(why, 0) + count
-    load_version(con, archive, version, new, run_id)
+    if new:     # a version that lists no offer (a page before its prices) leaves no crawl
+        load_version(con, archive, version, new, run_id)
     return tally(stats, new)
 
 

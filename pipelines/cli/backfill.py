@@ -4,6 +4,7 @@
     gpuprices backfill skypilot-catalog ~/src/skypilot-catalog --clouds aws,gcp --since 2025-01-01
     gpuprices backfill cloud-gpus ~/src/cloud-gpus.github.io
     gpuprices backfill full-stack ~/src/the-full-stack-website --every day
+    gpuprices backfill gcp-pricing ~/src/google-cloud-pricing-cost-calculator --since 2024-01-01
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from datetime import UTC, date, datetime
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pipelines.backfill.archives import ARCHIVES
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED
 from pipelines.cli.options import TEXT, NonEmptyPath
 from pipelines.cli.output import console
 from pipelines.cli.run import hold_run_lock, refuse_unless_ready_to_write
 from spiders.layout import db_path
 
-ARCHIVE_NAMES = ("skypilot-catalog", "cloud-gpus", "full-stack")
+ARCHIVE_NAMES = tuple(ARCHIVES)
 EVERY_CHOICES = ("commit", "hour", "day")
 
 
