@@ -281,6 +281,12 @@ def create_since_macros(con) -> None:
     con.execute(sql_text(__file__, "since_macros"))
 
 
+def create_price_basis_macros(con) -> None:
+    """price_basis_label(basis, as_of) and is_real_price(basis) (sql/price_basis_macros.sql),
+    stored like the incremental filter: a source's and an offer's basis read in one wording."""
+    con.execute(sql_text(__file__, "price_basis_macros"))
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
     day>", "up to date")."""
@@ -289,6 +295,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
     create_since_macros(con)
+    create_price_basis_macros(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(

@@ -198,6 +198,10 @@ def _recorded_entry(source: str, offer: dict) -> list[str]:
     if offer.get("observed_at") != entry["captured_at"]:
         return [f"observed_at {offer.get('observed_at')!r}, not the capture time "
                 f"{entry['captured_at']!r}"]
+    # each offer says what its own entry's prices are, not its source's summary
+    said, recorded = ((o.get("price_basis"), o.get("prices_as_of")) for o in (offer, entry))
+    if said != recorded:
+        return [f"price basis {said}, not its entry's {recorded}"]
     return []
 
 
