@@ -82,8 +82,12 @@ _NEGOTIABLE = {("price", r"^not a price: 面议 \(negotiable\)$"): "a 面议 (ne
 # {(stage, reason pattern): why} of each quarantine a source's snapshot holds on purpose; any
 # other quarantine breaks the contract (each is asserted in detail by its vendor test).
 EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
-    "alibaba_cn": {("card", r"unsupported slice fraction 1/6 in 'NVIDIA A10 24GB 1/6'"):
-                   "a sixth of an A10 is no slice the catalog knows",
+    "alibaba_cn": {("card", r"unsupported slice fraction 1/(3|6|12) in 'NVIDIA A10 24GB 1/"):
+                   "a third, sixth or twelfth of an A10 (the record's vgn7i/sgn7i types) is no "
+                   "slice the catalog knows",
+                   ("bounds", r"^21\.089000 CNY per T4-16GB GPU-hour is outside"):
+                   "the record's Hong Kong gn6i-c40g1.10xlarge: one T4 on a 40-vCPU host, a real "
+                   "price above the per-GPU bound",
                    ("card", _UNKNOWN_CARD + r"'ecs\.gn5-c4g1\.xlarge'$"):
                    "gn5 is missing from the family table: the type is passed on as the card"},
     "autodl_cn": {("card", _UNKNOWN_CARD + "'vGPU-32GB'$"): "a vGPU names no card"},
