@@ -76,8 +76,9 @@ def test_the_manifests_basis_sums_up_its_entries(source, manifests):
         assert entry["price_basis"] in SNAPSHOT_BASES, (source, entry["file"])
         record = entry.get("price_record")
         if basis in ("published", "undated"):
-            assert record and (record.get("url") or record.get("repo") and record.get("path")
-                               and record.get("commit")), (source, entry["file"])
+            cited = record and (record.get("url") or all(
+                record.get(k) for k in ("repo", "path", "commit")))
+            assert cited, (source, entry["file"])
             assert (record.get("date") == as_of) if basis == "published" else \
                 record.get("date") is None, (source, entry["file"])
         if basis in ("published", "mixed"):

@@ -23,7 +23,8 @@ from spiders.replay_server import (
 )
 
 PUBLISHED = {"price_basis": "published", "prices_as_of": "2024-10-09",
-             "price_record": {"repo": "o/r", "path": "p.json", "commit": "abc", "date": "2024-10-09"}}
+             "price_record": {"repo": "o/r", "path": "p.json", "commit": "abc",
+                              "date": "2024-10-09"}}
 
 
 def _manifest(tmp_path, basis: str, entries: list[dict]) -> None:
@@ -44,8 +45,9 @@ def _said(server: ReplayServer, i: int) -> tuple[str | None, str | None]:
 
 
 def test_a_mixed_manifest_answers_each_entry_with_its_own_basis(tmp_path):
+    # the third entry says nothing: in a mixed manifest it vouches for none of its prices
     _manifest(tmp_path, "mixed", [PUBLISHED, {"price_basis": "undated", "prices_as_of": None},
-                                  {}])   # a mixed manifest's entry that says nothing vouches for none
+                                  {}])
     with ReplayServer(tmp_path) as server:
         assert [_said(server, i) for i in range(3)] == [
             ("published", "2024-10-09"), ("undated", None), ("illustrative", None)]
