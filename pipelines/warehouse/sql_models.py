@@ -281,9 +281,11 @@ def create_since_macros(con) -> None:
     con.execute(sql_text(__file__, "since_macros"))
 
 
-def create_price_basis_macros(con) -> None:
-    """price_basis_label(basis, as_of) and is_real_price(basis) (sql/price_basis_macros.sql),
-    stored like the incremental filter: a source's and an offer's basis read in one wording."""
+def create_model_macros(con) -> None:
+    """Every macro the models call, stored in the connection's database: the incremental filter
+    and price_basis_label(basis, as_of) / is_real_price(basis) (sql/price_basis_macros.sql: a
+    source's and an offer's basis read in one wording)."""
+    create_since_macros(con)
     con.execute(sql_text(__file__, "price_basis_macros"))
 
 
@@ -294,8 +296,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
-    create_since_macros(con)
-    create_price_basis_macros(con)
+    create_model_macros(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(
