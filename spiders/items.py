@@ -37,6 +37,11 @@ class RawOffer(scrapy.Item):
     url = scrapy.Field()           # the live URL the offer was read from
     raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
     observed_at = scrapy.Field()   # UTC ISO time: fetch time, or the snapshot's capture time
+    # Where the price comes from (spiders/price_basis.py): `live` when read from the vendor,
+    # else the replayed snapshot entry's basis (published, undated, illustrative, ...), and the
+    # date it held (a live price: the day it was read; null when no one could date it)
+    price_basis = scrapy.Field()
+    prices_as_of = scrapy.Field()
     effective_at = scrapy.Field()  # ISO date/time the vendor states the price took effect (a
     #                                dated price list or announcement); normalization then uses
     #                                it as the observation time instead of observed_at

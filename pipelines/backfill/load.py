@@ -25,7 +25,14 @@ import pandas as pd
 
 from pipelines.backfill.archives import ARCHIVES, Archive
 from pipelines.backfill.git_walk import Version, blob_reader, file_versions
-from pipelines.backfill.items import REACHES_VIA, Crawl, crawl_id, source_name, version_crawls
+from pipelines.backfill.items import (
+    ARCHIVE_PRICE_BASIS,
+    REACHES_VIA,
+    Crawl,
+    crawl_id,
+    source_name,
+    version_crawls,
+)
 from pipelines.backfill.selection import choose_versions
 from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
@@ -85,7 +92,7 @@ def _crawl_row(archive: Archive, version: Version, crawl: Crawl, run_id: str,
             "offers": len(crawl.items), "requests": 1, "failures": [failure] if failure else [],
             "status": "passed" if failure is None else "failed",
             # the archive published these prices, dated by the commit
-            "price_basis": "published", "prices_as_of": version.committed_at.date(),
+            "price_basis": ARCHIVE_PRICE_BASIS, "prices_as_of": version.committed_at.date(),
             "calendar_signal": archive.calendar_signal}
 
 

@@ -113,7 +113,12 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
     if len(rows) < total:
         title += f" (showing {len(rows)}; --limit 0 for all)"
     notes = list(notes)
-    modeled = sorted({r["source"] for r in rows if not is_real_price(r.get("price_basis"))})
+    undated = sorted({r["source"] for r in rows if r.get("price_basis") == "undated"})
+    modeled = sorted({r["source"] for r in rows if not is_real_price(r.get("price_basis"))}
+                     - set(undated))
+    if undated:
+        notes.append(f"UNDATED prices are real public prices whose date nobody could read "
+                     f"({', '.join(undated)}): not counted as dated")
     if modeled:
         notes.append(f"MODELED prices are illustrative, not quotes: replayed from modeled "
                      f"snapshots ({', '.join(modeled)}); price_basis_label in --format csv says "

@@ -28,6 +28,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
                      "region_key", "sku", "gpu_text", "no_card_reason", "region_text",
                      "offer_kind", "price_text",
                      "currency", "billing_period", "url", "raw_ref", "observed_at",
+                     "price_basis", "prices_as_of",
                      "effective_at", "config_text", "range_end", "vcpus_text", "memory_text",
                      "disk_text"), TEXT),
     **dict.fromkeys(("gpu_count", "vram_gb", "price_amount", "price_low", "price_high",

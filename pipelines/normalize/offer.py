@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 
 from pipelines.normalize.item_types import check_item_types
@@ -36,6 +36,7 @@ from spiders.parsing.prices import (
     per_hour,
 )
 from spiders.parsing.regions import RegionParseError, resolve_region
+from spiders.price_basis import CRAWL_BASES
 
 OFFER_KINDS = ("on_demand", "spot", "reserved")
 
@@ -225,6 +226,20 @@ def observation_time(item: dict) -> datetime:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
+def price_basis(item: dict) -> tuple[str | None, date | None]:
+    """(price_basis, prices_as_of) the offer carries (spiders/price_basis.py); (None, None) for
+    an item from before the fields. A basis not in CRAWL_BASES or a date that is not one is
+    refused: a price's provenance is never guessed."""
+    basis, as_of = item.get("price_basis"), item.get("prices_as_of")
+    if basis is not None and basis not in CRAWL_BASES:
+        raise Quarantined("price_basis", f"unknown price basis {_shown(basis)}")
+    try:
+        return basis, (date.fromisoformat(as_of[:10]) if as_of else None)
+    except ValueError as exc:
+        raise Quarantined("price_basis", f"prices_as_of is not an ISO date: {_shown(as_of)}"
+                          ) from exc
+
+
 def offer_id(*parts: object) -> str:
     """Stable id of an offer across observations: same vendor offer, same id."""
     return hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:20]
@@ -266,6 +281,7 @@ def normalize_offer(item: dict) -> dict:
     # FX dates: the rate for CNY is the one the row is compared in; both come from the same ECB day
     # except when one side is the listing currency itself (rate 1 on the observation day).
     fx_rate_date = min(to_cny.rate_date, to_usd.rate_date)
+    basis, as_of = price_basis(item)
     return {
         "observed_at": observed_at,
         "observed_hour": observed_at.replace(minute=0, second=0, microsecond=0),
@@ -275,6 +291,9 @@ def normalize_offer(item: dict) -> dict:
         # how the source reached the offer (the spider's reaches_via): direct, or aggregator /
         # second_path / archive, which the SQL models count once (docs/signals.md)
         "reaches_via": item.get("reaches_via") or "direct",
+        # where its price comes from and the date it held (the snapshot entry's, or live)
+        "price_basis": basis,
+        "prices_as_of": as_of,
         # the zone its days and month ends are counted in: the spider's, an offer in China's
         "local_time_zone": offer_time_zone(
             region.country, source_time_zone(item["source"], item.get("local_time_zone"))),

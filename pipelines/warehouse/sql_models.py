@@ -301,11 +301,14 @@ def create_terms_macro(con) -> None:
 
 
 def create_model_macros(con) -> None:
-    """Every macro a model may call, stored in the connection's database: the incremental filter
-    and the terms' index filter, and the price-age macros marts.cheapest_offers counts ages with."""
+    """Every macro a model may call, stored in the connection's database: the incremental filter,
+    the terms' index filter, the price-age macros marts.cheapest_offers counts ages with, and
+    price_basis_label(basis, as_of) / is_real_price(basis) (sql/price_basis_macros.sql: a
+    source's and an offer's basis read in one wording)."""
     create_since_macros(con)
     create_terms_macro(con)
     create_price_age_macros(con)
+    con.execute(sql_text(__file__, "price_basis_macros"))
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:

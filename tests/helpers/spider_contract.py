@@ -85,8 +85,12 @@ _NEGOTIABLE = {("price", r"^not a price: 面议 \(negotiable\)$"): "a 面议 (ne
 # {(stage, reason pattern): why} of each quarantine a source's snapshot holds on purpose; any
 # other quarantine breaks the contract (each is asserted in detail by its vendor test).
 EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
-    "alibaba_cn": {("card", r"unsupported slice fraction 1/6 in 'NVIDIA A10 24GB 1/6'"):
-                   "a sixth of an A10 is no slice the catalog knows",
+    "alibaba_cn": {("card", r"unsupported slice fraction 1/(3|6|12) in 'NVIDIA A10 24GB 1/"):
+                   "a third, sixth or twelfth of an A10 (the record's vgn7i/sgn7i types) is no "
+                   "slice the catalog knows",
+                   ("bounds", r"^21\.089000 CNY per T4-16GB GPU-hour is outside"):
+                   "the record's Hong Kong gn6i-c40g1.10xlarge: one T4 on a 40-vCPU host, a real "
+                   "price above the per-GPU bound",
                    ("card", _UNKNOWN_CARD + r"'ecs\.gn5-c4g1\.xlarge'$"):
                    "gn5 is missing from the family table: the type is passed on as the card"},
     "autodl_cn": {("card", _UNKNOWN_CARD + "'vGPU-32GB'$"): "a vGPU names no card"},
@@ -200,6 +204,10 @@ def _recorded_entry(source: str, offer: dict) -> list[str]:
     if offer.get("observed_at") != entry["captured_at"]:
         return [f"observed_at {offer.get('observed_at')!r}, not the capture time "
                 f"{entry['captured_at']!r}"]
+    # each offer says what its own entry's prices are, not its source's summary
+    said, recorded = ((o.get("price_basis"), o.get("prices_as_of")) for o in (offer, entry))
+    if said != recorded:
+        return [f"price basis {said}, not its entry's {recorded}"]
     return []
 
 

@@ -72,7 +72,7 @@ def test_a_model_needs_a_description(tmp_path):
 def test_every_project_model_runs_in_duckdb():
     con = duckdb.connect()
     ensure_schema(con)
-    create_model_macros(con)        # as run_model does: since_day(), index_use_forbidden()
+    create_model_macros(con)        # as run_model does: since_day(), index_use_forbidden(), ...
     for model in load_models(SQL_DIR, EXTERNAL):  # in dependency order
         con.execute(f"create schema if not exists {model.layer}")
         con.execute(model.create_statement())
