@@ -54,6 +54,8 @@ SELECTIONS = {
     "featurize-doc": RecordSelection("commit", "a documented price table: every edit"),
     "ustc-saids": RecordSelection("commit", "a documented tariff: every edit"),
     "ikkem": RecordSelection("commit", "a documented tariff: every edit"),
+    "gpu-rental-prices": RecordSelection(
+        "day", "a daily snapshot: each day's file as last committed on its own day"),
 }
 
 
