@@ -16,7 +16,7 @@ from pipelines.backfill.git_walk import Version
 from pipelines.backfill.skypilot import catalog_file
 from pipelines.backfill.vendors import vendor_of
 
-EVERY = ("commit", "hour", "day", "week", "month")
+EVERY = ("commit", "hour", "day", "week", "month", "quarter")
 
 
 def period(when: datetime, every: str) -> object:
@@ -29,6 +29,8 @@ def period(when: datetime, every: str) -> object:
         return when.isocalendar()[:2]
     if every == "month":
         return (when.year, when.month)
+    if every == "quarter":
+        return (when.year, (when.month - 1) // 3)
     if every == "commit":
         return None
     raise ValueError(f"every must be one of {', '.join(EVERY)}, not {every!r}")
