@@ -86,7 +86,7 @@ def build_archive(archive: Archive, repo: Path, selection: RecordSelection
     chosen = choose_versions(archive, history, every=selection.every)
     versions: list[RecordVersion] = []
     offers: dict[tuple[str, str], list[ArchiveOffer]] = {}
-    missing = refused = 0
+    missing = refused = empty = 0
     with blob_reader(repo) as blobs:
         for version in chosen:
             data = blobs.read(version.blob)
@@ -99,6 +99,9 @@ def build_archive(archive: Archive, repo: Path, selection: RecordSelection
                 refused += 1
                 continue
             kept = sorted(parsed.offers, key=lambda o: o.line)
+            if not kept:        # no price to keep (a page before its prices): nothing to load
+                empty += 1
+                continue
             versions.append(RecordVersion(version.commit, version.committed_at, version.path,
                                           body_sha256(data), len(kept)))
             offers[version_key(version.commit, version.path)] = kept
@@ -107,7 +110,7 @@ def build_archive(archive: Archive, repo: Path, selection: RecordSelection
                           {"every": selection.every, "why": selection.why}, _head(repo),
                           sum(v.offers for v in versions), versions)
     note = (f"{len(history)} versions in the history, {len(chosen)} chosen, {missing} absent "
-            f"from the clone, {refused} refused by the parser")
+            f"from the clone, {refused} refused by the parser, {empty} listing no offer")
     return entry, offers, note
 
 
