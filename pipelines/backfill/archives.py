@@ -20,18 +20,27 @@ month-end marts read, lists the sources whose crawls say false.
   every archive: the earlier authoring date is not when the prices were read either.
 * featurize-doc, ustc-saids, ikkem (documentation pages, edited by hand): as the curated
   tables, a commit is when someone edited the page; no calendar.
+* gpu-rental-prices (adriannutiu/gpu-rental-prices, a file per day written by a scheduled job,
+  .github/workflows/update.yml: cron '40 6 * * *', "data: daily GPU price snapshot" by
+  gpu-prices-bot, from the feed a daily fetch of each provider's pricing source builds): a
+  commit on a file's own day is when that day's prices were read, so it carries the calendar.
+  A file's name is its day (`file_day`): a version committed on another day (the first commit
+  brought four earlier days at once; a later run rewrote a day's file the next morning) would
+  date its prices wrongly, so it is not read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 
 from pipelines.backfill.alibaba_priceserver import parse_alibaba_priceserver
 from pipelines.backfill.cloud_gpus import parse_cloud_gpus
 from pipelines.backfill.featurize_doc import parse_featurize_doc
 from pipelines.backfill.full_stack import parse_full_stack
 from pipelines.backfill.gcp_pricing import parse_gcp_pricing
+from pipelines.backfill.gpu_rental_prices import parse_gpu_rental_prices, snapshot_day
 from pipelines.backfill.ikkem import parse_ikkem
 from pipelines.backfill.offers import Parsed
 from pipelines.backfill.skypilot import catalog_file, parse_vms
@@ -46,6 +55,8 @@ class Archive:
     pathspecs: tuple[str, ...]   # the files it keeps prices in (git glob pathspecs)
     curated: bool                # a table people edit, not a catalog a fetcher rewrites
     parse: Callable[[str, str], Parsed]   # (text, path) -> offers
+    # the day a file's name says its prices were read (a file per day); None: the commit's
+    file_day: Callable[[str], date | None] | None = None
 
     @property
     def calendar_signal(self) -> bool:
@@ -79,4 +90,7 @@ ARCHIVES = {a.name: a for a in (
     Archive("ikkem", "ikkem", "chenggroup/ikkem-hpc-manual",
             ("docs/introduction/partition.md",), curated=True,
             parse=lambda text, path: parse_ikkem(text)),
+    Archive("gpu-rental-prices", "gpu-rental-prices", "adriannutiu/gpu-rental-prices",
+            ("data/snapshots/*.json",), curated=False, parse=parse_gpu_rental_prices,
+            file_day=snapshot_day),
 )}

@@ -2,7 +2,9 @@
 of the clouds asked for (by the archive's name or the source's), one per file and `every`
 period (the period's last: what the file said when it ended), and for SkyPilot one schema
 version per cloud and commit (the newest the commit wrote: the catalog's fetcher writes the same
-prices into every schema it keeps). Pure."""
+prices into every schema it keeps). A file named for its day (Archive.file_day) is read only as
+committed on that day (UTC): a version committed on another day would date its prices wrongly.
+Pure."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from pipelines.backfill.git_walk import Version
 from pipelines.backfill.skypilot import catalog_file
 from pipelines.backfill.vendors import vendor_of
 
-EVERY = ("commit", "hour", "day", "week", "month")
+EVERY = ("commit", "hour", "day", "week", "month", "quarter")
 
 
 def period(when: datetime, every: str) -> object:
@@ -27,6 +29,8 @@ def period(when: datetime, every: str) -> object:
         return when.isocalendar()[:2]
     if every == "month":
         return (when.year, when.month)
+    if every == "quarter":
+        return (when.year, (when.month - 1) // 3)
     if every == "commit":
         return None
     raise ValueError(f"every must be one of {', '.join(EVERY)}, not {every!r}")
@@ -36,6 +40,13 @@ def _wanted(cloud: str | None, wanted: set[str]) -> bool:
     """A file of this cloud is read (a file of every cloud is, its offers are filtered); a
     cloud is asked for by the archive's name ('vast') or the source's ('vastai')."""
     return cloud is None or bool({cloud, vendor_of(cloud).key} & wanted)
+
+
+def on_its_day(archive: Archive, version: Version) -> bool:
+    """Whether a version was committed on the day its file is named for (any version of an
+    archive whose files name no day)."""
+    day = archive.file_day(version.path) if archive.file_day else None
+    return day is None or version.committed_at.date() == day
 
 
 def _newest_schema(versions: Iterable[Version]) -> list[Version]:
@@ -56,7 +67,8 @@ def choose_versions(archive: Archive, versions: Sequence[Version], *,
     kept = [v for v in versions
             if (since is None or v.committed_at >= since)
             and (until is None or v.committed_at < until)
-            and (not wanted or _wanted(archive.file_cloud(v.path), wanted))]
+            and (not wanted or _wanted(archive.file_cloud(v.path), wanted))
+            and on_its_day(archive, v)]
     if archive.name == "skypilot-catalog":
         kept = _newest_schema(kept)
     if every != "commit":

@@ -38,7 +38,7 @@ def test_each_archive_declares_its_calendar_once_and_every_crawl_carries_it(back
     assert {a.name: a.calendar_signal for a in ARCHIVES.values()} == {
         "skypilot-catalog": True, "cloud-gpus": False, "full-stack": False,
         "gcp-pricing": True, "alibaba-priceserver": False, "featurize-doc": False,
-        "ustc-saids": False, "ikkem": False}
+        "ustc-saids": False, "ikkem": False, "gpu-rental-prices": True}
     carried = read(root, """select split_part(source, ':', 1), calendar_signal, count(*)
                             from raw.crawls where mode = 'archive' group by all order by 1""")
     prefixes = {a.prefix: a.calendar_signal for a in ARCHIVES.values() if a.name in stats}

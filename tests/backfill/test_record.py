@@ -173,8 +173,8 @@ def test_the_switch(value, enabled):
 
 
 @pytest.mark.parametrize(("every", "kept"), [("commit", 6), ("day", 4), ("week", 2),
-                                              ("month", 2)])
-def test_week_and_month_keep_each_periods_last_version(clones, every, kept):
+                                              ("month", 2), ("quarter", 1)])
+def test_week_month_and_quarter_keep_each_periods_last_version(clones, every, kept):
     from pipelines.backfill.archives import ARCHIVES
     from pipelines.backfill.git_walk import Version
 

@@ -155,6 +155,25 @@ def test_a_source_whose_crawl_yielded_no_rows_fails_as_a_collapse(db):
     assert [row["source"] for row in failure["rows"]] == ["idc_x"]
 
 
+def test_an_archive_version_whose_rows_were_all_refused_is_no_collapse(db):
+    # a chunk of an archive's history: the versions it holds gave none of idc_x's rows (the
+    # archive wrote them so then), against a median of 10 from its earlier versions
+    _history(db, Decimal("62"), rows=10)
+    with db.get_connection() as con:
+        con.execute("update raw.crawls set mode = 'archive' where crawl_id = 'c1'")
+    _load_batch(db, [])
+    assert observation_batch_sources_consistent(duckdb=db).passed
+
+
+def test_an_archive_versions_price_level_jump_still_fails(db):
+    _history(db, Decimal("62") / 7, rows=1)
+    with db.get_connection() as con:
+        con.execute("update raw.crawls set mode = 'archive' where crawl_id = 'c1'")
+    _load_batch(db, [CLEAN_ROW])
+    result = observation_batch_sources_consistent(duckdb=db)
+    assert [f["column"] for f in result.metadata["failures"].value] == ["price_level_ratio"]
+
+
 def test_a_crawl_loaded_after_the_batch_was_built_is_judged_with_the_next_batch(db):
     _history(db, Decimal("62"), rows=2)
     with db.get_connection() as con:

@@ -2,11 +2,18 @@
 -- $trailing_crawls published crawls, and its median price against its last published crawl.
 -- The batch's sources are those of the crawls it was built from (raw.batch_crawls), not every
 -- pending crawl: a crawl loaded after the batch was built waits for the next batch.
--- A source with no history gets nulls, which pass.
+-- A source with no history gets nulls, which pass. An archive's source (every crawl of it in
+-- the batch loaded from an archive's versions) has no volume ratio: a chunk holds many of its
+-- versions against a median per version, and a version whose rows are all refused is what the
+-- archive said then (a curated table's 'Europe/North America'), not a crawler gone wrong; its
+-- price level is still checked.
 with pending as (
-    select distinct c.source
+    select
+        c.source,
+        bool_and(c.mode = 'archive') as from_archive
     from raw.batch_crawls as b
     inner join raw.crawls as c on b.crawl_id = c.crawl_id
+    group by 1
 ),
 
 batch_volume as (
@@ -52,7 +59,9 @@ select
     n.gpu_model,
     coalesce(v.batch_rows, 0) as batch_rows,
     h.trailing_median_rows,
-    coalesce(v.batch_rows, 0) / h.trailing_median_rows as volume_ratio,
+    case
+        when not p.from_archive then coalesce(v.batch_rows, 0) / h.trailing_median_rows
+    end as volume_ratio,
     n.median_now::double as median_now,
     b.median_before::double as median_before,
     (n.median_now / b.median_before)::double as price_level_ratio
