@@ -16,6 +16,7 @@ from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
+from pydantic import Field
 
 from pipelines.warehouse.db import DUCKDB_CONFIG
 from spiders.default_sources import crawl_refusal, is_opted_in, opt_in_from_env
@@ -113,7 +114,7 @@ class CrawlerResource(dg.ConfigurableResource):
     alone_concurrency: int = 4
     # the sources this run opts in to (names, or "all"; GPUPRICES_OPT_IN): an opt-in source
     # (spiders/default_sources.py) not named here is skipped, not crawled
-    opt_in: list[str] = []
+    opt_in: list[str] = Field(default_factory=list)
 
     def items_path(self, source: str, crawl_id: str) -> Path:
         return crawl_items_path(source, crawl_id, self.data_dir)

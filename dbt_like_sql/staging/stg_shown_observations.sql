@@ -7,7 +7,8 @@
    one stands for it. An observation no crawl describes (a test's) is shown. Every model reads
    observations through this view (staging.stg_observations). */
 -- materialized: view
-select o.*
+-- every column of observations passes through, however many it has (hence the noqa)
+select o.*  -- noqa: AM04
 from observations as o
 left join raw.crawls as c on o.crawl_id = c.crawl_id
 left join intermediate.int_source_price_basis as b on o.source = b.source
