@@ -13,5 +13,6 @@ from observations as o
 left join raw.crawls as c on o.crawl_id = c.crawl_id
 left join intermediate.int_source_price_basis as b on o.source = b.source
 where
-    coalesce(c.opted_in, false)
+    c.crawl_id is null
+    or coalesce(c.opted_in, false)
     or coalesce(coalesce(c.price_basis, b.price_basis) not in ('illustrative', 'mixed'), true)

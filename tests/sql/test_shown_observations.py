@@ -32,6 +32,9 @@ def test_a_modeled_price_is_shown_only_when_its_run_opted_in(con, basis, opted_i
 
 
 def test_an_observation_no_crawl_describes_is_shown(con):
+    # whatever its source's other crawls say (every crawled, backfilled or simulated one has its
+    # crawl: only a test's has none)
+    _crawl(con, "c1", "illustrative", False)
     insert(con, [obs(9.0)])
     assert len(_shown(con)) == 1
 
