@@ -25,7 +25,11 @@ Every frame says where its prices come from: `frame.attrs["price_basis"]` maps e
 rows, when it has a `source` column; else every source) to the same words the report shows
 ("live", "published prices as of 2026-05-13, replayed", "modeled snapshot: illustrative prices",
 ...; intermediate.int_source_price_basis), and prices() rows carry price_basis, prices_as_of and
-price_basis_label. A modeled price is an illustration, not a quote.
+price_basis_label. A modeled price is an illustration, not a quote. prices() rows also carry
+price_as_of (the date the price held: prices_as_of, else the day it was last seen, UTC) and
+price_age_days (days from then to today, UTC); prices older than the horizon (90 days) are left
+out unless `max_age` ("all", or a number of days) widens it, and `frame.attrs` says how many were
+(`aged_out`) and, when most of the prices are older than the horizon, says so (`old_prices`).
 
 Errors: NoDataError (a LookupError) when there is no published database yet or it lacks the
 table (run `make run`); UnknownValueError (a ValueError) for a card, region, vendor, kind, period
@@ -40,6 +44,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from pipelines.query.ages import max_age_days, old_prices_note
 from pipelines.query.errors import NoDataError, UnknownValueError
 from pipelines.query.filters import offer_filter
 from pipelines.query.index import INDEX_TABLES, index_query
@@ -99,19 +104,27 @@ def _price_basis(con, frame: pd.DataFrame) -> dict[str, str]:
 def prices(card: str | None = None, region: str | None = None, kind: str | None = None,
            period: str | None = None, vendor: str | None = None,
            max_price: float | None = None, sort: str = "price", limit: int | None = None,
-           data_dir: str | Path | None = None, include_held: bool = False) -> pd.DataFrame:
+           data_dir: str | Path | None = None, include_held: bool = False,
+           max_age: int | str | None = None) -> pd.DataFrame:
     """The latest price of every offer (marts.latest_prices), filtered and sorted as `gpuprices
     prices` does (sort: "price", cheapest per GPU-hour in CNY first, or "vendor"); at most
-    `limit` rows (None: all). A price held back as a possible outlier (marts.price_outliers) is
-    left out unless `include_held`.
+    `limit` rows (None: all), each with its price_as_of and price_age_days. A price held back as
+    a possible outlier (marts.price_outliers) is left out unless `include_held`; one older than
+    `max_age` days (None: the horizon, 90 days; "all": however old) is left out, and
+    `frame.attrs["aged_out"]` counts them; `frame.attrs["old_prices"]` is the line `gpuprices
+    prices` opens with when most of the prices are older than the horizon (else None).
 
     >>> prices(card="A100-80GB", region="Inner Mongolia", period="month", max_price=20)
+    >>> prices(card="H100", max_age="all")
     """
     price_order(sort)   # an unknown sort says so before the database is opened
+    max_age_days(max_age)   # and so does an unknown max_age
     with open_published(LATEST_PRICES_TABLES, data_dir) as con:
         query = latest_prices_query(con, card, region, kind, period, vendor, max_price, sort,
-                                    include_held, limit)
-        return _frame(con, query.sql, query.params)
+                                    include_held, limit, max_age)
+        frame = _frame(con, query.sql, query.params)
+    frame.attrs |= {"aged_out": query.aged_out, "old_prices": old_prices_note(query.ages)}
+    return frame
 
 
 def history(card: str | None = None, region: str | None = None, kind: str | None = None,

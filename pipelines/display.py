@@ -87,3 +87,20 @@ def plain_value(value: Any, exact: bool = False) -> Any:
     if isinstance(value, date):
         return value.isoformat()
     return value
+
+
+# Months in a day count (365.25 / 12): an age is said in the unit a person reads it in.
+DAYS_PER_MONTH = 30.4375
+DAYS_PER_YEAR = 365.25
+AGE_IN_DAYS_BELOW = 60        # "45 d" reads better than "1 mo"; "2 mo" from two months on
+
+
+def age_text(days: int | None) -> str:
+    """An age in days in words a person reads: "3 d", "5 mo", "2.1 y"; "?" for no age."""
+    if days is None:
+        return "?"
+    if days < AGE_IN_DAYS_BELOW:
+        return f"{days} d"
+    if days < int(DAYS_PER_YEAR):      # a year from its 365th day on
+        return f"{round(days / DAYS_PER_MONTH)} mo"
+    return f"{days / DAYS_PER_YEAR:.1f} y"

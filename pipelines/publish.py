@@ -93,24 +93,28 @@ def write_text_atomically(target: Path, text: str) -> Path:
     return target
 
 
-def publish_feed(con, table: str, out_dir: Path, bom: bool = False) -> dict:
-    """Write `table` as CSV (UTF-8, header, ISO 8601 UTC timestamps; a BOM for spreadsheet users
-    on request; text cells made safe for spreadsheets, pipelines/feed_cells.py) and Parquet (the
-    text as stored), each renamed into place, and the CSV's typed companion <mart>.schema.json
-    (csv_schema). Returns {"rows", "csv", "parquet", "schema"}."""
+def publish_feed(con, table: str, out_dir: Path, bom: bool = False,
+                 source: str | None = None) -> dict:
+    """Write `table` (read from `source` when given: a view of it with more columns) as CSV
+    (UTF-8, header, ISO 8601 UTC timestamps; a BOM for spreadsheet users on request; text cells
+    made safe for spreadsheets, pipelines/feed_cells.py) and Parquet (the text as stored), each
+    renamed into place, and the CSV's typed companion <mart>.schema.json (csv_schema). Returns
+    {"rows", "csv", "parquet", "schema"}."""
     name = table.split(".")[-1]
+    read = source or table
     csv_path, parquet_path = out_dir / f"{name}.csv", out_dir / f"{name}.parquet"
     con.execute("set TimeZone = 'UTC'")  # timestamps as ISO 8601 UTC: 2026-11-30T09:00:00Z
     with atomic_path(csv_path) as tmp:
-        con.execute(f"copy ({csv_safe_select(con, table)}) to '{tmp}' ({CSV_OPTIONS})")
+        con.execute(f"copy ({csv_safe_select(con, read)}) to '{tmp}' ({CSV_OPTIONS})")
         if bom:
             tmp.write_bytes(BOM + tmp.read_bytes())
     with atomic_path(parquet_path) as tmp:
-        con.execute(f"copy (select * from {table}) to '{tmp}' (format parquet)")
-    rows = con.execute(f"select count(*) from {table}").fetchone()[0]
+        con.execute(f"copy (select * from {read}) to '{tmp}' (format parquet)")
+    rows = con.execute(f"select count(*) from {read}").fetchone()[0]
+    schema = {**csv_schema(con, read, csv_path.name), "table": table}
     schema_path = write_text_atomically(
         out_dir / f"{name}.schema.json",
-        json.dumps(csv_schema(con, table, csv_path.name), ensure_ascii=False, indent=1) + "\n")
+        json.dumps(schema, ensure_ascii=False, indent=1) + "\n")
     return {"rows": rows, "csv": csv_path, "parquet": parquet_path, "schema": schema_path}
 
 

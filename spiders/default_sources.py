@@ -46,10 +46,12 @@ def opt_in_reason(source: str, mode: str = "replay",
 
 
 def terms_refusal(source: str) -> str | None:
-    """Hook for the second rule (issue 38 item 7): a vendor whose terms forbid automated access
-    is opt-in live. The lead wires `spiders.terms.live_access_refusal(source)` in here."""
-    del source
-    return None
+    """The second rule (issue 38 item 7): a vendor whose terms forbid automated access is opt-in
+    live (spiders/terms.py says which, and why)."""
+    from spiders.terms import live_access_refusal
+
+    refusal = live_access_refusal(source)
+    return f"{OPT_IN}: {refusal}" if refusal else None
 
 
 def opt_in_from_env(value: str | None = None) -> list[str]:

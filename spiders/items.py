@@ -22,6 +22,9 @@ class RawOffer(scrapy.Item):
     region_key = scrapy.Field()
     sku = scrapy.Field()           # the vendor's instance / plan / row id
     gpu_text = scrapy.Field()      # the card as the vendor writes it: "A100 80G SXM4", "2g.20gb"
+    # why the row's card cannot be named: a partition or queue no public evidence maps to a card
+    # (the source's configuration says so); normalization quarantines the row with this reason
+    no_card_reason = scrapy.Field()
     gpu_count = scrapy.Field()     # whole cards in the offer (int); 1 for a slice
     vram_gb = scrapy.Field()       # VRAM per card or slice when the vendor states it separately
     region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"
@@ -34,6 +37,11 @@ class RawOffer(scrapy.Item):
     url = scrapy.Field()           # the live URL the offer was read from
     raw_ref = scrapy.Field()       # sha256 of the response body (see the raw archive)
     observed_at = scrapy.Field()   # UTC ISO time: fetch time, or the snapshot's capture time
+    # Where the price comes from (spiders/price_basis.py): `live` when read from the vendor,
+    # else the replayed snapshot entry's basis (published, undated, illustrative, ...), and the
+    # date it held (a live price: the day it was read; null when no one could date it)
+    price_basis = scrapy.Field()
+    prices_as_of = scrapy.Field()
     effective_at = scrapy.Field()  # ISO date/time the vendor states the price took effect (a
     #                                dated price list or announcement); normalization then uses
     #                                it as the observation time instead of observed_at

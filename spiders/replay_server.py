@@ -8,6 +8,9 @@ vendor's real URL and only the bytes come from disk. It is used by the replay mi
 HTTP), by the Playwright route handler (pages and their XHR calls) and by `gpuprices run` / the
 tests. Run standalone with `python -m spiders.replay_server [--port N]`.
 
+An answer carries its entry's capture time and price basis as headers, which the spider base
+copies onto every offer read from it (a live answer has none: `live`); the raw archive keeps them.
+
 Fault injection (tests, docs/robustness.md): `ReplayServer(faults={live URL: [Fault, ...]})` serves
 each listed fault once, in order, then the snapshot; a manifest entry with `"status": 503` or
 `"fault": {"kind": "reset"}` fails on every request (how a pipeline run gets a persistent fault).
@@ -33,11 +36,14 @@ from urllib.parse import parse_qs, quote, urlsplit
 from w3lib.url import canonicalize_url
 
 from spiders.layout import fetch_logs_dir, raw_object_path
+from spiders.price_basis import entry_price_basis
 
 log = logging.getLogger(__name__)
 
 REPLAY_PATH = "/replay"
 CAPTURED_AT_HEADER = "X-Gpuprices-Captured-At"
+PRICE_BASIS_HEADER = "X-Gpuprices-Price-Basis"
+PRICES_AS_OF_HEADER = "X-Gpuprices-Prices-As-Of"
 ALLOW_ALL_ROBOTS = b"User-agent: *\nDisallow:\n"
 
 
@@ -66,10 +72,17 @@ class Snapshot:
     captured_at: str
     gzipped: bool = False
     fault: Fault | None = None   # served on every request of this entry (manifest "fault")
+    price_basis: str | None = None   # the entry's (spiders/price_basis.py), and its date
+    prices_as_of: str | None = None
 
     def body(self) -> bytes:
         data = self.path.read_bytes()
         return gzip.decompress(data) if self.gzipped else data
+
+    def headers(self) -> dict[str, str]:
+        said = {CAPTURED_AT_HEADER: self.captured_at, PRICE_BASIS_HEADER: self.price_basis,
+                PRICES_AS_OF_HEADER: self.prices_as_of}
+        return {name: value for name, value in said.items() if value}
 
 
 def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
@@ -84,6 +97,7 @@ def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
             key = request_key(entry.get("method", "GET"), entry["url"], body)
             if key in index:
                 raise ValueError(f"{manifest_path}: two snapshots for {key}")
+            basis, as_of = entry_price_basis(entry, manifest)
             index[key] = Snapshot(
                 source=manifest["source"],
                 path=manifest_path.parent / entry["file"],
@@ -91,6 +105,7 @@ def load_manifests(snapshot_dir: Path) -> dict[str, Snapshot]:
                 content_type=entry["content_type"],
                 captured_at=entry.get("captured_at") or manifest["captured_at"],
                 fault=Fault.from_dict(entry["fault"]) if entry.get("fault") else None,
+                price_basis=basis, prices_as_of=as_of,
             )
     return index
 
@@ -120,6 +135,8 @@ def load_raw_archive(root: Path) -> dict[str, Snapshot]:
                 content_type=headers.get("content-type", "application/octet-stream"),
                 captured_at=headers.get(CAPTURED_AT_HEADER.lower(), record["fetched_at"]),
                 gzipped=True,
+                price_basis=headers.get(PRICE_BASIS_HEADER.lower()),   # none: fetched live
+                prices_as_of=headers.get(PRICES_AS_OF_HEADER.lower()),
             )
     return index
 
@@ -219,8 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
         if snap is None:
             msg = f"no recorded snapshot for {self.command} {live_url}\n".encode()
             return self._send(404, "text/plain; charset=utf-8", msg)
-        self._send(snap.status, snap.content_type, snap.body(),
-                   {CAPTURED_AT_HEADER: snap.captured_at})
+        self._send(snap.status, snap.content_type, snap.body(), snap.headers())
 
     def _serve_fault(self, fault: Fault, live_url: str, snap: Snapshot | None) -> int:
         """Serve one fault; returns the body bytes sent."""
@@ -238,7 +254,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._stream_filler(fault)
         if fault.kind == "redirect_loop":
             return self._send(302, "text/html", b"", {**fault.headers, "Location": live_url})
-        captured = {CAPTURED_AT_HEADER: snap.captured_at} if snap else {}
+        captured = snap.headers() if snap else {}
         recorded = fault.body or (snap.body() if snap else b"")
         if fault.kind == "slow":
             if snap is None:

@@ -10,10 +10,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipelines.warehouse import price_age
 from pipelines.warehouse.db import ensure_schema
 from spiders.layout import SNAPSHOT_DIR
 from spiders.replay_server import ReplayServer
+from tests.helpers.observations import TODAY
 from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
+
+# Every `gpuprices run` of the suite would load the public price record first (~25 s, 29k
+# offers); the record's own tests (tests/backfill/test_record*.py) turn it on where they need it.
+os.environ["GPUPRICES_RECORD"] = "off"
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +62,15 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path.mkdir()
     monkeypatch.setenv("GPUPRICES_DATA_DIR", str(path))
     return path
+
+
+@pytest.fixture(autouse=True)
+def test_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Readers in this process count price ages to TODAY, the day after the hand-made
+    observations' DAY, not to the real date: an offer seen that day stays within the horizon of
+    "now" however long after it the suite runs (the models count to TODAY too: tests/helpers/
+    observations.set_test_clock)."""
+    monkeypatch.setattr(price_age, "utc_today", lambda: TODAY)
 
 
 @pytest.fixture

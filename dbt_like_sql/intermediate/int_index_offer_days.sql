@@ -6,9 +6,10 @@
    day's end) and not `held` (the close is a possible outlier no later look has confirmed,
    marts.held_observations). A series is a card class, a market (china: listed in CNY; world:
    listed in USD; other currencies are in no series), an offer kind and a term (the billing
-   period). A curated table's source (no calendar signal) is in no series. Rebuilt in full
-   every run (a daily table, and held observations change with the market); pipelines/index/
-   chains the published index from it. */
+   period). A curated table's source (no calendar signal) is in no series, nor is a vendor whose
+   terms forbid using its prices in an index (spiders/terms.csv: the macro index_use_forbidden).
+   Rebuilt in full every run (a daily table, and held observations change with the market);
+   pipelines/index/ chains the published index from it. */
 with rules as (
     select stale_after_hours
     from intermediate.int_index_rules
@@ -52,6 +53,10 @@ classed as (
         -- no curated table: its dates are edits, not days a price held
         -- (int_sources_without_calendar)
         and d.source not in (select s.source from intermediate.int_sources_without_calendar as s)
+        -- no vendor whose terms forbid using its prices in an index (spiders/terms.csv), by the
+        -- source's vendor key ('vastai'; an archive's 'cloud-gpus:vastai') or by the vendor an
+        -- aggregator's offer names
+        and not index_use_forbidden(regexp_replace(d.source, '^[^:]*:', ''), d.vendor)
         and d.gpu_fraction = 1
         and d.currency in ('CNY', 'USD')
         and d.close_price_amount > 0

@@ -41,6 +41,10 @@ select
     min(observed_at) as first_observed_at,
     max(observed_at) as last_observed_at,
     arg_max(url, observed_at) as url,
+    -- where the day's last price comes from (spiders/price_basis.py) and the date it held; null in
+    -- rows from before the columns
+    arg_max_null(price_basis, observed_at) as price_basis,
+    arg_max_null(prices_as_of, observed_at) as prices_as_of,
     arg_max(vcpus, observed_at) as vcpus,  -- vCPUs of the instance (null: not stated)
     arg_max(memory_gib, observed_at) as memory_gib,  -- the instance's memory, GiB (null: none)
     arg_max(disk_gb, observed_at) as disk_gb,  -- its local disk, decimal GB (null: not stated)

@@ -1,8 +1,10 @@
 /* Where each source's prices come from, from its latest passing crawl that states it (a crawl
    re-read from the raw archive states none: its bytes are an earlier crawl's): read live from the
-   vendor, or replayed from a snapshot whose prices are captured, published (real and dated),
-   illustrative (modeled) or mixed; or simulated. price_basis_label is the one wording every page
-   shows (the report, `gpuprices prices`, the API): a modeled price is never taken for a quote. */
+   vendor, or replayed from a snapshot whose manifest sums up its entries' bases (captured,
+   published, undated, illustrative or mixed); or simulated. The source-level view
+   (`gpuprices sources`, the report's source table); an offer carries its own basis
+   (marts.latest_prices). price_basis_label is the one wording every page shows (the macro in
+   pipelines/warehouse/sql/price_basis_macros.sql): a modeled price is never taken for a quote. */
 with latest as (
     select
         source,
@@ -18,23 +20,10 @@ with latest as (
 
 select
     source,
-    price_basis,      -- live | captured | published | illustrative | mixed | simulated
-    prices_as_of,     -- the date of published prices (null: live, illustrative or simulated)
-    case price_basis
-        when 'live' then 'live'
-        when 'captured'
-            then 'replayed capture'
-            || coalesce(' of ' || strftime(prices_as_of, '%Y-%m-%d'), '')
-        when 'published'
-            then 'published prices'
-            || coalesce(' as of ' || strftime(prices_as_of, '%Y-%m-%d'), '') || ', replayed'
-        when 'mixed'
-            then 'modeled snapshot: part published'
-            || coalesce(' as of ' || strftime(prices_as_of, '%Y-%m-%d'), '')
-            || ', part illustrative'
-        when 'illustrative' then 'modeled snapshot: illustrative prices'
-        when 'simulated' then 'simulated'
-    end as price_basis_label,
-    -- a price someone can act on: read live, captured, or published by the vendor
-    coalesce(price_basis in ('live', 'captured', 'published'), false) as is_real_price
+    -- live | captured | published | undated | illustrative | mixed | simulated
+    price_basis,
+    prices_as_of,     -- the date of published prices (null: live, undated, illustrative, ...)
+    price_basis_label(price_basis, prices_as_of) as price_basis_label,
+    -- a price someone can act on: read live, captured, or published (dated) by the vendor
+    is_real_price(price_basis) as is_real_price
 from latest

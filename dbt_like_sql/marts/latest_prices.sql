@@ -6,8 +6,9 @@
    day, and its `counted` flips (docs/signals.md, "Counted once"). An offer of such a vendor may
    not have been observed since, so every day is searched for its latest one, as first_seen_at
    reads all its days (the daily series holds one row per offer and
-   day). price_basis is the source's, from its latest crawl that
-   states one: an offer's row is rebuilt whenever its source observes it again. */
+   day). price_basis and prices_as_of are the offer's own, from its latest observation (the
+   snapshot entry, archive version or live answer its price was read from); a row from before
+   observations carried them falls back to its source's latest crawl's. */
 -- alias: latest_prices
 -- incremental: vendor by key
 with first_seen as (
@@ -54,11 +55,19 @@ select
     d.last_observed_at as last_seen_at,
     f.first_seen_at,
     d.url,
-    -- where this price comes from (intermediate.int_source_price_basis): live | captured |
-    -- published | illustrative | mixed | simulated; null: no crawl of its source says
-    b.price_basis,
-    b.prices_as_of,                                         -- the date of published prices
-    coalesce(b.price_basis_label, 'not stated') as price_basis_label,  -- the same, in words
+    -- where this price comes from: live | captured | published | undated | illustrative | mixed |
+    -- simulated, from the offer's latest observation; null: neither it nor its source says
+    coalesce(d.price_basis, b.price_basis) as price_basis,
+    -- the date the price held: a published record's, an archive version's, the day a live price
+    -- was read; null: no one could date it (undated, illustrative)
+    if(d.price_basis is null, b.prices_as_of, d.prices_as_of) as prices_as_of,
+    coalesce(  -- the same, in words (pipelines/warehouse/sql/price_basis_macros.sql)
+        if(
+            d.price_basis is null, b.price_basis_label,
+            price_basis_label(d.price_basis, d.prices_as_of)
+        ),
+        'not stated'
+    ) as price_basis_label,
     d.reaches_via,                -- direct, or aggregator | second_path | archive
     -- false: a direct source listed the like-for-like offer that day and is counted instead
     -- (docs/signals.md, "Counted once"); cheapest_offers and every signal skip such rows

@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
+from pipelines.query.ages import max_age_days, within_age_sql
+from pipelines.query.prices import aged_latest_prices_sql
+from pipelines.warehouse.price_age import use_price_ages
 from pipelines.warehouse.sql_files import not_held_predicate, sql_text
 from spiders.parsing.prices import HOURS_PER_PERIOD
 
@@ -37,6 +40,8 @@ class Offer:
     sku: str | None = None
     available: bool | None = None
     last_seen_at: datetime | None = None
+    price_as_of: date | None = None      # the date the price held (pipelines/query/ages.py)
+    price_age_days: int | None = None    # days from price_as_of to the day the offers were read
     url: str | None = None
     offer_id: str | None = None
     vendor_kind: str | None = None   # hyperscaler | gpu_cloud | marketplace | idc (None: unknown)
@@ -59,7 +64,8 @@ class Offer:
             province_or_state=row.get("province_or_state"), city=row.get("city"),
             sku=row.get("sku"), available=row.get("available"),
             last_seen_at=row.get("last_seen_at"), url=row.get("url"), offer_id=row.get("offer_id"),
-            vendor_kind=row.get("vendor_kind"))
+            vendor_kind=row.get("vendor_kind"), price_as_of=row.get("price_as_of"),
+            price_age_days=row.get("price_age_days"))
 
     @property
     def region_group(self) -> str:
@@ -114,9 +120,15 @@ def measured_claims_from_db(con) -> dict[str, dict]:
     return {row["claim_id"]: row for row in rows}
 
 
-def offers_from_db(con) -> list[Offer]:
-    """Every current offer of marts.latest_prices (the advisor's only I/O)."""
+def offers_from_db(con, max_age: int | str | None = None,
+                   on_day: date | None = None) -> list[Offer]:
+    """Every current offer of marts.latest_prices (the advisor's only I/O): not held back as a
+    possible outlier, and at most `max_age` days old on `on_day` (query.ages.max_age_days: None
+    the horizon, "all" however old; default today, UTC)."""
+    days = max_age_days(max_age)
+    use_price_ages(con, on_day)
     cursor = con.execute(sql_text(__file__, "latest_offers").format(
-        not_held=not_held_predicate()))
+        aged_latest_prices=aged_latest_prices_sql(), not_held=not_held_predicate(),
+        within_age=within_age_sql(days)))
     names = [d[0] for d in cursor.description]
     return [Offer.from_row(dict(zip(names, row, strict=True))) for row in cursor.fetchall()]

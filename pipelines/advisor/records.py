@@ -34,7 +34,10 @@ ADVICE_COLUMNS = {
     "vendor": "varchar", "source": "varchar", "sku": "varchar", "region_code": "varchar",
     "region_group": "varchar", "country": "varchar", "province_or_state": "varchar",
     "city": "varchar", "price_amount": "decimal(18,6)", "currency": "varchar",
-    "last_seen_at": "timestamptz", "url": "varchar", "offer_id": "varchar",
+    "last_seen_at": "timestamptz",
+    "price_as_of": "date",              # the date the price held (pipelines/query/ages.py)
+    "price_age_days": "integer",        # days from price_as_of to the day the advice was made
+    "url": "varchar", "offer_id": "varchar",
     "why": "varchar",
     "verdicts": "varchar",              # the workload's verdicts of the guides' rules, one a line
 }
@@ -72,7 +75,8 @@ def option_record(advice: Advice, option: Option, rank: int) -> dict:
         "region_group": o.region_group, "country": o.country,
         "province_or_state": o.province_or_state, "city": o.city,
         "price_amount": o.price_amount, "currency": o.currency,
-        "last_seen_at": o.last_seen_at, "url": o.url, "offer_id": o.offer_id,
+        "last_seen_at": o.last_seen_at, "price_as_of": o.price_as_of,
+        "price_age_days": o.price_age_days, "url": o.url, "offer_id": o.offer_id,
         "why": "; ".join(option.why),
         "verdicts": "\n".join(v.line() for v in advice.verdicts),
     }

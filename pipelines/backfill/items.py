@@ -13,6 +13,9 @@ from pipelines.backfill.offers import ArchiveOffer
 from pipelines.backfill.vendors import vendor_of
 
 REACHES_VIA = "archive"
+# An archive published its prices, dated by the commit of the version they were read from: each
+# offer carries its version's date (a crawl the same, pipelines/backfill/load.py).
+ARCHIVE_PRICE_BASIS = "published"
 
 
 @dataclass
@@ -50,6 +53,8 @@ def raw_item(archive: Archive, version: Version, offer: ArchiveOffer, raw_ref: s
         "available": None,
         "url": file_url(archive, version, offer.line), "raw_ref": raw_ref,
         "observed_at": version.committed_at.isoformat(),
+        "price_basis": ARCHIVE_PRICE_BASIS,
+        "prices_as_of": version.committed_at.date().isoformat(),
         "archive": archive.name, "archive_commit": version.commit,
         "archive_file": version.path, "archive_line": offer.line,
     }

@@ -25,7 +25,14 @@ import pandas as pd
 
 from pipelines.backfill.archives import ARCHIVES, Archive
 from pipelines.backfill.git_walk import Version, blob_reader, file_versions
-from pipelines.backfill.items import REACHES_VIA, Crawl, crawl_id, source_name, version_crawls
+from pipelines.backfill.items import (
+    ARCHIVE_PRICE_BASIS,
+    REACHES_VIA,
+    Crawl,
+    crawl_id,
+    source_name,
+    version_crawls,
+)
 from pipelines.backfill.selection import choose_versions
 from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
@@ -85,7 +92,7 @@ def _crawl_row(archive: Archive, version: Version, crawl: Crawl, run_id: str,
             "offers": len(crawl.items), "requests": 1, "failures": [failure] if failure else [],
             "status": "passed" if failure is None else "failed",
             # the archive published these prices, dated by the commit
-            "price_basis": "published", "prices_as_of": version.committed_at.date(),
+            "price_basis": ARCHIVE_PRICE_BASIS, "prices_as_of": version.committed_at.date(),
             "calendar_signal": archive.calendar_signal}
 
 
@@ -107,11 +114,11 @@ def load_version(con: duckdb.DuckDBPyConnection, archive: Archive, version: Vers
             _frame(con, "archive_offers", offers, "insert_archive_offers")
 
 
-def _pending(con: duckdb.DuckDBPyConnection) -> int:
+def pending_crawls(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute(sql_text(__file__, "backfill_pending")).fetchone()[0]
 
 
-def _observations(con: duckdb.DuckDBPyConnection) -> int:
+def observation_count(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("select count(*) from observations").fetchone()[0]
 
 
@@ -130,11 +137,11 @@ def backfill(archive_name: str, repo: str | Path, publish: Publish, *,
     raw = RawArchive(root, f"backfill-{archive.name}", run_id)  # type: ignore[arg-type]
     con = connect(root)
     try:
-        before, quarantined_before = _observations(con), _quarantined(con)
+        before = table_counts(con)
         loaded = {c for c, in con.execute(sql_text(__file__, "archive_crawl_ids"),
                                           {"prefix": archive.prefix}).fetchall()}
-        if _pending(con):
-            con = _publish(con, root, publish)
+        if pending_crawls(con):
+            con = publish_chunk(con, root, publish)
         waiting = 0
         with blob_reader(repo) as blobs:
             for n, version in enumerate(versions, 1):
@@ -145,13 +152,12 @@ def backfill(archive_name: str, repo: str | Path, publish: Publish, *,
                     waiting += _read_version(con, archive, version, blobs, raw, run_id, clouds,
                                              loaded, stats)
                     if waiting >= chunk_offers:
-                        con, waiting = _publish(con, root, publish), 0
+                        con, waiting = publish_chunk(con, root, publish), 0
                 if progress:
                     progress(n, len(versions), stats.offers)
-        if _pending(con):
-            con = _publish(con, root, publish)
-        stats.rows_added = _observations(con) - before
-        stats.quarantined = _quarantined(con) - quarantined_before
+        if pending_crawls(con):
+            con = publish_chunk(con, root, publish)
+        count_added(con, stats, before)
     finally:
         con.close()
     stats.seconds = time.perf_counter() - started
@@ -183,26 +189,42 @@ def _read_version(con, archive: Archive, version: Version, blobs, raw: RawArchiv
         return 0
     for why, count in parsed.left_out.items():
         stats.left_out[why] = stats.left_out.get(why, 0) + count
-    load_version(con, archive, version, new, run_id)
-    offers = sum(len(c.items) for c in new)
+    if new:     # a version that lists no offer (a page before its prices) leaves no crawl
+        load_version(con, archive, version, new, run_id)
+    return tally(stats, new)
+
+
+def tally(stats: Stats, crawls: list[Crawl]) -> int:
+    """A version's crawls loaded, counted in `stats`; their raw offers."""
+    offers = sum(len(c.items) for c in crawls)
     stats.read += 1
-    stats.crawls += len(new)
+    stats.crawls += len(crawls)
     stats.offers += offers
     return offers
 
 
-def _quarantined(con: duckdb.DuckDBPyConnection) -> int:
+def table_counts(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(observations, quarantined rows), to count what a load added."""
+    return observation_count(con), quarantine_count(con)
+
+
+def count_added(con: duckdb.DuckDBPyConnection, stats: Stats, before: tuple[int, int]) -> None:
+    stats.rows_added = observation_count(con) - before[0]
+    stats.quarantined = quarantine_count(con) - before[1]
+
+
+def quarantine_count(con: duckdb.DuckDBPyConnection) -> int:
     return con.execute("select count(*) from quarantine").fetchone()[0]
 
 
-def _publish(con: duckdb.DuckDBPyConnection, root, publish: Publish
+def publish_chunk(con: duckdb.DuckDBPyConnection, root, publish: Publish
              ) -> duckdb.DuckDBPyConnection:
     """The pending crawls normalized, checked and published by the pipeline (which opens the
     database itself: this connection is closed meanwhile); a fresh connection after."""
     con.close()
     ok, message = publish()
     con = connect(root)
-    if not ok or _pending(con):
+    if not ok or pending_crawls(con):
         con.close()
         raise BackfillBlocked(message or "the pipeline left crawls pending")
     return con

@@ -14,7 +14,7 @@ from pipelines.backfill.git_walk import Version
 from pipelines.backfill.skypilot import catalog_file
 from pipelines.backfill.vendors import vendor_of
 
-EVERY = ("commit", "hour", "day")
+EVERY = ("commit", "hour", "day", "week", "month")
 
 
 def period(when: datetime, every: str) -> object:
@@ -23,6 +23,10 @@ def period(when: datetime, every: str) -> object:
         return when.replace(minute=0, second=0, microsecond=0)
     if every == "day":
         return when.date()
+    if every == "week":
+        return when.isocalendar()[:2]
+    if every == "month":
+        return (when.year, when.month)
     if every == "commit":
         return None
     raise ValueError(f"every must be one of {', '.join(EVERY)}, not {every!r}")

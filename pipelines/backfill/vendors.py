@@ -1,8 +1,10 @@
 """Which vendor an archive's cloud is: its key in the source name ('skypilot:aws'), its vendor
-name and kind, and the regions.csv rows its places are read with. A cloud we also crawl takes
-its spider's vendor name, kind and region key (spiders/registry.py), so its archived offers pair
-with the crawled ones and are counted once (staging.stg_observations); any other cloud keeps the
-archive's own name."""
+name and kind, and the regions.csv rows its places are read with. The key comes from the alias
+table (spiders/parsing/vendor_aliases.csv), the one home of which spellings are one vendor, so
+'DataCrunch.io' and 'Datacrunch' are one vendor and 'Google Cloud Platform (GCP)' is our `gcp`.
+A vendor we also crawl takes its spider's vendor name, kind and region key
+(spiders/registry.py), so its archived offers pair with the crawled ones and are counted once
+(staging.stg_observations); a name the table does not know keeps the archive's own name."""
 
 from __future__ import annotations
 
@@ -10,21 +12,10 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from spiders.parsing.vendor_aliases import alias_of
 from spiders.registry import source_names, spider_class
 
-# A cloud's name as the archives write it (lower case, letters and digits only) -> the source
-# name of our spider of that cloud
-CRAWLED_CLOUDS = {
-    "aws": "aws", "amazonaws": "aws", "amazonwebservices": "aws", "amazonwebservicesaws": "aws",
-    "amazon": "aws", "gcp": "gcp", "google": "gcp", "googlecloud": "gcp",
-    "googlecloudplatform": "gcp", "googlecloudgcp": "gcp", "azure": "azure",
-    "microsoftazure": "azure", "lambda": "lambda_cloud", "lambdalabs": "lambda_cloud",
-    "lambdacloud": "lambda_cloud", "runpod": "runpod", "vast": "vastai", "vastai": "vastai",
-    "vultr": "vultr",
-}
-# Clouds we do not crawl: their kind (any other: a GPU cloud)
-OTHER_KINDS = {"vast": "marketplace", "tensordock": "marketplace", "oci": "hyperscaler",
-               "ibm": "hyperscaler", "oracle": "hyperscaler", "oraclecloud": "hyperscaler"}
+UNKNOWN_KIND = "gpu_cloud"
 
 
 @dataclass(frozen=True)
@@ -42,10 +33,14 @@ def cloud_slug(name: str) -> str:
 
 @cache
 def vendor_of(cloud: str) -> Vendor:
-    """The vendor behind an archive's cloud name."""
-    slug = cloud_slug(cloud) or "unnamed"
-    crawled = CRAWLED_CLOUDS.get(slug)
-    if crawled and crawled in source_names():
-        spider = spider_class(crawled)
-        return Vendor(crawled, spider.vendor, spider.vendor_kind, crawled)
-    return Vendor(slug, cloud.strip() or slug, OTHER_KINDS.get(slug, "gpu_cloud"), None)
+    """The vendor behind a cloud's name, as a source, an archive or an aggregator writes it."""
+    alias = alias_of(cloud)
+    if alias is None:                   # a vendor the table does not know: the archive's name
+        slug = cloud_slug(cloud) or "unnamed"
+        return Vendor(slug, cloud.strip() or slug, UNKNOWN_KIND, None)
+    if alias.vendor_key in source_names():
+        spider = spider_class(alias.vendor_key)
+        return Vendor(alias.vendor_key, spider.vendor, spider.vendor_kind, alias.vendor_key)
+    # a source being added keeps the table's name until its spider is registered
+    return Vendor(alias.vendor_key, alias.vendor or alias.alias,
+                  alias.vendor_kind or UNKNOWN_KIND, None)

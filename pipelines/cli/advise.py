@@ -32,10 +32,12 @@ from pipelines.advisor import (
     offers_from_db,
 )
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.options import MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
+from pipelines.cli.options import MAX_AGE, MAX_AGE_HELP, MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
 from pipelines.cli.output import make_console
 from pipelines.cli.published import published_db
-from pipelines.display import plain_value
+from pipelines.display import age_text, plain_value
+from pipelines.query.ages import aged_out_note, old_prices_note
+from pipelines.query.prices import latest_prices_query
 
 # Bounds of the workload options (MAX_DAYS and MAX_ROWS are the shared ones, options.py).
 MAX_GPU_HOURS = 1e7            # a thousand GPUs for over a year
@@ -98,6 +100,13 @@ def _region(option: Option) -> str:
     return o.region_code if o.region_code == where else f"{o.region_code} ({where})"
 
 
+def _as_of(option: Option) -> str:
+    """The as-of date of an option's price and its age: "as of 2026-11-30 (1 d)"."""
+    o = option.offer
+    return (f"as of {o.price_as_of:%Y-%m-%d} " if o.price_as_of else "") \
+        + f"({age_text(o.price_age_days)})"
+
+
 def _print_table(console: Console, advice: Advice, limit: int | None,
                  explain: bool = False) -> None:
     w, estimate = advice.workload, advice.estimate
@@ -128,7 +137,8 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
         config = escape(option.config) + (
             f"\n[dim]{escape(option.interconnect)}[/]" if option.interconnect else "")
         table.add_row(str(rank), option.kind, config,
-                      f"{escape(option.offer.vendor)}\n[dim]{escape(_region(option))}[/]",
+                      f"{escape(option.offer.vendor)}\n[dim]{escape(_region(option))}[/]"
+                      f"\n[dim]{_as_of(option)}[/]",
                       option.offer.billing_period, f"{option.cost_cny:,.0f}", usd,
                       _hours(option), f"{option.work_gpu_hours:,.0f}",
                       f"{option.need_gb_per_card:,.1f}/{option.vram_gb_per_card:g} GB")
@@ -193,6 +203,7 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
               help="Batch size hint for the activation / KV-cache margin (default 1).")
 @click.option("--seq-len", type=click.IntRange(1, MAX_SEQ_LEN), metavar="L",
               help="Sequence length hint (default 2048).")
+@click.option("--max-age", type=MAX_AGE, metavar="DAYS|all", help=MAX_AGE_HELP)
 @click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
               metavar="N",
               help="Options shown (0 = all); the best of each kind is always shown.")
@@ -204,7 +215,8 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
 def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                    hours_per_day: float, days: int, gpu_hours: float | None,
                    interruptible: bool, region: str | None, batch_size: int | None,
-                   seq_len: int | None, limit: int, explain: bool, fmt: str) -> None:
+                   seq_len: int | None, max_age: str | None, limit: int, explain: bool,
+                   fmt: str) -> None:
     """The cheapest configuration of today's offers that fits a workload.
 
     Estimates the GPU memory the workload needs, applies the guides' rules (whole card vs slice,
@@ -231,8 +243,11 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                          interruptible=interruptible, region=region, batch_size=batch_size,
                          seq_len=seq_len)
     with published_db("marts.latest_prices", "marts.price_outliers") as con:
-        offers = offers_from_db(con)
+        offers = offers_from_db(con, max_age)
+        ages = latest_prices_query(con, max_age=max_age)     # how many the max age left out
         measured = measured_claims_from_db(con)
+    old, aged_out = old_prices_note(ages.ages), ages.aged_out
+    left_out = aged_out_note(aged_out, ages.max_age) if aged_out else None
     try:
         advice = advise(workload, offers, measured)
     except AdvisorError as exc:   # the only one left once the workload is valid: --region
@@ -240,12 +255,19 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
     shown = None if limit == 0 else limit
     if fmt == "json":
         answer = _advice_json(advice, shown)
+        answer |= {"aged_out": aged_out, "old_prices": old}
         if explain:
             answer["explain"] = explain_lines()
         click.echo(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
-        _print_table(make_console(file=sys.stdout), advice, shown, explain)
+        out = make_console(file=sys.stdout)
+        if old:
+            out.print(f"[bold yellow]{escape(old)}[/]")
+        _print_table(out, advice, shown, explain)
+        if left_out:
+            out.print(f"[dim]{escape(left_out)}[/]")
     if not advice.options:
         reasons = ", ".join(f"{r} ({n})" for r, n in advice.excluded.most_common())
         raise NoData(f"no current offer fits {workload.describe()} "
-                     f"(needs {advice.estimate.total_gb:,.1f} GB): {reasons or 'no offers'}")
+                     f"(needs {advice.estimate.total_gb:,.1f} GB): {reasons or 'no offers'}"
+                     + (f"; {left_out}" if left_out else ""))

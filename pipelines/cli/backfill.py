@@ -4,6 +4,7 @@
     gpuprices backfill skypilot-catalog ~/src/skypilot-catalog --clouds aws,gcp --since 2025-01-01
     gpuprices backfill cloud-gpus ~/src/cloud-gpus.github.io
     gpuprices backfill full-stack ~/src/the-full-stack-website --every day
+    gpuprices backfill gcp-pricing ~/src/google-cloud-pricing-cost-calculator --since 2024-01-01
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from datetime import UTC, date, datetime
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from pipelines.backfill.archives import ARCHIVES
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED
 from pipelines.cli.options import TEXT, NonEmptyPath
 from pipelines.cli.output import console
 from pipelines.cli.run import hold_run_lock, refuse_unless_ready_to_write
 from spiders.layout import db_path
 
-ARCHIVE_NAMES = ("skypilot-catalog", "cloud-gpus", "full-stack")
+ARCHIVE_NAMES = tuple(ARCHIVES)
 EVERY_CHOICES = ("commit", "hour", "day")
 
 
@@ -60,7 +62,7 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
     """
     from pipelines.backfill.git_walk import ArchiveError
     from pipelines.backfill.load import BackfillBlocked, backfill
-    from pipelines.backfill.publish import build_after, publish_pending
+    from pipelines.backfill.publish import publish_pending
 
     start, end = _day(since, "--since"), _day(until, "--until")
     if start and end and start >= end:
@@ -89,8 +91,16 @@ def backfill_command(archive: str, path: str, since: str | None, until: str | No
     for why, count in sorted(stats.left_out.items()):
         console.print(f"  left out, not offers: {count:,} rows with {why}")
     if not no_build and stats.rows_added:
-        ok, message = build_after()
-        if not ok:
-            console.print(f"[red]building the models failed:[/] {message}")
-            sys.exit(EXIT_RUN_FAILED)
-        console.print(f"models, feeds, report and {db_path()} brought up to date")
+        build_models()
+
+
+def build_models() -> None:
+    """After a load: the models, feeds, report and published database brought up to date, as a
+    run builds them (exit 1 when that fails)."""
+    from pipelines.backfill.publish import build_after
+
+    ok, message = build_after()
+    if not ok:
+        console.print(f"[red]building the models failed:[/] {message}")
+        sys.exit(EXIT_RUN_FAILED)
+    console.print(f"models, feeds, report and {db_path()} brought up to date")

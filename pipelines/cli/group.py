@@ -22,6 +22,7 @@ from pipelines.cli.export import export_command
 from pipelines.cli.index import index_command
 from pipelines.cli.options import DataDirPath
 from pipelines.cli.prices import prices_command
+from pipelines.cli.record import record_command
 from pipelines.cli.reject import reject_command
 from pipelines.cli.report import report_command
 from pipelines.cli.run import run_command
@@ -88,6 +89,7 @@ for _name, _command in {
     "prices": prices_command, "signals": signals_command, "claims": claims_command,
     "export": export_command, "ui": ui_command, "report": report_command,
     "alerts": alerts_command, "check-sources": check_sources_command, "index": index_command,
+    "record": record_command,
     "advise": LazyCommand("advise", "pipelines.cli.advise:advise_command",
                           "The cheapest configuration of today's offers that fits a workload."),
     "demo": LazyCommand("demo", "pipelines.cli.demo:demo_command",

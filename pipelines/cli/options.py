@@ -14,9 +14,12 @@ from pathlib import Path
 
 import click
 
+from pipelines.query import ages as query_ages
 from pipelines.query import choices as query_choices
 from pipelines.query import prices as query_prices
 from pipelines.query.choices import Spellings
+from pipelines.query.errors import UnknownValueError
+from pipelines.warehouse.price_age import price_horizon_days
 
 
 class AliasChoice(click.Choice):
@@ -113,6 +116,25 @@ class DataDirPath(NonEmptyPath):
             raise click.UsageError("--data-dir is empty: give a directory, or leave the option "
                                    "out for the default (./data, or GPUPRICES_DATA_DIR)", ctx)
         return super().convert(value, param, ctx)
+
+
+class MaxAge(click.ParamType):
+    """--max-age DAYS|all: the most days old a price shown may be, or every price (read by
+    pipelines.query.ages.max_age_days, which the command's query applies)."""
+
+    name = "days|all"
+
+    def convert(self, value, param, ctx):
+        try:
+            query_ages.max_age_days(value)
+        except UnknownValueError as exc:
+            self.fail(exc.message, param, ctx)
+        return value
+
+
+MAX_AGE = MaxAge()
+MAX_AGE_HELP = (f"Leave out prices older than DAYS days (default "
+                f"{price_horizon_days()}, the horizon of a price now); `all`: however old.")
 
 
 # Bounds of the options several commands share.

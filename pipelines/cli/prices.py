@@ -3,8 +3,6 @@ as a table for people or csv/json for scripts."""
 
 from __future__ import annotations
 
-from datetime import UTC
-
 import click
 from rich import box
 from rich.table import Table
@@ -15,6 +13,8 @@ from pipelines.cli.options import (
     CARD_HELP,
     FORMATS,
     KINDS,
+    MAX_AGE,
+    MAX_AGE_HELP,
     MAX_PRICE_CNY,
     MAX_ROWS,
     PERIODS,
@@ -25,16 +25,19 @@ from pipelines.cli.options import (
 )
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
-from pipelines.display import amount_text, fraction_text, terminal_text
+from pipelines.display import age_text, amount_text, fraction_text, terminal_text
 from pipelines.display import fold as spelling_key
+from pipelines.query.ages import aged_out_note, old_prices_note
 from pipelines.query.prices import LATEST_PRICES_TABLES, latest_prices_query
 from pipelines.query.rows import columns_and_records
 from spiders.price_basis import is_real_price, price_from_word
 
 WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
-                "CNY/GPU-h", "USD/GPU-h", "available", "price from", "last seen (UTC)")
-# Below this width the twelve columns no longer fit: vendor, region and card share one cell, and
-# where the price comes from is said under it.
+                "CNY/GPU-h", "USD/GPU-h", "available", "price from", "as of (age)")
+# The as-of date is the day the price held: the last-seen day, or the date of published prices;
+# the last-seen time itself is in --format csv/json. Below this width the twelve columns no
+# longer fit: vendor, region and card share one cell, and where the price comes from and its age
+# are said under it.
 NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
 WIDE_TABLE = 170
 
@@ -51,6 +54,7 @@ WIDE_TABLE = 170
 @click.option("--max-price", type=FiniteFloatRange(0, MAX_PRICE_CNY, min_open=True),
               metavar="CNY",
               help="At most this many CNY per GPU-hour.")
+@click.option("--max-age", type=MAX_AGE, metavar="DAYS|all", help=MAX_AGE_HELP)
 @click.option("--limit", type=click.IntRange(0, MAX_ROWS), metavar="N",
               help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")
 @click.option("--sort", type=SORTS, default="price", show_default=True,
@@ -61,9 +65,10 @@ WIDE_TABLE = 170
               help="Also the prices held back as possible outliers (far from their card's "
                    "market, not yet confirmed by a later crawl; marts.price_outliers).")
 def prices_command(card: str | None, region: str | None, kind: str | None, period: str | None,
-                   vendor: str | None, max_price: float | None, limit: int | None, sort: str,
-                   fmt: str, include_held: bool) -> None:
-    """The latest price of every offer (marts.latest_prices), filtered and sorted.
+                   vendor: str | None, max_price: float | None, max_age: str | None,
+                   limit: int | None, sort: str, fmt: str, include_held: bool) -> None:
+    """The latest price of every offer (marts.latest_prices), filtered and sorted, each with
+    its as-of date and age; prices older than the horizon are left out unless --max-age.
 
     \b
     Examples:
@@ -71,6 +76,7 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
       gpuprices prices --card 4090 --kind spot --max-price 5
       gpuprices prices --region 'Inner Mongolia' --period 月 --format csv > im.csv
       gpuprices prices --card a100 --format json | jq '.[0]'
+      gpuprices prices --card H100 --max-age all
 
     Exit codes: 0 rows shown; 2 unknown card/region/vendor/value; 3 no database yet or no rows
     matched.
@@ -78,19 +84,25 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
     with published_db(*LATEST_PRICES_TABLES) as con:
         with option_errors():
             query = latest_prices_query(con, card, region, kind, period, vendor, max_price,
-                                        sort, include_held)
+                                        sort, include_held, max_age=max_age)
         columns, rows = columns_and_records(con, query.sql, query.params)
     found, held = query.found, query.held
     shown = rows if limit == 0 else rows[:limit or (50 if fmt == "table" else None)]
+    left_out = [*([held_note(held)] if held else []),
+                *([aged_out_note(query.aged_out, query.max_age)] if query.aged_out else [])]
+    old = old_prices_note(query.ages)
     if fmt != "table":
+        if old:     # stdout stays the rows a script reads
+            click.echo(f"note: {old}", err=True)
         write_rows(shown, columns, fmt)
     else:
-        notes = [*found.notes, *([held_note(held)] if held else [])]
-        _prices_table(shown, len(rows), sort, notes)
+        if old:
+            console.print(f"[bold yellow]{old}[/]")
+        _prices_table(shown, len(rows), sort, [*found.notes, *left_out])
     if not rows:
         raise NoData("no offers match " + (", ".join(found.notes) or "the filters")
-                     + (f" but {held_note(held)}" if held else "")
-                     + "; try fewer filters, or `gpuprices prices` for everything")
+                     + (f" but {' and '.join(left_out)}" if left_out else "")
+                     + "; try fewer filters, or `gpuprices prices --max-age all` for everything")
 
 
 def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> None:
@@ -101,7 +113,12 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
     if len(rows) < total:
         title += f" (showing {len(rows)}; --limit 0 for all)"
     notes = list(notes)
-    modeled = sorted({r["source"] for r in rows if not is_real_price(r.get("price_basis"))})
+    undated = sorted({r["source"] for r in rows if r.get("price_basis") == "undated"})
+    modeled = sorted({r["source"] for r in rows if not is_real_price(r.get("price_basis"))}
+                     - set(undated))
+    if undated:
+        notes.append(f"UNDATED prices are real public prices whose date nobody could read "
+                     f"({', '.join(undated)}): not counted as dated")
     if modeled:
         notes.append(f"MODELED prices are illustrative, not quotes: replayed from modeled "
                      f"snapshots ({', '.join(modeled)}); price_basis_label in --format csv says "
@@ -109,7 +126,7 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
     wide = console.width >= WIDE_TABLE
     if not wide:
         notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
-                     "USD/GPU-h and last seen")
+                     "USD/GPU-h and the as-of date")
     columns = WIDE_COLUMNS if wide else NARROW_COLUMNS
     table = Table(title=title, caption=terminal_text(" · ".join(notes)) or None,
                   caption_justify="left", box=box.SIMPLE_HEAD)
@@ -136,19 +153,20 @@ def _cells(r: dict) -> dict[str, str]:
     card = r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
     fraction = fraction_text(r["gpu_fraction"])
     vendor, region = terminal_text(r["vendor"]), terminal_text(region)
-    price_from = price_from_text(r)
+    price_from, age = price_from_text(r), age_text(r.get("price_age_days"))
     return {
         "vendor": vendor, "region": region, "card": card, "price from": price_from,
         "offer": f"{vendor}\n[dim]{region}[/]\n{card}"
                  + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]")
-                 + ("" if r.get("price_basis") == "live" else f"\n{price_from}"),
+                 + ("\n" if r.get("price_basis") == "live" else f"\n{price_from} · ") + age,
         "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
         "listed price": f"{amount_text(r['price_amount'])} {r['currency']}/{r['billing_period']}",
         "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
         "USD/GPU-h": f"{r['price_per_gpu_hour_usd']:,.3f}",
+        "as of (age)": (f"{r['price_as_of']:%Y-%m-%d} " if r.get("price_as_of") else "")
+                       + f"({age})",
         "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
-                                                                      "[dim]?[/]"),
-        "last seen (UTC)": r["last_seen_at"].astimezone(UTC).strftime("%Y-%m-%d %H:%M")}
+                                                                      "[dim]?[/]")}
 
 
 def price_from_text(r: dict) -> str:

@@ -12,6 +12,7 @@ import click
 from pipelines.cli.dagster_home import dagster_home
 from pipelines.cli.options import TEXT
 from pipelines.cli.output import console
+from pipelines.cli.record_progress import load_record_before_run
 from pipelines.cli.run_progress import StepProgress
 from pipelines.cli.run_summary import print_summary
 from pipelines.display import terminal_text
@@ -29,8 +30,15 @@ ORIGINS = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0
 @click.option("--source", "sources", type=TEXT, multiple=True, metavar="S",
               help="Only this source (repeatable), opted in: an opt-in source named here is "
                    "crawled; see `gpuprices sources`.")
-def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
+@click.option("--no-record", is_flag=True,
+              help="Do not load the public price record (data/records/) first; also "
+                   "GPUPRICES_RECORD=off.")
+def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record: bool) -> None:
     """Run the main job once: crawl, normalize, check, build models and feeds; print a summary.
+
+    First it loads the versions of the public price record (data/records/: dated public
+    prices, years of them) that the database lacks, as archive observations: the first run
+    loads them all, a later one nothing (`gpuprices record` shows what the record holds).
 
     \b
     The default run crawls every source but the opt-in ones (`gpuprices sources` says which
@@ -82,6 +90,7 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...]) -> None:
     console.print(f"[bold]gpuprices run[/] over {ORIGINS[mode]}; data in {data_dir()}"
                   + (f" ({job.executor_def.name} executor)"
                      if job.executor_def.name != "in_process" else ""))
+    load_record_before_run(no_record)
     instance = dg.DagsterInstance.get()
     run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
     with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):

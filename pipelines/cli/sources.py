@@ -24,14 +24,16 @@ from spiders.price_basis import manifest_price_basis, price_from_word
 @click.command("sources")
 def sources_command() -> None:
     """List the sources: vendor, kind, fetch style, the path it reads now and the keys it lacks,
-    cards, price kinds, regions, snapshot, whether the default run crawls it (or why it is
-    opt-in: `gpuprices run --source S`, GPUPRICES_OPT_IN), last run."""
+    what its vendor's terms say (automated access, index use), cards, price kinds, regions,
+    snapshot, whether the default run crawls it (or why it is opt-in: `gpuprices run --source
+    S`, GPUPRICES_OPT_IN), last run."""
     # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
     from spiders.registry import source_names, spider_class
+    from spiders.terms import terms_of
 
     facts = _source_facts()
     table = Table(title="sources", show_lines=True)
-    for column in ("source", "vendor", "kind", "fetch", "path now", "cards", "kind/period",
+    for column in ("source", "vendor", "kind", "fetch", "path now", "terms", "cards", "kind/period",
                    "regions", "snapshot", "prices", "default run", "last run"):
         table.add_column(column, overflow="fold")
     for name in source_names():
@@ -43,12 +45,19 @@ def sources_command() -> None:
             snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
         seen = facts.get(name, {})
         table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
-                      escape(spider.path_note()), seen.get("cards", "-"),
+                      escape(spider.path_note()), terms_text(terms_of(name)),
+                      seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("prices") or snapshot_prices_text(meta)),
                       escape(opt_in_reason(name) or "crawled"),
                       escape(seen.get("last_run", "never run")))
     console.print(table)
+
+
+def terms_text(terms) -> str:
+    """The vendor's terms in a short cell: 'access NO, index NO' (NO: forbidden, yes: allowed,
+    ?: not found; the page and date: docs/sources.md, spiders/terms.csv)."""
+    return terms.status if terms else "no row"
 
 
 def snapshot_prices_text(meta: dict | None) -> str:

@@ -33,10 +33,24 @@ from pipelines.publish import (
     refuse_unless_writable_dir,
     staging_dir,
 )
+from pipelines.query.prices import aged_latest_prices_sql
+from pipelines.warehouse.price_age import use_price_ages
 from spiders.layout import db_path, feeds_dir
 
-# Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order.
+# Every mart is a feed: data/feeds/<mart>.csv and .parquet, columns in the model's select order
+# (latest_prices then each price's as-of date and age: feed_source).
 FEED_TABLES = [m.table for m in SQL_MODELS if m.layer == "marts"] + [INDEX_TABLE]
+
+
+def feed_source(con, table: str) -> str | None:
+    """What a feed is read from when it carries more than its mart: the latest prices with each
+    price's as-of date and age, counted to the day the feed is written (a temporary view of
+    pipelines/query/sql/aged_latest_prices.sql); None: the mart itself."""
+    if table != "marts.latest_prices":
+        return None
+    use_price_ages(con)
+    con.execute(f"create or replace temp view aged_latest_prices as {aged_latest_prices_sql()}")
+    return "temp.aged_latest_prices"
 
 
 def feed_bom() -> bool:
@@ -88,7 +102,7 @@ def mart_feeds(context: dg.AssetExecutionContext,
         for table in FEED_TABLES:
             key = feed_key(table)
             if key in selected:
-                written = publish_feed(con, table, staged, feed_bom())
+                written = publish_feed(con, table, staged, feed_bom(), feed_source(con, table))
                 yield dg.MaterializeResult(asset_key=key,
                                            metadata={"path": str(feeds_dir() / written["csv"].name),
                                                      "row_count": written["rows"]})

@@ -25,8 +25,10 @@ OBJECT = (dict,)
 # that every field of RawOffer is here).
 FIELD_TYPES: dict[str, tuple[type, ...]] = {
     **dict.fromkeys(("source", "vendor", "vendor_kind", "reaches_via", "local_time_zone",
-                     "region_key", "sku", "gpu_text", "region_text", "offer_kind", "price_text",
+                     "region_key", "sku", "gpu_text", "no_card_reason", "region_text",
+                     "offer_kind", "price_text",
                      "currency", "billing_period", "url", "raw_ref", "observed_at",
+                     "price_basis", "prices_as_of",
                      "effective_at", "config_text", "range_end", "vcpus_text", "memory_text",
                      "disk_text"), TEXT),
     **dict.fromkeys(("gpu_count", "vram_gb", "price_amount", "price_low", "price_high",

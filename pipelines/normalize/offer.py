@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 
 from pipelines.normalize.item_types import check_item_types
@@ -26,7 +26,7 @@ from spiders.parsing.calendars import offer_time_zone, source_time_zone
 from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
-from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
+from spiders.parsing.gpu_models import GpuParseError, GpuSpec, gpu_family, parse_gpu
 from spiders.parsing.machine import machine_specs
 from spiders.parsing.prices import (
     HOURS_PER_PERIOD,
@@ -36,6 +36,7 @@ from spiders.parsing.prices import (
     per_hour,
 )
 from spiders.parsing.regions import RegionParseError, resolve_region
+from spiders.price_basis import CRAWL_BASES
 
 OFFER_KINDS = ("on_demand", "spot", "reserved")
 
@@ -58,6 +59,8 @@ class _Listed:
     currency: str
     period: str
     per_card: bool = False   # the listed price is for one card ("￥8000/卡/月"), not the machine
+    per_machine: bool = False  # the unit says the whole machine's ("CNY/Machine/Day")
+    unit_card: str | None = None  # the card the unit names ("RMB/V100·HOUR")
 
 
 def _shown(value: object) -> str:
@@ -134,7 +137,8 @@ def _listed_price(item: dict) -> _Listed:
                                   range_end, _shown(item.get("price_text")))
         amount = checked_amount(amount, "the price", item.get("price_text"))  # type: ignore[arg-type]
         listed = _Listed(amount, parsed.currency,  # type: ignore[arg-type]
-                         parsed.period or period, parsed.per_card or stated_per_card)
+                         parsed.period or period, parsed.per_card or stated_per_card,
+                         parsed.per_machine, parsed.unit_card)
         if item.get("tax_included") is not None and parsed.tax_included is not None \
                 and item["tax_included"] != parsed.tax_included:
             raise Quarantined("price", f"tax_included={item['tax_included']} but the price says "
@@ -146,16 +150,16 @@ def _listed_price(item: dict) -> _Listed:
     return listed
 
 
-def _gpu_count(item: dict) -> int:
+def _gpu_count(item: dict) -> int | None:
     """The stated count (a count column or API field), else the count the card or configuration
-    text writes ("A100 80G ×8", "8卡整机"), else 1; both written and different -> quarantine."""
+    text writes ("A100 80G ×8", "8卡整机"), else None; both written and different -> quarantine."""
     value = item.get("gpu_count")
     try:
         written = gpu_count_in_text(item.get("gpu_text"), item.get("config_text"))
     except GpuCountError as exc:
         raise Quarantined("count", str(exc)) from exc
     if value in (None, ""):
-        return written or 1
+        return written
     try:
         count = int(Decimal(str(value).strip()))
     except (InvalidOperation, ValueError, OverflowError) as exc:
@@ -167,6 +171,43 @@ def _gpu_count(item: dict) -> int:
         raise Quarantined("count", f"gpu_count {count} but the card text says {written} GPUs: "
                                    f"{texts!r}")
     return count
+
+
+def _card(item: dict) -> GpuSpec:
+    """The row's card: the configuration's reason when it names none (a partition no public
+    evidence maps), else the card text, else the card the price's unit names ("GPU node" priced
+    "1.00 RMB/V100·HOUR")."""
+    if item.get("no_card_reason"):
+        raise Quarantined("card", item["no_card_reason"])
+    hint = item.get("vram_gb") or None
+    try:
+        return parse_gpu(item.get("gpu_text") or "", vram_gb_hint=hint)
+    except GpuParseError as exc:
+        try:
+            unit_card = parse_price(item.get("price_text") or "").unit_card
+            if unit_card:
+                return parse_gpu(unit_card, vram_gb_hint=hint)
+        except (PriceParseError, GpuParseError):
+            pass
+        raise Quarantined("card", str(exc)) from exc
+
+
+def _check_unit(listed: _Listed, gpu: GpuSpec, stated_count: int | None, item: dict) -> None:
+    """A unit naming a card must name the row's; a machine's price needs the machine's card
+    count, from the page or the configuration (never assumed to be one card)."""
+    if listed.unit_card:
+        try:
+            named = gpu_family(parse_gpu(listed.unit_card).gpu_model)
+        except GpuParseError as exc:
+            raise Quarantined("price", f"the price's unit names {listed.unit_card!r}, no card "
+                                       f"the catalog knows: {item.get('price_text')!r}") from exc
+        if named != gpu_family(gpu.gpu_model):
+            raise Quarantined("price", f"the price's unit names a {named} card-hour but the row's "
+                                       f"card is {gpu.gpu_model}: {item.get('price_text')!r}")
+    if listed.per_machine and stated_count is None:
+        raise Quarantined("count", f"a price per machine ({item.get('price_text')!r}) but "
+                                   "neither the page nor the configuration states the machine's "
+                                   "card count")
 
 
 def observation_time(item: dict) -> datetime:
@@ -185,6 +226,20 @@ def observation_time(item: dict) -> datetime:
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(UTC)
 
 
+def price_basis(item: dict) -> tuple[str | None, date | None]:
+    """(price_basis, prices_as_of) the offer carries (spiders/price_basis.py); (None, None) for
+    an item from before the fields. A basis not in CRAWL_BASES or a date that is not one is
+    refused: a price's provenance is never guessed."""
+    basis, as_of = item.get("price_basis"), item.get("prices_as_of")
+    if basis is not None and basis not in CRAWL_BASES:
+        raise Quarantined("price_basis", f"unknown price basis {_shown(basis)}")
+    try:
+        return basis, (date.fromisoformat(as_of[:10]) if as_of else None)
+    except ValueError as exc:
+        raise Quarantined("price_basis", f"prices_as_of is not an ISO date: {_shown(as_of)}"
+                          ) from exc
+
+
 def offer_id(*parts: object) -> str:
     """Stable id of an offer across observations: same vendor offer, same id."""
     return hashlib.sha256("|".join(str(p) for p in parts).encode("utf-8")).hexdigest()[:20]
@@ -196,17 +251,16 @@ def normalize_offer(item: dict) -> dict:
     offer_kind = item.get("offer_kind")
     if offer_kind not in OFFER_KINDS:
         raise Quarantined("offer_kind", f"unknown offer kind {offer_kind!r}")
-    try:
-        gpu = parse_gpu(item.get("gpu_text") or "", vram_gb_hint=item.get("vram_gb") or None)
-    except GpuParseError as exc:
-        raise Quarantined("card", str(exc)) from exc
-    gpu_count = _gpu_count(item)
+    gpu = _card(item)
+    stated_count = _gpu_count(item)
+    gpu_count = stated_count or 1
     try:
         region = resolve_region(item.get("region_text") or "",
                                 vendor=item.get("region_key") or item.get("source"))
     except RegionParseError as exc:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
+    _check_unit(listed, gpu, stated_count, item)
 
     observed_at = observation_time(item)
     hourly = per_hour(listed.amount, listed.period)
@@ -227,6 +281,7 @@ def normalize_offer(item: dict) -> dict:
     # FX dates: the rate for CNY is the one the row is compared in; both come from the same ECB day
     # except when one side is the listing currency itself (rate 1 on the observation day).
     fx_rate_date = min(to_cny.rate_date, to_usd.rate_date)
+    basis, as_of = price_basis(item)
     return {
         "observed_at": observed_at,
         "observed_hour": observed_at.replace(minute=0, second=0, microsecond=0),
@@ -236,6 +291,9 @@ def normalize_offer(item: dict) -> dict:
         # how the source reached the offer (the spider's reaches_via): direct, or aggregator /
         # second_path / archive, which the SQL models count once (docs/signals.md)
         "reaches_via": item.get("reaches_via") or "direct",
+        # where its price comes from and the date it held (the snapshot entry's, or live)
+        "price_basis": basis,
+        "prices_as_of": as_of,
         # the zone its days and month ends are counted in: the spider's, an offer in China's
         "local_time_zone": offer_time_zone(
             region.country, source_time_zone(item["source"], item.get("local_time_zone"))),

@@ -7,9 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from pipelines.query.ages import PriceAges, max_age_days, within_age_sql
 from pipelines.query.choices import Spellings
 from pipelines.query.errors import UnknownValueError
 from pipelines.query.filters import Filter, day_bounds, held_filter, offer_filter
+from pipelines.warehouse.price_age import price_horizon_days, use_price_ages
+from pipelines.warehouse.sql_files import sql_text
 
 # The tables the latest-prices query reads.
 LATEST_PRICES_TABLES = ("marts.latest_prices", "marts.price_outliers")
@@ -28,32 +31,56 @@ def price_order(sort: str) -> str:
     return f"{PRICE_ORDERS[sort]}, offer_id"
 
 
+def aged_latest_prices_sql() -> str:
+    """marts.latest_prices with each price's `price_as_of` and `price_age_days`
+    (sql/aged_latest_prices.sql), for a reading connection that called use_price_ages."""
+    return sql_text(__file__, "aged_latest_prices")
+
+
 @dataclass(frozen=True)
 class PricesQuery:
     """The latest-prices query for some filters: its SQL and parameters, the filter (its notes
-    say how each value was read) and how many matching offers were left out as held."""
+    say how each value was read), how many matching offers were left out as held, and how many
+    as older than `max_age` days (None: no limit); `ages`: how old the offers shown are and the
+    newest as-of among all that match, for ages.old_prices_note."""
 
     sql: str
     params: list
     found: Filter
     held: int
+    max_age: int | None
+    aged_out: int
+    ages: PriceAges
 
 
 def latest_prices_query(con, card: str | None = None, region: str | None = None,
                         kind: str | None = None, period: str | None = None,
                         vendor: str | None = None, max_price: float | None = None,
                         sort: str = "price", include_held: bool = False,
-                        limit: int | None = None) -> PricesQuery:
-    """The latest price of every offer the filters match (filters.offer_filter), sorted by
-    `sort` (PRICE_ORDERS), at most `limit` rows (None: all). A price held back as a possible
-    outlier (marts.price_outliers) is left out unless `include_held`."""
+                        limit: int | None = None, max_age: int | str | None = None,
+                        on_day: date | None = None) -> PricesQuery:
+    """The latest price of every offer the filters match (filters.offer_filter), with its as-of
+    date and age in days to `on_day` (default today, UTC), sorted by `sort` (PRICE_ORDERS), at
+    most `limit` rows (None: all). A price held back as a possible outlier (marts.price_outliers)
+    is left out unless `include_held`; one older than `max_age` days (ages.max_age_days: None is
+    the horizon, "all" no limit) is left out and counted."""
     order = price_order(sort)
+    days = max_age_days(max_age)
+    use_price_ages(con, on_day)
     found = offer_filter(con, card, region, kind, period, vendor, max_price)
     held = 0 if include_held else held_filter(con, found)
-    sql = f"select * from marts.latest_prices where {found.sql} order by {order}"
+    aged, horizon = aged_latest_prices_sql(), price_horizon_days()
+    within = within_age_sql(days)
+    shown, aged_out, old, newest, newest_age = con.execute(
+        f"select count(*) filter (where {within}), count(*) filter (where not ({within})), "
+        f"count(*) filter (where {within} and price_age_days > price_horizon_days()), "
+        f"max(price_as_of), price_age_days(max(price_as_of), price_reference_day()) from ({aged}) "
+        f"where {found.sql}", found.params).fetchone()
+    sql = f"select * from ({aged}) where {found.sql} and {within} order by {order}"
     if limit is not None:
         sql += f" limit {int(limit)}"
-    return PricesQuery(sql, list(found.params), found, held)
+    return PricesQuery(sql, list(found.params), found, held, days, aged_out,
+                       PriceAges(shown, old, newest, newest_age, horizon))
 
 
 def price_history_query(found: Filter, since: str | date | None = None,

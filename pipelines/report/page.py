@@ -21,6 +21,7 @@ from pipelines.report.index_charts import index_charts
 from pipelines.report.queries import check_tables
 from pipelines.report.signals import signals
 from pipelines.report.tables import link_cell
+from pipelines.warehouse.price_age import use_price_ages
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ def render_page(con: duckdb.DuckDBPyConnection, generated_at: datetime) -> tuple
     per card first, then the market lines, saved workloads and signals, the claims scorecard
     last. Returns (HTML, charts, tables)."""
     row_counts = check_tables(con)
+    use_price_ages(con)                        # ages count to today (UTC)
+    ages = sections.price_ages(con)
     cards = card_history(con)                  # the first chart on the page brings plotly.js
     index = index_charts(con, with_plotly_js=not cards["charts"])
     history = sections.history(con, with_plotly_js=not (cards["charts"] or index["count"]))
@@ -66,7 +69,8 @@ def render_page(con: duckdb.DuckDBPyConnection, generated_at: datetime) -> tuple
         "page.html.j2", generated=utc(generated_at), font_stack=FONT_STACK,
         simulated=sections.simulated(con),
         header=sections.header(con, row_counts, generated_at), claims=sections.claims(con),
-        cards=cards, index=index, history=history, cheapest=sections.cheapest(con),
+        ages=ages, cards=cards, index=index, history=history,
+        cheapest=sections.cheapest(con, ages),
         workloads=sections.workloads(con), signals=signals(con))
     tables = page.count("<table>")  # scraped text is escaped, so only our own tables count
     return page, cards["charts"] + index["count"] + history["charts"], tables

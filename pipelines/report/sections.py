@@ -8,7 +8,8 @@ from typing import Any
 
 import duckdb
 
-from pipelines.display import clean_text
+from pipelines.display import age_text, clean_text
+from pipelines.query.ages import PriceAges, old_prices_note
 from pipelines.report.charts import CHARTS, FAMILIES, chart_html, chart_points
 from pipelines.report.formatting import (
     MISSING,
@@ -53,6 +54,23 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
     templates = [clean_text(r["source"]) for r in source_rows if r["reaches_via"] == "template"]
     return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
             "counts_table": counts, "modeled_sources": modeled, "template_sources": templates}
+
+
+def price_ages(con: duckdb.DuckDBPyConnection) -> dict:
+    """How old the page's prices are (sql/price_ages.sql): the line the page opens with when most
+    of them (or the newest) are older than the horizon (None otherwise), how many offers the
+    horizon leaves out of the cheapest offers, and the horizon in days."""
+    [row] = named_query(con, "price_ages")
+    ages = PriceAges(row["offers"], row["old_offers"], row["newest_as_of"],
+                     row["newest_age_days"], row["horizon_days"])
+    return {"note": old_prices_note(ages), "aged_out": count(row["old_offers"]),
+            "horizon_days": row["horizon_days"]}
+
+
+def as_of_cell(row: dict) -> Cell:
+    """The date a price held and its age, "2026-11-30 (1 d)"; when it was last seen on hover."""
+    return Cell(f"{utc(row.get('price_as_of'))} ({age_text(row.get('price_age_days'))})",
+                title=f"last seen {utc(row.get('last_seen_at'))}")
 
 
 REACHES = {"direct": "direct", "aggregator": "through an aggregator",
@@ -146,7 +164,7 @@ OFFER_COLUMNS = (
     col("CNY / GPU-h", "price_per_gpu_hour_cny", price, "num"),
     Column("listed", listed, "num"), Column("instance", instance, "nw"),
     col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
-    col("last seen", "last_seen_at", utc, "nw"), Column("price from", price_from_cell, "nw"),
+    Column("as of (age)", as_of_cell, "nw"), Column("price from", price_from_cell, "nw"),
     Column("page", lambda r: link_cell(r.get("url"))),
 )
 
@@ -175,9 +193,10 @@ OUTLIER_COLUMNS = (
 )
 
 
-def cheapest(con: duckdb.DuckDBPyConnection) -> dict:
-    """The cheapest offer per card, kind and billing period anywhere, then per region; and the
-    prices held back from them as possible outliers (or confirmed as real since)."""
+def cheapest(con: duckdb.DuckDBPyConnection, ages: dict) -> dict:
+    """The cheapest offer per card, kind and billing period anywhere, then per region, within
+    the horizon (`ages`: price_ages); and the prices held back from them as possible outliers
+    (or confirmed as real since)."""
     rows = named_query(con, "cheapest_per_region")
     best: dict[tuple, dict] = {}
     for row in rows:   # ordered by price: the first row per card, kind and period is the cheapest
@@ -188,7 +207,8 @@ def cheapest(con: duckdb.DuckDBPyConnection) -> dict:
             "rows": count(len(rows)),
             "outliers": table(OUTLIER_COLUMNS, outliers,
                               "None: every judged price is within its card's limit."),
-            "held": count(sum(r["outlier_status"] == "held" for r in outliers))}
+            "held": count(sum(r["outlier_status"] == "held" for r in outliers)),
+            "aged_out": ages["aged_out"], "horizon_days": ages["horizon_days"]}
 
 
 # ── saved workloads ─────────────────────────────────────────────────────────────────────────────

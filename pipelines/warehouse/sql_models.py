@@ -44,6 +44,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
+from pipelines.warehouse.price_age import create_price_age_macros
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -281,6 +282,35 @@ def create_since_macros(con) -> None:
     con.execute(sql_text(__file__, "since_macros"))
 
 
+def sql_list(values) -> str:
+    """A DuckDB list literal of strings: ['vastai', 'vast.ai']."""
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values)) + "]"
+
+
+def create_terms_macro(con) -> None:
+    """index_use_forbidden(vendor_key, vendor) (sql/index_terms_macro.sql), with the vendors
+    whose terms forbid index use (spiders/terms.py, one home) by key and by name, stored in the
+    connection's database as since_day() is."""
+    from pipelines.backfill.vendors import vendor_of  # the registry: only when a model runs
+    from spiders.terms import index_excluded_sources
+
+    keys = index_excluded_sources()
+    con.execute(sql_text(__file__, "index_terms_macro").format(
+        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_of(k).vendor
+                                                                 for k in keys})))
+
+
+def create_model_macros(con) -> None:
+    """Every macro a model may call, stored in the connection's database: the incremental filter,
+    the terms' index filter, the price-age macros marts.cheapest_offers counts ages with, and
+    price_basis_label(basis, as_of) / is_real_price(basis) (sql/price_basis_macros.sql: a
+    source's and an offer's basis read in one wording)."""
+    create_since_macros(con)
+    create_terms_macro(con)
+    create_price_age_macros(con)
+    con.execute(sql_text(__file__, "price_basis_macros"))
+
+
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
     day>", "up to date")."""
@@ -288,7 +318,7 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
-    create_since_macros(con)
+    create_model_macros(con)
     con.execute(f"create schema if not exists {model.layer}")
     con.execute(sql_text(__file__, "create_model_state"))
     started, stored, table_exists = con.execute(

@@ -42,6 +42,14 @@ A table is read by its header texts, so a vendor is configuration, not code:
   not_offered   cell texts that say a term is not sold ("-", "—"): no offer. By default such a
                 cell goes on as written, and normalization quarantines it as "no price given".
   region        region text when the page is one data centre (else map "region_text" in columns)
+  partition     the partition (queue) the page's prices are for when no cell names it (a fee table
+                with one GPU column): read as the row's card text, for `cards` to map
+  cards         card text as read (a partition, queue or node type) -> {card, evidence}: the card
+                public evidence names for it, and that evidence (URL or repository/file/commit,
+                what it shows); an entry with no card says what was searched, and its rows are
+                quarantined as naming no card. `gpu_count` in an entry: the machine's card count
+                the evidence states (for a price per machine). A text naming several cards at one
+                price ("A100、A800") yields one offer per card (gpu_models.card_alternatives).
   offer_kind    default "on_demand"
   range_end, price_per_card   see GpuPriceSpider
 The GPU count comes from the count column when there is one, else from the card and configuration
@@ -70,7 +78,7 @@ from scrapy.http import Response
 from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
-from spiders.parsing.gpu_models import memory_unit
+from spiders.parsing.gpu_models import card_alternatives, memory_unit
 from spiders.parsing.prices import displayed_text, is_per_card
 
 _UNAVAILABLE = re.compile(r"售罄|无货|缺货|已满|暂无|sold\s*out|unavailable", re.I)
@@ -145,6 +153,8 @@ class HtmlTableSpider(GpuPriceSpider):
     not_offered: ClassVar[frozenset[str]] = frozenset()
     keep_rows: ClassVar[dict[str, str]] = {}
     region: ClassVar[str | None] = None
+    partition: ClassVar[str | None] = None
+    cards: ClassVar[dict[str, dict[str, Any]]] = {}
     offer_kind: ClassVar[str] = "on_demand"
     page_unit: ClassVar[str | None] = None
 
@@ -300,24 +310,52 @@ class HtmlTableSpider(GpuPriceSpider):
                 if text and isinstance(header, str) else text
         return machine
 
+    def row_cards(self, row_text: str | None) -> list[tuple[str | None, dict[str, Any]]]:
+        """(card text, fields) of each offer a row's card text stands for: the card `cards` maps
+        it to (with the partition and its evidence), the configuration's reason when it maps it
+        to none, one per card of a list at one price, else the text as it is."""
+        mapping = self.cards.get(row_text or "")
+        if mapping is None:
+            alternatives = card_alternatives(row_text or "")
+            return [(card, {}) for card in alternatives] or [(row_text, {})]
+        if not mapping.get("card"):
+            return [(row_text, {"no_card_reason": f"{row_text!r} (a partition, queue or class "
+                                                  "of cards) names no card; no public evidence "
+                                                  "maps it to one"})]
+        count = {"gpu_count": mapping["gpu_count"]} if mapping.get("gpu_count") else {}
+        return [(mapping["card"], {"partition": row_text, "card_evidence": mapping["evidence"],
+                                   **count})]
+
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
-        gpu_text = self.column(cells, "gpu_text")
+        row_text = self.column(cells, "gpu_text") or self.partition
+        cards = self.row_cards(row_text)
+        for card_text, mapped in cards:
+            several = f" | {card_text}" if len(cards) > 1 else ""
+            yield from self._row_offers(cells, response, row_text, card_text, mapped, several)
+
+    def _row_offers(self, cells: dict[str, str], response: Response, row_text: str | None,
+                    gpu_text: str | None, mapped: dict[str, Any],
+                    several: str) -> Iterable[RawOffer]:
         region_text = self.column(cells, "region_text") or self.region
         fields: dict[str, Any] = {
             "gpu_text": gpu_text,
-            "gpu_count": self.gpu_count(cells),
+            "gpu_count": mapped.get("gpu_count") or self.gpu_count(cells),
             "config_text": self.column(cells, "config_text"),
             "vram_gb": self.vram_cell(cells),
             "region_text": region_text,
             "available": availability(self.column(cells, "available")),
             **self.machine_cells(cells),
-            "vendor_data": {"row": cells},
+            "vendor_data": {"row": cells, **{k: v for k, v in mapped.items()
+                                             if k in ("partition", "card_evidence")}},
         }
+        if mapped.get("no_card_reason"):
+            fields["no_card_reason"] = mapped["no_card_reason"]
         unit_cell = self.column(cells, "price_unit") or ""
         for kind, period, header, price_text in self.price_cells(cells):
             per_card = {"price_per_card": True} if is_per_card(f"{header} {unit_cell}") else {}
             row_id = self.column(cells, "sku_text")
-            sku = f"{gpu_text} | {fields['gpu_count'] or 1}" + (f" | {row_id}" if row_id else "")
+            sku = (f"{row_text} | {fields['gpu_count'] or 1}" + (f" | {row_id}" if row_id else "")
+                   + several)
             yield self.offer(response, sku=sku,
                              price_text=price_text, billing_period=period, offer_kind=kind,
                              **per_card, **fields)

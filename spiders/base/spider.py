@@ -65,7 +65,7 @@ from scrapy_playwright.page import PageMethod
 
 from spiders.base.browser import PageRoute, render_failed
 from spiders.items import RawOffer
-from spiders.middlewares.raw_archive import captured_at
+from spiders.middlewares.raw_archive import answer_price_basis, captured_at
 from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.calendars import source_time_zone
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
@@ -219,11 +219,13 @@ class GpuPriceSpider(scrapy.Spider):
         if (vendor or vendor_kind) and self.reaches_via == "direct":
             raise ValueError(f"{self.name}: a direct source's offers are its own vendor's")
         observed = captured_at(response) or datetime.now(UTC).isoformat(timespec="seconds")
+        basis, as_of = answer_price_basis(response, observed)
         return RawOffer(
             source=self.name, vendor=vendor or self.vendor,
             vendor_kind=vendor_kind or self.vendor_kind,
             url=response.url, raw_ref=hashlib.sha256(response.body).hexdigest(),
-            observed_at=observed, **self.written_fields(fields),
+            observed_at=observed, price_basis=basis, prices_as_of=as_of,
+            **self.written_fields(fields),
         )
 
     def written_fields(self, fields: dict[str, Any]) -> dict[str, Any]:

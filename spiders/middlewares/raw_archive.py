@@ -26,7 +26,7 @@ from scrapy.http import Response
 
 from spiders.layout import data_dir, fetch_log_path, raw_object_path
 from spiders.middlewares.crawl_failure import fail_crawl, oversize_reason
-from spiders.replay_server import CAPTURED_AT_HEADER
+from spiders.replay_server import CAPTURED_AT_HEADER, PRICE_BASIS_HEADER, PRICES_AS_OF_HEADER
 
 
 def body_sha256(body: bytes) -> str:
@@ -110,3 +110,13 @@ class RawArchiveMiddleware:
 def captured_at(response: Response) -> str | None:
     value = response.headers.get(CAPTURED_AT_HEADER)
     return value.decode() if value else None
+
+
+def answer_price_basis(response: Response, observed_at: str) -> tuple[str, str | None]:
+    """(price_basis, prices_as_of) of the prices in `response`: the replayed entry's, as the
+    replay server said; `live` as of the day it was read when it said nothing (a live answer)."""
+    basis = response.headers.get(PRICE_BASIS_HEADER)
+    if not basis:
+        return "live", observed_at[:10]
+    as_of = response.headers.get(PRICES_AS_OF_HEADER)
+    return basis.decode(), (as_of.decode() if as_of else None)

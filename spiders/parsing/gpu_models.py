@@ -340,3 +340,29 @@ def _sizes(sizes: Card | tuple[int, ...]) -> str:
 def _near(value: Decimal, target: Decimal) -> bool:
     """Within 10 %: a slice stated as 39.5 GB or 40960 MiB is the 40 GB slice."""
     return abs(value - target) <= Decimal("0.1") * target
+
+
+# A row that prices several cards alike ("A100、A800", "A100 / A800", "A100 and A800", "A100或
+# A800"); words that exclude cards ("GPUs other than V100 and A100", "除A100外") name none of them.
+_ALTERNATIVES_SPLIT_RE = re.compile(r"\s*(?:、|,|，|/|&|或|(?<![a-z])(?:and|or)(?![a-z]))\s*",
+                                    re.I)
+_EXCLUDING_RE = re.compile(r"other|except|excluding|besides|除|以外|之外|其他|其它|以上|以下", re.I)
+
+
+def card_alternatives(text: str) -> list[str]:
+    """The cards a row names at one price, each part as written ("A100、A800" -> ["A100",
+    "A800"]), for one offer per card; [] when the text is no such list: one card, a part that is
+    no card of its own ("A100 40G/80G", "H100 SXM/PCIe"), one family twice, or words that exclude
+    cards."""
+    if _EXCLUDING_RE.search(text or ""):
+        return []
+    parts = _ALTERNATIVES_SPLIT_RE.split((text or "").strip())
+    if len(parts) < 2:
+        return []
+    families = []
+    for part in parts:
+        try:
+            families.append(gpu_family(parse_gpu(part).gpu_model))
+        except GpuParseError:
+            return []
+    return parts if len(set(families)) == len(families) else []

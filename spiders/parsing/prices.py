@@ -4,7 +4,9 @@ The grammar, class by class: amounts with 万/千/k and units inside them (角/�
 currencies.SUB_UNITS), which name their currency and win over a source's default; periods from the
 hour to the year (a quarter is 2190 h); ranges ("20-30元/时") keep both ends and name a price only
 when the source declares which end it lists; per-card markers in any position (元/卡/月, 每卡,
-单卡, per GPU, /GPU/hr); original/current price pairs (原价/现价, 折后); tax markers (含税/不含税,
+单卡, 卡·时, per GPU, /GPU/hr), a unit naming the card ("RMB/V100·HOUR": a V100 card-hour, kept as
+unit_card) and per-machine units ("CNY/Machine/Day", "/台/月": price_units.py); original/current
+price pairs (原价/现价, 折后); tax markers (含税/不含税,
 "excl. VAT") and minimum terms ("3个月起", "min. 1 month") are kept as fields, never read as prices.
 Markup around a price (`<b>$2.99</b>/hr`, `&yen;12.5`) is read as the text a browser shows.
 
@@ -16,16 +18,21 @@ clear reason. Anything ambiguous raises PriceParseError instead of guessing.
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 
-from lxml import etree
-from lxml import html as lxml_html
-
 from .currencies import KNOWN_CURRENCIES, SUB_UNITS, CurrencyError, currency_tokens, price_currency
+from .markup import displayed_text
+from .price_units import (
+    CARD_IN_UNIT,
+    CARD_PERIOD_SEP,
+    MACHINE_UNIT,
+    PER_CARD_RE,
+    PER_MACHINE_RE,
+)
+from .price_units import is_per_card as _is_per_card
 
 
 class PriceParseError(ValueError):
@@ -53,6 +60,8 @@ class ParsedPrice:
     per_card: bool = False              # "￥8000/卡/月", "元/月/卡", "单卡", "$2.79 / GPU / hr"
     tax_included: bool | None = None    # 含税 -> True, 不含税 / "excl. VAT" -> False, else None
     min_term_hours: int | None = None   # minimum rental term ("3个月起" -> 2190), if stated
+    per_machine: bool = False           # "CNY/Machine/Day", "/台/月", "整机": the whole machine's
+    unit_card: str | None = None        # the card the unit names ("RMB/V100·HOUR" -> "v100")
 
     @property
     def is_range(self) -> bool:
@@ -90,17 +99,10 @@ _SELF_MARKED = {"包月": "month", "包年": "year", "包周": "week", "包天":
 _PERIOD_OF.update(_SELF_MARKED)
 
 _SEP = r"(?:/|每|一|按|per(?![a-z])|an?(?![a-z]))"
-_UNIT = r"(?:卡|张|台|个|实例|gpus?(?![a-z])|cards?(?![a-z])|instances?(?![a-z]))"
+_UNIT = (r"(?:卡|张|台|个|实例|gpus?(?![a-z])|cards?(?![a-z])|instances?(?![a-z])|"
+         rf"{MACHINE_UNIT})")
 # "gpu-hr", "卡·时": a unit joined to the period by a hyphen or a dot.
 _UNIT_SEP = rf"(?:{_SEP}|-|·)"
-# The price is one card's, wherever the marker stands: "/卡/月", "/月/卡", "每卡", "单卡", "每张卡",
-# "卡时", "per GPU", "/GPU/hr", "GPU-hour". Machine markers say the opposite.
-_PER_CARD_RE = re.compile(
-    r"(?:(?<![a-z])(?:per|a|each)[\s-]+|每\s*|单\s*|/\s*)(?:张卡?|块卡?|卡|gpus?(?![a-z])|cards?(?![a-z]))"
-    r"|卡\s*(?:小时|时|天|日|周|月|季|年)|(?<![a-z])gpu[-\s]?(?:hours?|hrs?|h)(?![a-z])")
-_PER_MACHINE_RE = re.compile(
-    r"整机|每台|/\s*台|每实例|/\s*实例|(?<![a-z])per\s+(?:node|server|machine|instance)(?![a-z])"
-    r"|/\s*(?:node|server|machine|instance)(?![a-z])")
 _PERIOD = _alt(set(_PERIOD_OF) - set(_SELF_MARKED))
 _SELF = _alt(_SELF_MARKED)
 _CUR = _alt(currency_tokens())
@@ -117,6 +119,9 @@ _STRAY_SUB_RE = re.compile(_alt(t for t in SUB_UNITS if (len(t) > 1 and t.isasci
 _TAIL_RE = re.compile(
     rf"\s*起?\s*(?:{_SEP}\s*(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:1\s*)?(?P<p>{_PERIOD})"
     rf"(?:\s*{_SEP}\s*{_UNIT})?|(?:{_SEP}\s*{_UNIT}\s*)?(?P<s>{_SELF}))")
+# A unit naming the card ("RMB/V100·HOUR"): one card-hour of that card, which must be the row's.
+_CARD_TAIL_RE = re.compile(rf"\s*起?\s*(?:/|每|per(?![a-z]))\s*(?P<card>{CARD_IN_UNIT})\s*"
+                           rf"{CARD_PERIOD_SEP}\s*(?P<p>{_PERIOD})")
 _UNKNOWN_PER_RE = re.compile(rf"\s*起?\s*(?:/|每|per(?![a-z]))\s*(?!{_UNIT}\s*(?:$|[\s,;)]))(\S+)")
 _PERIOD_ONLY_RE = re.compile(
     rf"\s*(?:{_SEP}\s*)?(?:{_UNIT}\s*{_UNIT_SEP}?\s*)?(?:(?P<p>{_PERIOD})|(?P<s>{_SELF}))"
@@ -199,7 +204,7 @@ def _number(raw: str) -> Decimal:
 def _period_from(m: re.Match | None) -> str | None:
     if m is None:
         return None
-    word = next(w for w in (m.group(g) for g in m.re.groupindex) if w)
+    word = next(w for w in (m.group(g) for g in m.re.groupindex if g != "card") if w)
     period = _PERIOD_OF[word.strip()]
     if period not in HOURS_PER_PERIOD:
         raise PriceParseError(f"unsupported billing period: per {period} ({word!r})")
@@ -224,34 +229,10 @@ def per_hour(amount: Decimal, period: str) -> Decimal:
         return Decimal(amount) / HOURS_PER_PERIOD[period]
 
 
-# Elements a browser sets apart (a space between their text and their neighbours') or never shows:
-# lxml's HTML 4 block list (less del/ins, which render inline), <br> and HTML 5's sections.
-_BLOCK_TAGS = (*sorted(lxml_html.defs.block_tags - {"del", "ins"}), "br", "article", "aside",
-               "figure", "footer", "header", "main", "nav", "section")
-_UNSHOWN = (etree.Comment, etree.ProcessingInstruction, "script", "style", "template", "noscript",
-            "head", "title")
-_TAG_RE = re.compile(r"<[a-zA-Z!/?]")
-_UNSHOWABLE_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def displayed_text(text: str) -> str:
-    """Text as a browser shows it: tags removed, so "<b>$2.99</b>/hr" joins to "$2.99/hr"; block
-    elements and <br> as spaces; comments, scripts and control characters (lxml refuses them)
-    dropped; entities ("&yen;") decoded."""
-    if not _TAG_RE.search(text):
-        return html.unescape(text)
-    root = etree.fromstring(f"<div>{_UNSHOWABLE_RE.sub('', text)}</div>", lxml_html.html_parser)
-    etree.strip_elements(root, *_UNSHOWN, with_tail=False)
-    for el in root.iter(*_BLOCK_TAGS):
-        el.text, el.tail = " " + (el.text or ""), " " + (el.tail or "")
-    return etree.tostring(root, method="text", encoding=str)
-
-
 def is_per_card(text: str | None) -> bool:
     """Whether a price, its column header or a unit cell says the price is one card's
     ("单卡价格", "元/卡/时", "per GPU"); a text that names both a card and a machine is not."""
-    s = _norm(displayed_text(text or ""))
-    return bool(_PER_CARD_RE.search(s)) and not _PER_MACHINE_RE.search(s)
+    return _is_per_card(_norm(displayed_text(text or "")))
 
 
 def _cut(pattern: re.Pattern, s: str) -> tuple[str, list[re.Match]]:
@@ -316,17 +297,23 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
     s, tax_included = _tax_flag(s, text)
     s, min_term_hours = _min_term_hours(s, text)
     s = _DISCOUNT_RATE_RE.sub(" ", s)
-    per_card = bool(_PER_CARD_RE.search(s))
-    if per_card and _PER_MACHINE_RE.search(s):
-        raise PriceParseError(f"both a per-card and a per-machine price in {text!r}")
-    atoms, pos = [], 0
+    per_card, per_machine = bool(PER_CARD_RE.search(s)), bool(PER_MACHINE_RE.search(s))
+    atoms, pos, unit_cards = [], 0, set()
     while m := _ATOM_RE.search(s, pos):
-        tail = _TAIL_RE.match(s, m.end())
+        # a card-named unit first: "per h100 hour" is not "per h" (an hour) and a number 100
+        if tail := _CARD_TAIL_RE.match(s, m.end()):
+            unit_cards.add(re.sub(r"\s", "", tail["card"]))
+        else:
+            tail = _TAIL_RE.match(s, m.end())
         if tail is None and (odd := _UNKNOWN_PER_RE.match(s, m.end())):
             # "/fortnight", "/時間": a period we cannot read must not fall back to the default
             raise PriceParseError(f"unrecognized billing period {odd.group(1)!r} in {text!r}")
         atoms.append((s[pos:m.start()], m, tail))   # (label before it, the number, its period)
         pos = tail.end() if tail else m.end()
+    if (per_card or unit_cards) and per_machine:
+        raise PriceParseError(f"both a per-card and a per-machine price in {text!r}")
+    if len(unit_cards) > 1:
+        raise PriceParseError(f"units naming several cards {sorted(unit_cards)} in {text!r}")
     if not atoms:
         reason = next((r for p, r in _NO_NUMBER_REASONS if re.search(p, s)), "no amount in text")
         raise PriceParseError(f"not a price: {shown} ({reason})")
@@ -380,8 +367,9 @@ def _parse_price(text: str, default_currency: str | None, default_period: str | 
                                 default_currency, "CNY" if chinese else None),
         period=periods.pop() if periods else default_period,
         list_amount=list_amount, price_low=low, price_high=high,
-        is_starting_price=bool(_STARTING_RE.search(s)), per_card=per_card,
-        tax_included=tax_included, min_term_hours=min_term_hours)
+        is_starting_price=bool(_STARTING_RE.search(s)), per_card=per_card or bool(unit_cards),
+        tax_included=tax_included, min_term_hours=min_term_hours, per_machine=per_machine,
+        unit_card=unit_cards.pop() if unit_cards else None)
 
 
 def raw_price_fields(text: str | None, default_currency: str | None = None,

@@ -4,7 +4,8 @@ table is a documentation page): one spider class per entry of spiders/vendors/id
 Adding such a source needs a configuration entry and a recorded snapshot, no code. Two keys are
 read here besides the spider attributes: `template = true` marks a placeholder with no real
 operator behind it (class attribute `is_template = True`: excluded from signals, claims and the
-index), and `url_verified` / `note` are documentation.
+index), and `url_verified` / `note` are documentation. Each entry of `cards` (a partition, queue
+or unit mapped to its card) must cite its evidence: a mapping without it is refused at load.
 """
 
 import tomllib
@@ -16,7 +17,8 @@ SOURCES_FILE = Path(__file__).resolve().parent / "idc_tables.toml"
 _SPIDER_ATTRS = {"vendor", "vendor_kind", "start_urls", "rows", "header", "tables", "card_fields",
                  "extra_cells", "columns", "prices", "spot_prices", "not_offered", "region",
                  "offer_kind", "min_offers", "range_end", "price_per_card", "effective_at",
-                 "page_unit", "keep_rows"}
+                 "page_unit", "keep_rows", "partition", "cards"}
+_CARD_KEYS = {"card", "evidence", "gpu_count"}
 
 
 def _class_name(slug: str) -> str:
@@ -31,6 +33,7 @@ def load_table_spiders(path: Path = SOURCES_FILE) -> dict[str, type[HtmlTableSpi
         unknown = set(entry) - _SPIDER_ATTRS - {"url_verified", "note", "template"}
         if unknown:
             raise ValueError(f"{path}: [html_table.{slug}] has unknown keys {sorted(unknown)}")
+        _check_cards(path, slug, entry.get("cards", {}))
         attrs = {k: v for k, v in entry.items() if k in _SPIDER_ATTRS}
         if not isinstance(entry.get("template", False), bool):
             raise ValueError(f"{path}: [html_table.{slug}] template must be true or false")
@@ -38,6 +41,21 @@ def load_table_spiders(path: Path = SOURCES_FILE) -> dict[str, type[HtmlTableSpi
         attrs.update(name=slug, __module__=__name__, __doc__=entry.get("note", slug))
         spiders[slug] = type(_class_name(slug), (HtmlTableSpider,), attrs)
     return spiders
+
+
+def _check_cards(path: Path, slug: str, cards: dict) -> None:
+    """Every mapping names its evidence, and only the keys HtmlTableSpider reads."""
+    for text, mapping in cards.items():
+        where = f"{path}: [html_table.{slug}.cards] {text!r}"
+        if not isinstance(mapping, dict) or set(mapping) - _CARD_KEYS:
+            raise ValueError(f"{where} must be a table of {sorted(_CARD_KEYS)}")
+        if not str(mapping.get("evidence", "")).strip():
+            raise ValueError(f"{where} cites no evidence (URL or repository/file/commit, what "
+                             "it shows)")
+        count = mapping.get("gpu_count")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)
+                                  or count < 1):
+            raise ValueError(f"{where}: gpu_count must be a whole number of at least 1")
 
 
 def template_sources(path: Path = SOURCES_FILE) -> list[str]:

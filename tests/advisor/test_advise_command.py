@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -258,3 +258,36 @@ def test_the_cited_claims_are_the_ones_the_scorecard_measures(published):
         assert (row["expected_low"], row["expected_high"]) == (claim.expected_low,
                                                                claim.expected_high)
     assert measured_claims_from_db(duckdb.connect(":memory:")) == {}    # no scorecard yet
+
+
+def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeypatch):
+    """A cheaper offer last seen 200 days ago (beyond the 90-day horizon) is not advised by
+    default, and the command says it left one out; --max-age all advises it, with its as-of
+    date and age."""
+    old = SEEN - timedelta(days=200)
+    stale = observation(10, "hour", sku="A100 80G 旧", source="idc_old", vendor="Old IDC",
+                        **NANJING)
+    rows = [observation(30, "hour", sku="A100 80G 按量", **BEIJING),
+            {**stale, "observed_at": old, "observed_hour": old, "fx_rate_date": old.date()}]
+    data = tmp_path / "data"
+    build_db(data / "prices.db", rows)
+    monkeypatch.setenv("GPUPRICES_DATA_DIR", str(data))
+    args = ["--params", "7B", "--task", "inference", "--hours-per-day", "2", "--days", "1"]
+
+    answer = json.loads(CliRunner().invoke(advise_command, [*args, "--format", "json"]).output)
+    assert {o["vendor"] for o in answer["options"]} == {"Test IDC"}
+    assert answer["aged_out"] == 1 and answer["old_prices"] is None
+    assert (answer["options"][0]["price_as_of"], answer["options"][0]["price_age_days"]) == (
+        "2026-11-30", 1)
+    table = CliRunner().invoke(advise_command, args, env={"COLUMNS": "200"})
+    assert "1 offer older than 90 days left out (--max-age all shows them)" in table.output
+    assert "as of 2026-11-30 (1 d)" in table.output
+
+    every = CliRunner().invoke(advise_command, [*args, "--max-age", "all", "--format", "json"])
+    answer = json.loads(every.output)
+    assert answer["options"][0]["vendor"] == "Old IDC"
+    assert answer["options"][0]["price_age_days"] == 201 and answer["aged_out"] == 0
+    table = CliRunner().invoke(advise_command, [*args, "--max-age", "all"],
+                               env={"COLUMNS": "200"})
+    assert f"as of {old:%Y-%m-%d} (7 mo)" in table.output             # 201 days, in words
+    assert answer["old_prices"] is None              # one of two is old: half is not most

@@ -167,3 +167,22 @@ def test_observation_times_are_utc_commit_times_not_the_load_time(backfilled):
     (first, last), = read(root, "select min(observed_at), max(observed_at) from observations "
                                 "where archive is not null")
     assert first.astimezone(UTC).year == 2025 and last.astimezone(UTC).month <= 3
+
+
+def test_an_archive_offer_carries_its_versions_date_as_its_prices_as_of(backfilled):
+    """Each backfilled observation is a published price as of its version's commit date (UTC),
+    and marts.latest_prices gives an archive offer its latest version's date, not its crawl's or
+    its source's; the crawled rows say live, as of the day they were read."""
+    root, _ = backfilled
+    rows = read(root, "select price_basis, prices_as_of, observed_at from observations "
+                      "where archive is not null")
+    assert rows and {r[0] for r in rows} == {"published"}
+    assert all(as_of == observed.astimezone(UTC).date() for _, as_of, observed in rows)
+    latest = read(root, """
+        select p.prices_as_of, max(o.observed_at)
+        from marts.latest_prices as p join observations as o using (offer_id)
+        where p.source like 'skypilot:%' group by p.offer_id, p.prices_as_of""")
+    assert latest and all(as_of == last.astimezone(UTC).date() for as_of, last in latest)
+    assert {(b, a is not None) for b, a in read(
+        root, "select price_basis, prices_as_of from observations where archive is null")} <= {
+        ("live", True), (None, False)}

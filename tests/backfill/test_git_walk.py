@@ -112,6 +112,6 @@ def test_every_day_keeps_each_files_last_version_of_the_day(catalog):
 def test_every_hour_keeps_distinct_hours_and_refuses_other_periods(catalog):
     assert len(_chosen(catalog, every="hour")) == len(_chosen(catalog, every="commit"))
     with pytest.raises(ValueError, match="every must be one of"):
-        period(T0, "week")
+        period(T0, "fortnight")
     with pytest.raises(ValueError):
         _chosen(catalog, every="minute")

@@ -8,14 +8,19 @@ import contextlib
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pipelines.backfill.alibaba_priceserver import parse_alibaba_priceserver
 from pipelines.backfill.cloud_gpus import card_text, parse_cloud_gpus, region_text
+from pipelines.backfill.featurize_doc import parse_featurize_doc
 from pipelines.backfill.full_stack import parse_full_stack
+from pipelines.backfill.gcp_pricing import parse_gcp_pricing
+from pipelines.backfill.ikkem import parse_ikkem
 from pipelines.backfill.offers import csv_rows, positive, whole_count
 from pipelines.backfill.skypilot import catalog_file, parse_vms
 from pipelines.backfill.skypilot_gcp import host_accelerator
+from pipelines.backfill.ustc_saids import parse_ustc_saids
 from tests.backfill.archive_repos import (
     AWS_HEADER,
     aws_csv,
@@ -124,10 +129,12 @@ def test_every_priced_aws_row_is_an_offer_on_its_own_line(prices):
     assert kinds == expected
 
 
+@settings(deadline=None)     # the first Featurize version loads the spider registry it reads
 @given(st.text())
 def test_a_version_of_any_text_parses_or_raises_value_error(text):
     for parse in (lambda t: parse_vms(t, "aws"), lambda t: parse_vms(t, "gcp"),
-                  parse_full_stack, parse_cloud_gpus):
+                  parse_full_stack, parse_cloud_gpus, parse_gcp_pricing,
+                  parse_alibaba_priceserver, parse_featurize_doc, parse_ustc_saids, parse_ikkem):
         with contextlib.suppress(ValueError):   # the loader records it as unreadable
             parse(text)
 

@@ -33,6 +33,7 @@ WRITERS: dict[str, list[str]] = {
     "demo": ["--months", "1"],
     "simulate": ["--months", "1", "--no-models"],
     "backfill": ["skypilot-catalog", "{dir}"],
+    "record": ["--no-build"],
 }
 # Commands that write nothing (the published database is opened read-only; ui and check-sources
 # write only their own scratch files outside the data directory).

@@ -1,8 +1,9 @@
 """Nobody takes a modeled price for a quote: a real `gpuprices run` over two snapshots (RunPod,
-part published and part illustrative; Azure, illustrative), then the same run with Azure's
-snapshot saying its prices are published with a date. The report, opened in headless Chromium,
-names the modeled sources in a banner and marks each price ("price from", tinted when not real,
-the full wording on hover); `gpuprices prices` and the API's frames say the same."""
+part published and part illustrative; Azure, real prices nobody dated), then the same run with
+Azure's snapshot entries saying their prices are published with a date. The report, opened in
+headless Chromium, names the modeled sources in a banner and marks each price ("price from",
+tinted when not real, the full wording on hover); `gpuprices prices` and the API's frames say the
+same."""
 
 from __future__ import annotations
 
@@ -25,13 +26,17 @@ SOURCES = ("--source", "azure", "--source", "runpod")
 
 
 def _published_azure(root: Path) -> Path:
-    """The bundled snapshots with Azure's manifest saying its prices are published on a date."""
+    """The bundled snapshots with Azure's manifest entries saying their prices are published on
+    a date (each offer carries its entry's basis; the top level sums them up)."""
     snapshots = root / "snapshots"
     for source in ("azure", "runpod"):
         shutil.copytree(SNAPSHOT_DIR / source, snapshots / source)
     manifest = snapshots / "azure" / "manifest.json"
     meta = json.loads(manifest.read_text(encoding="utf-8"))
     meta.update(price_basis="published", prices_as_of="2026-11-30")
+    for entry in meta["entries"]:
+        entry.update(price_basis="published", prices_as_of="2026-11-30",
+                     price_record={"url": "https://example.test/azure", "date": "2026-11-30"})
     manifest.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
     return snapshots
 
@@ -81,11 +86,11 @@ def test_the_page_names_the_modeled_sources_and_marks_each_price(runs, browser):
     text = banner.inner_text()
     assert "2 of 2 sources" in text and "azure" in text and "runpod" in text
     cells = _price_from_cells(page)
-    assert cells and {c[0] for c in cells} == {"modeled", "part modeled"}
-    assert all(css == "modeled" for _, css, _ in cells)
-    assert ("modeled", "modeled", "modeled snapshot: illustrative prices") in cells
+    assert cells and {c[0] for c in cells} == {"undated", "part modeled"}
+    assert all(css == "modeled" for _, css, _ in cells)     # neither is a real, dated price
+    assert ("undated", "modeled", "published prices, date unknown, replayed") in cells
     assert ("part modeled", "modeled",
-            "modeled snapshot: part published, part illustrative") in cells
+            "modeled snapshot: part published as of 2026-09-25, part illustrative") in cells
     page.close()
 
 
@@ -105,8 +110,9 @@ def test_prices_and_the_api_say_the_same(runs):
     header, *rows = list(csv.reader(io.StringIO(listed.stdout)))
     at = [header.index(c) for c in ("price_basis", "prices_as_of", "price_basis_label")]
     assert {tuple(row[i] for i in at) for row in rows} == {
-        ("illustrative", "", "modeled snapshot: illustrative prices"),
-        ("mixed", "", "modeled snapshot: part published, part illustrative")}
+        ("undated", "", "published prices, date unknown, replayed"),
+        ("mixed", "2026-09-25",
+         "modeled snapshot: part published as of 2026-09-25, part illustrative")}
     table = gpuprices(runs["published"], "prices", "--limit", "0")
     assert "MODELED prices are illustrative, not quotes" in table.stdout
     assert "(runpod)" in table.stdout
@@ -114,7 +120,7 @@ def test_prices_and_the_api_say_the_same(runs):
     assert set(frame["price_basis"]) == {"published", "mixed"}
     assert frame.attrs["price_basis"] == {
         "azure": "published prices as of 2026-11-30, replayed",
-        "runpod": "modeled snapshot: part published, part illustrative"}
+        "runpod": "modeled snapshot: part published as of 2026-09-25, part illustrative"}
     assert api.claims(data_dir=runs["published"]).attrs["price_basis"].keys() == {"azure",
                                                                                  "runpod"}
 
@@ -131,5 +137,5 @@ def test_sources_says_where_each_sources_prices_come_from(runs, monkeypatch):
     rows = {line.split("│")[1].strip(): line for line in listed.output.splitlines()
             if line.count("│") > 5}
     assert "published prices as of 2026-11-30, replayed" in rows["azure"]
-    assert "modeled snapshot: part published, part illustrative" in rows["runpod"]
+    assert "modeled snapshot: part published as of 2026-09-25" in rows["runpod"]
     assert "snapshot: " in rows["vultr"]           # not crawled here: what its snapshot would land

@@ -41,10 +41,12 @@ class Offer:
             amounts = ({"price_per_gpu_hour_usd": Decimal(str(price)),
                         "price_per_gpu_hour_cny": Decimal(str(price)) * USD_CNY}
                        if self.currency == "USD" else {})
-            out.append(obs(price, observed_at=at + timedelta(hours=hour), vendor=self.vendor,
-                           source=f"src_{self.vendor.lower()}", sku=self.sku,
-                           currency=self.currency,
-                           **{"crawl_id": f"crawl-{i}", **place, **amounts, **self.overrides}))
+            # `overrides` may set any column, the source too (src_<vendor> without)
+            out.append(obs(price, **{"observed_at": at + timedelta(hours=hour),
+                                     "vendor": self.vendor, "source": f"src_{self.vendor.lower()}",
+                                     "sku": self.sku, "currency": self.currency,
+                                     "crawl_id": f"crawl-{i}", **place, **amounts,
+                                     **self.overrides}))
         return out
 
 

@@ -8,7 +8,7 @@ the project unchanged, in dependency order; `build_only` builds just the models 
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import duckdb
@@ -20,6 +20,9 @@ from spiders.layout import SQL_DIR
 EXTERNAL = PYTHON_TABLES
 HOURS = {"hour": 1, "day": 24, "week": 168, "month": 730, "year": 8760}
 DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
+# The test clock: ages count to the day after DAY (price_reference_day()), whatever the real date,
+# so an offer seen on DAY stays within the horizon of "now" (marts.cheapest_offers) for good.
+TODAY = (DAY + timedelta(days=1)).date()
 # The columns whose values tell one offer from another (hashed into offer_id).
 OFFER_KEY = ("source", "vendor", "region_code", "sku", "gpu_model", "gpu_count", "gpu_fraction",
              "offer_kind", "billing_period")
@@ -98,8 +101,15 @@ def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | Non
                     [[row.get(c) for c in columns] for row in rows])
 
 
+def set_test_clock(con: duckdb.DuckDBPyConnection) -> None:
+    """Count ages to TODAY on `con`, unless the test set another day."""
+    con.execute("set variable price_reference_day = "
+                "coalesce(getvariable('price_reference_day'), ?::date)", [TODAY])
+
+
 def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyConnection:
     """Insert the observations, then build every model in dependency order."""
+    set_test_clock(con)
     if rows:
         insert(con, rows)
     for model in load_models(SQL_DIR, EXTERNAL):
@@ -109,6 +119,7 @@ def build(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> duckdb.DuckDBPyCo
 
 def build_only(con: duckdb.DuckDBPyConnection, *tables: str, full: bool = False) -> dict:
     """Build `tables` and the models they read, in dependency order; {table: how}."""
+    set_test_clock(con)
     models = load_models(SQL_DIR, EXTERNAL)
     by_table = {m.table: m for m in models}
     needed, todo = set(), list(tables)

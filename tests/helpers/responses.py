@@ -11,13 +11,18 @@ from scrapy.http import HtmlResponse, Request, TextResponse
 from scrapy.utils.test import get_crawler
 
 from spiders.layout import SNAPSHOT_DIR
+from spiders.price_basis import entry_price_basis
 from spiders.registry import spider_class
-from spiders.replay_server import CAPTURED_AT_HEADER, request_key
+from spiders.replay_server import Snapshot, request_key
 
 
 def snapshot_entries(source: str) -> list[dict]:
+    """The manifest's entries, each with its capture time and its price basis and as-of date as
+    the replay server reads them (spiders/price_basis.py entry_price_basis)."""
     manifest = json.loads((SNAPSHOT_DIR / source / "manifest.json").read_text(encoding="utf-8"))
-    return [{**e, "captured_at": e.get("captured_at") or manifest["captured_at"]}
+    return [{**e, "captured_at": e.get("captured_at") or manifest["captured_at"],
+             **dict(zip(("price_basis", "prices_as_of"), entry_price_basis(e, manifest),
+                        strict=True))}
             for e in manifest["entries"]]
 
 
@@ -26,9 +31,11 @@ def file_response(source: str, file: str) -> TextResponse:
     entry = next(e for e in snapshot_entries(source) if e["file"] == file)
     body = (SNAPSHOT_DIR / source / file).read_bytes()
     cls = HtmlResponse if "html" in entry["content_type"] else TextResponse
+    said = Snapshot(source, SNAPSHOT_DIR / source / file, 200, entry["content_type"],
+                    entry["captured_at"], price_basis=entry["price_basis"],
+                    prices_as_of=entry["prices_as_of"]).headers()   # the replay server's headers
     return cls(url=entry["url"], body=body, encoding="utf-8", request=Request(entry["url"]),
-               headers={"Content-Type": entry["content_type"],
-                        CAPTURED_AT_HEADER: entry["captured_at"]})
+               headers={"Content-Type": entry["content_type"], **said})
 
 
 def json_response(url: str, body, status: int = 200) -> TextResponse:

@@ -78,27 +78,33 @@ OFFER_KEYS: dict[str, tuple[str, ...]] = {
 }
 
 _UNKNOWN_CARD = r"unknown GPU model \(not in card_catalog\.csv\) in "
+# a partition, queue or class of cards that idc_tables.toml lists with no card (no public evidence)
+_NO_EVIDENCE = (r" \(a partition, queue or class of cards\) names no card; no public evidence "
+                r"maps it to one$")
 _NEGOTIABLE = {("price", r"^not a price: 面议 \(negotiable\)$"): "a 面议 (negotiable) cell"}
 # {(stage, reason pattern): why} of each quarantine a source's snapshot holds on purpose; any
 # other quarantine breaks the contract (each is asserted in detail by its vendor test).
 EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
-    "alibaba_cn": {("card", r"unsupported slice fraction 1/6 in 'NVIDIA A10 24GB 1/6'"):
-                   "a sixth of an A10 is no slice the catalog knows",
+    "alibaba_cn": {("card", r"unsupported slice fraction 1/(3|6|12) in 'NVIDIA A10 24GB 1/"):
+                   "a third, sixth or twelfth of an A10 (the record's vgn7i/sgn7i types) is no "
+                   "slice the catalog knows",
+                   ("bounds", r"^21\.089000 CNY per T4-16GB GPU-hour is outside"):
+                   "the record's Hong Kong gn6i-c40g1.10xlarge: one T4 on a 40-vCPU host, a real "
+                   "price above the per-GPU bound",
                    ("card", _UNKNOWN_CARD + r"'ecs\.gn5-c4g1\.xlarge'$"):
                    "gn5 is missing from the family table: the type is passed on as the card"},
     "autodl_cn": {("card", _UNKNOWN_CARD + "'vGPU-32GB'$"): "a vGPU names no card"},
     "gpushare_cn": {("card", _UNKNOWN_CARD + "'NVIDIA A16'$"): "A16 is not a catalogued card"},
     "huaweicloud_cn": {("card", _UNKNOWN_CARD + "'Ascend 310 8G'$"): "an Ascend NPU, no GPU"},
-    "idc_cibr_bj": {("price", r"unrecognized billing period 'v100·hour'"):
-                    "the card is in the unit (RMB/V100·HOUR), which the grammar does not read"},
-    "idc_cuhksz_sz": {("card", r"^several GPU models "): "a row priced for several cards"},
+    "idc_cuhksz_sz": {("card", r"^'GPUs other than 2080Ti, V100, A100 and A800'" + _NO_EVIDENCE):
+                      "a rate for the cards it does not name"},
     "idc_guian": _NEGOTIABLE, "idc_nanjing": _NEGOTIABLE, "idc_northwest": _NEGOTIABLE,
     "idc_sinnet_bj": _NEGOTIABLE, "idc_ulanqab": _NEGOTIABLE,
-    "idc_hkustgz_gz": {("card", _UNKNOWN_CARD + r"'GPU( Server)? ?\(ACD\)'$"):
-                       "the rows name a partition, not a card"},
-    "idc_pku_bj": {("card", _UNKNOWN_CARD + r"'(GPU(40G|80G)?|LIFE)'$"):
+    "idc_hkustgz_gz": {("card", r"^'GPU( Server)? ?\(ACD\)'" + _NO_EVIDENCE):
+                       "the rows name a platform no public text names the card of"},
+    "idc_pku_bj": {("card", r"^'(GPU(40G|80G)?|LIFE)'" + _NO_EVIDENCE):
                    "the partitions name a queue or its memory, not a card"},
-    "idc_srils_sz": {("card", _UNKNOWN_CARD + r"'GPU \(高性能\)'$"): "a tier, not a card"},
+    "idc_srils_sz": {("card", r"^'GPU \(高性能\)'" + _NO_EVIDENCE): "a tier, not a card"},
     "matpool_cn": {("card", _UNKNOWN_CARD + "'NVIDIA RTX A2000'$"): "A2000 is not catalogued",
                    ("region", r"^unknown region 'domain 1' "): "a pool no evidence places"},
     "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks"},
@@ -198,6 +204,10 @@ def _recorded_entry(source: str, offer: dict) -> list[str]:
     if offer.get("observed_at") != entry["captured_at"]:
         return [f"observed_at {offer.get('observed_at')!r}, not the capture time "
                 f"{entry['captured_at']!r}"]
+    # each offer says what its own entry's prices are, not its source's summary
+    said, recorded = ((o.get("price_basis"), o.get("prices_as_of")) for o in (offer, entry))
+    if said != recorded:
+        return [f"price basis {said}, not its entry's {recorded}"]
     return []
 
 

@@ -82,7 +82,7 @@ PRICES = [
     ("¥3元/时", "JPY", None, ParsedPrice(D("3"), "CNY", "hour")),    # 元 says CNY
     ("300円/h", None, None, ParsedPrice(D("300"), "JPY", "hour")),
     ("¥8000/卡", None, "month", ParsedPrice(D("8000"), "CNY", "month", per_card=True)),  # no period
-    ("¥2/台 包月", None, None, ParsedPrice(D("2"), "CNY", "month")),
+    ("¥2/台 包月", None, None, ParsedPrice(D("2"), "CNY", "month", per_machine=True)),
     ("$3.1/h", "HKD", None, ParsedPrice(D("3.1"), "HKD", "hour")),   # a bare $ of a HKD source
     ("$3.1/h", "CNY", None, ParsedPrice(D("3.1"), "USD", "hour")),
     ("5 zł/h", None, None, ParsedPrice(D("5"), "PLN", "hour")),

@@ -1,12 +1,16 @@
 """Feeds: CSV (UTF-8, optional BOM, ISO timestamps, stable columns) and Parquet, written
 atomically."""
 
+import json
 from datetime import UTC, datetime
 
 import duckdb
 import pytest
 
+from pipelines.defs.feeds import feed_source
 from pipelines.publish import BOM, publish_feed
+from pipelines.warehouse.db import ensure_schema
+from tests.helpers.observations import DAY, TODAY, build, obs
 
 
 @pytest.fixture
@@ -36,3 +40,24 @@ def test_bom_for_spreadsheets(con, tmp_path):
     written = publish_feed(con, "marts.demo", tmp_path, bom=True)
     raw = written["csv"].read_bytes()
     assert raw.startswith(BOM) and raw[len(BOM):].startswith(b"gpu_model,")
+
+
+def test_the_latest_prices_feed_carries_each_price_s_as_of_date_and_age(tmp_path):
+    """latest_prices.csv and .parquet: the mart's columns, then price_as_of and price_age_days
+    (counted to the day the feed is written: the test clock's); the schema names the mart."""
+    con = duckdb.connect()
+    ensure_schema(con)
+    build(con, [obs(62)])
+    columns = [c for (c, *_) in con.execute("describe marts.latest_prices").fetchall()]
+    assert feed_source(con, "marts.cheapest_offers") is None      # a mart that has them itself
+    written = publish_feed(con, "marts.latest_prices", tmp_path, False,
+                           feed_source(con, "marts.latest_prices"))
+    header, row = written["csv"].read_text(encoding="utf-8").splitlines()
+    assert header.split(",") == [*columns, "price_as_of", "price_age_days"]
+    assert row.endswith(f",{DAY:%Y-%m-%d},{(TODAY - DAY.date()).days}")
+    [(as_of, age)] = con.execute(f"select price_as_of, price_age_days "
+                                 f"from '{written['parquet']}'").fetchall()
+    assert (as_of, age) == (DAY.date(), 1)
+    schema = json.loads(written["schema"].read_text(encoding="utf-8"))
+    assert schema["table"] == "marts.latest_prices"
+    assert [f["name"] for f in schema["fields"]][-2:] == ["price_as_of", "price_age_days"]

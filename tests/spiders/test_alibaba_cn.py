@@ -5,6 +5,7 @@ counted), a monthly-only row, a half A10 (lands), a 1/6 A10 (quarantined by norm
 ebmgn8v read as 8x H20 (a weak table row) and gn5, whose family the table lacks (quarantined with
 the instance type as the reason)."""
 
+import contextlib
 import json
 from decimal import Decimal
 
@@ -12,7 +13,7 @@ import pytest
 from scrapy.http import HtmlResponse, Request, TextResponse
 from scrapy.utils.test import get_crawler
 
-from pipelines.normalize import normalize_offer
+from pipelines.normalize import Quarantined, normalize_offer
 from spiders.layout import SNAPSHOT_DIR
 from spiders.vendors.alibaba_cn import (
     GPU_TABLE,
@@ -107,34 +108,39 @@ def test_a_page_without_a_version_fails_loudly():
 
 
 # ---- the price file ------------------------------------------------------------------------
+# The snapshot's price file holds the record's values: cloudpilot-ai/priceserver
+# pkg/client/builtin-data/alibabacloud_price.json @ 93dab418095a (2024-10-09), onDemandPricePerHour
+# (CNY) of its cn-* regions' GPU types, hourly only (the record has no monthly price).
 def test_offer_count_and_skips_are_counted(offers, parsed):
     _, stats = parsed
-    # 23 GPU rows x (hour, month), one of them monthly only (hours: [])
-    assert len(offers) == 45
+    # 126 GPU rows the family table knows and gn5 in cn-zhangjiakou, each one hourly price
+    assert len(offers) == 127
     assert stats["alibaba_cn/cpu_rows_skipped"] == 3
     assert stats["alibaba_cn/not_linux_vpc_rows_skipped"] == 2
-    assert stats["alibaba_cn/unmapped_gpu_types"] == 2   # gn5 in two regions
+    assert stats["alibaba_cn/unmapped_gpu_types"] == 1   # gn5
     gpu_keys = [k for k in recorded_file()["pricingInfo"]
                 if GPU_TYPE_RE.match(k.split("::")[1]) and "::vpc::linux::" in k]
-    assert len({(o["region_text"], o["sku"]) for o in offers}) == len(gpu_keys) == 23
+    assert len({(o["region_text"], o["sku"]) for o in offers}) == len(gpu_keys) == 127
 
 
-def test_beijing_a100_80gb_prices_are_the_file_strings(offers):
-    row = by(offers, "ecs.gn7e-c16g1.4xlarge", "cn-beijing")
+def test_shenzhen_a100_80gb_price_is_the_records(offers):
+    row = by(offers, "ecs.gn7e-c16g1.4xlarge", "cn-shenzhen")
     assert {p: (o["price_amount"], o["currency"], o["offer_kind"]) for p, o in row.items()} == {
-        "hour": ("34.74", "CNY", "on_demand"), "month": ("17500.00", "CNY", "on_demand")}
+        "hour": ("34.742", "CNY", "on_demand")}
     hour = row["hour"]
     assert (hour["gpu_text"], hour["gpu_count"], hour["available"]) == (
         "NVIDIA A100 80GB", "1", None)
     assert hour["vendor_data"]["price_key"] == (
-        "cn-beijing::ecs.gn7e-c16g1.4xlarge::vpc::linux::optimized")
+        "cn-shenzhen::ecs.gn7e-c16g1.4xlarge::vpc::linux::optimized")
     assert hour["vendor_data"]["version"] == "2.0.211"
     assert hour["vendor_data"]["card_evidence"] == "weak"
     assert hour["url"] == FILE_URL and hour["observed_at"] == "2026-11-30T09:00:00Z"
+    # its entry's basis: the record's prices, dated by its commit
+    assert (hour["price_basis"], hour["prices_as_of"]) == ("published", "2024-10-09")
 
 
-def test_monthly_only_row_yields_no_hourly_offer(offers):
-    assert set(by(offers, "ecs.gn7i-c8g1.2xlarge", "cn-shenzhen")) == {"month"}
+def test_a_row_without_a_monthly_list_yields_only_its_hourly_offer(offers):
+    assert {o["billing_period"] for o in offers} == {"hour"}
 
 
 def test_windows_and_classic_rows_yield_nothing(offers):
@@ -144,14 +150,13 @@ def test_windows_and_classic_rows_yield_nothing(offers):
 
 
 @pytest.mark.parametrize(("sku", "region", "model", "fraction", "count", "per_gpu_hour"), [
-    ("ecs.gn7e-c16g1.4xlarge", "cn-wulanchabu", "A100-80GB", 1, 1, "27.79"),
-    ("ecs.gn7e-c16g1.32xlarge", "cn-beijing", "A100-80GB", 1, 8, "34.74"),
-    ("ecs.gn7-c12g1.3xlarge", "cn-hangzhou", "A100-40GB", 1, 1, "24.80"),
-    ("ecs.gn7i-c8g1.2xlarge", "cn-beijing", "A10-24GB", 1, 1, "11.81"),
+    ("ecs.gn7e-c16g1.32xlarge", "cn-shenzhen", "A100-80GB", 1, 8, "34.741625"),  # 277.933 / 8
+    ("ecs.gn7i-c8g1.2xlarge", "cn-beijing", "A10-24GB", 1, 1, "9.5326"),
+    ("ecs.gn7i-c8g1.2xlarge", "cn-wulanchabu", "A10-24GB", 1, 1, "8.5794"),   # Ulanqab: 10 % off
     ("ecs.gn6v-c8g1.2xlarge", "cn-beijing", "V100-16GB", 1, 1, "26.46"),
-    ("ecs.gn6i-c4g1.xlarge", "cn-hangzhou", "T4-16GB", 1, 1, "8.97"),
-    ("ecs.vgn7i-vws-m12.3xlarge", "cn-beijing", "A10-24GB", Decimal("0.5"), 1, "13.78"),
-    ("ecs.ebmgn8v.48xlarge", "cn-wulanchabu", "H20-96GB", 1, 8, "18.30"),
+    ("ecs.gn6e-c12g1.3xlarge", "cn-hongkong", "V100-32GB", 1, 1, "29.142"),
+    ("ecs.gn6i-c4g1.xlarge", "cn-zhangjiakou", "T4-16GB", 1, 1, "10.46"),
+    ("ecs.vgn7i-vws-m12.3xlarge", "cn-shenzhen", "A10-24GB", Decimal("0.5"), 1, "16.102018"),
 ])
 def test_cards_normalize_from_the_family_table(offers, sku, region, model, fraction, count,
                                                per_gpu_hour):
@@ -163,7 +168,7 @@ def test_cards_normalize_from_the_family_table(offers, sku, region, model, fract
 
 def test_family_missing_from_the_table_is_quarantined_with_its_name(offers):
     gn5 = [o for o in offers if o["sku"] == "ecs.gn5-c4g1.xlarge"]
-    assert len(gn5) == 4
+    assert len(gn5) == 1
     for offer in gn5:
         assert (offer["gpu_text"], offer["gpu_count"]) == ("ecs.gn5-c4g1.xlarge", UNMAPPED_COUNT)
         # the card stage fails first, on the instance type the spider passed on as the card
@@ -172,17 +177,20 @@ def test_family_missing_from_the_table_is_quarantined_with_its_name(offers):
 
 
 def test_a_sixth_of_an_a10_is_quarantined_not_guessed(offers):
-    offer = by(offers, "ecs.vgn7i-vws-m4.xlarge", "cn-beijing")["hour"]
+    offer = by(offers, "ecs.vgn7i-vws-m4.xlarge", "cn-shenzhen")["hour"]
     assert offer["gpu_text"] == "NVIDIA A10 24GB 1/6"
     with pytest.raises(Exception, match="1/6"):
         normalize_offer(offer)
 
 
-def test_regions_resolve_to_six_provinces(offers):
-    rows = [normalize_offer(o) for o in offers
-            if o["sku"] not in ("ecs.gn5-c4g1.xlarge", "ecs.vgn7i-vws-m4.xlarge")]
-    assert {r["province_or_state"] for r in rows} == {"Beijing", "Shanghai", "Zhejiang",
-                                                      "Guangdong", "Hebei", "Inner Mongolia"}
+def test_regions_resolve_to_the_records_provinces(offers):
+    rows = []
+    for offer in offers:
+        with contextlib.suppress(Quarantined):   # the slices and gn5 (tested above)
+            rows.append(normalize_offer(offer))
+    assert {r["province_or_state"] for r in rows} == {
+        "Beijing", "Zhejiang", "Guangdong", "Hebei", "Inner Mongolia", "Jiangsu", "Shandong",
+        "Sichuan", "Hong Kong"}
 
 
 def test_offers_meet_the_spider_contract(offers):
@@ -279,4 +287,4 @@ def test_public_crawl_passes_its_monitor_in_two_requests(crawl):
     assert verdict["passed"], verdict["failures"]
     fetched = [f["url"] for f in verdict["fetches"] if not f["url"].endswith("/robots.txt")]
     assert fetched == [PRICING_PAGE, FILE_URL]
-    assert len(offers) == 45 and {o["url"] for o in offers} == {FILE_URL}
+    assert len(offers) == 127 and {o["url"] for o in offers} == {FILE_URL}

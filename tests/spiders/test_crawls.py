@@ -56,7 +56,8 @@ def test_azure_follows_every_page(replay_server, tmp_path):
     pages = json.loads((SNAPSHOT_DIR / "azure" / "manifest.json").read_text())["entries"]
     api_fetches = [f for f in verdict["fetches"] if "/api/retail/prices" in f["url"]]
     assert len(api_fetches) == len(pages) == 3
-    assert len({o["region_text"] for o in offers}) >= 10
+    # the SkyPilot catalog v6 rows the snapshot holds: Azure's US regions
+    assert len({o["region_text"] for o in offers}) >= 8
 
 
 def test_source_down_fails_its_monitor_with_the_reason(tmp_path):

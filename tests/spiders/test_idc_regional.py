@@ -247,7 +247,7 @@ def test_normalized_per_gpu_hour(slug, gpu_text, period, fraction, per_gpu_hour_
 
 TEMPLATES = ("idc_sinnet_bj", "idc_nanjing", "idc_ulanqab", "idc_guian", "idc_northwest")
 REAL = ("idc_pku_bj", "idc_cibr_bj", "idc_cuhksz_sz", "idc_srils_sz", "idc_hkustgz_gz",
-        "compshare_cn", "featurize_cn")
+        "idc_ustc_hf", "idc_ikkem_xm", "compshare_cn", "featurize_cn")
 
 
 def test_templates_are_marked_and_named_as_templates():
@@ -284,7 +284,8 @@ def test_template_key_must_be_a_boolean(tmp_path):
 
 REAL_FILES = {"idc_pku_bj": "guide_6.html", "idc_cibr_bj": "hpc_info.html",
               "idc_cuhksz_sz": "page_263.html", "idc_srils_sz": "pricing.html",
-              "idc_hkustgz_gz": "prices_phase3.html"}
+              "idc_hkustgz_gz": "prices_phase3.html", "idc_ustc_hf": "cluster.html",
+              "idc_ikkem_xm": "partition.html"}
 
 
 @functools.cache
@@ -296,14 +297,14 @@ def _outcome(offer) -> tuple:
     try:
         row = normalize_offer(dict(offer))
     except Quarantined as exc:
-        return ("quarantined", exc.stage)
+        return ("quarantined", exc.stage, exc.reason)
     return ("ok", row["gpu_model"], row["price_per_gpu_hour_cny"], row["province_or_state"],
             row["city"], row["is_tier1_city"])
 
 
 @pytest.mark.parametrize("slug, count", [
-    ("idc_pku_bj", 11), ("idc_cibr_bj", 1), ("idc_cuhksz_sz", 4), ("idc_srils_sz", 2),
-    ("idc_hkustgz_gz", 2),
+    ("idc_pku_bj", 11), ("idc_cibr_bj", 1), ("idc_cuhksz_sz", 5), ("idc_srils_sz", 2),
+    ("idc_hkustgz_gz", 2), ("idc_ustc_hf", 4), ("idc_ikkem_xm", 1),
 ])
 def test_real_operator_offer_counts(slug, count):
     offers = real_offers(slug)
@@ -331,27 +332,40 @@ def test_pku_reads_gpu_rows_only_with_merged_cells_filled_in():
     assert [o["price_text"].split()[0] for o in offers[:3]] == ["4.00", "6.00", "8.00"]
 
 
+NO_EVIDENCE = (" (a partition, queue or class of cards) names no card; no public evidence maps "
+               "it to one")
+
+
 def test_pku_partitions_name_no_card_so_every_offer_is_quarantined():
-    assert {_outcome(o) for o in real_offers("idc_pku_bj")} == {("quarantined", "card")}
+    assert {_outcome(o) for o in real_offers("idc_pku_bj")} == {
+        ("quarantined", "card", f"'{p}'{NO_EVIDENCE}") for p in ("GPU80G", "GPU40G", "GPU", "LIFE")}
 
 
 @pytest.mark.parametrize("slug, gpu_text, outcome", [
-    # CUHK-Shenzhen: one card per rate; two cards or "others" under one rate are not guessed
+    # CUHK-Shenzhen: one card per rate; two cards under one rate are an offer each (A100 and
+    # A800 below); "others" under one rate is not guessed
     ("idc_cuhksz_sz", "V100", ("ok", "V100-16GB", Decimal("1.500000"), "Guangdong", "Shenzhen",
                                True)),
-    ("idc_cuhksz_sz", "A100、A800", ("quarantined", "card")),
-    ("idc_cuhksz_sz", "GPUs other than 2080Ti, V100, A100 and A800", ("quarantined", "card")),
+    ("idc_cuhksz_sz", "A100", ("ok", "A100-40GB", Decimal("2.000000"), "Guangdong", "Shenzhen",
+                               True)),
+    ("idc_cuhksz_sz", "A800", ("ok", "A800-80GB", Decimal("2.000000"), "Guangdong", "Shenzhen",
+                               True)),
+    ("idc_cuhksz_sz", "GPUs other than 2080Ti, V100, A100 and A800", (
+        "quarantined", "card", f"'GPUs other than 2080Ti, V100, A100 and A800'{NO_EVIDENCE}")),
     ("idc_cuhksz_sz", "2080Ti", ("ok", "RTX2080TI-11GB", Decimal("0.500000"), "Guangdong",
                                  "Shenzhen", True)),
     # SRILS: the external standard price (标准价 (院外)) per 卡·时
     ("idc_srils_sz", "GPU (4090)", ("ok", "RTX4090-24GB", Decimal("5.000000"), "Guangdong",
                                     "Shenzhen", True)),
-    ("idc_srils_sz", "GPU (高性能)", ("quarantined", "card")),
-    # CIBR: the card is in the unit (RMB/V100·HOUR), which the price grammar does not read yet
-    ("idc_cibr_bj", "GPU node 1.00 RMB/V100·HOUR", ("quarantined", "price")),
-    # HKUST(GZ): GPU(ACD) names no card model
-    ("idc_hkustgz_gz", "GPU(ACD)", ("quarantined", "card")),
-    ("idc_hkustgz_gz", "GPU Server (ACD)", ("quarantined", "card")),
+    ("idc_srils_sz", "GPU (高性能)", ("quarantined", "card", f"'GPU (高性能)'{NO_EVIDENCE}")),
+    # CIBR: the node type names no card, the price's unit does (RMB/V100·HOUR)
+    ("idc_cibr_bj", "GPU node", ("ok", "V100-16GB", Decimal("1.000000"), "Beijing", "Beijing",
+                                 True)),
+    # HKUST(GZ): no public text names the ACD platform's card
+    ("idc_hkustgz_gz", "GPU(ACD)", ("quarantined", "card", f"'GPU(ACD)'{NO_EVIDENCE}")),
+    ("idc_hkustgz_gz", "GPU Server (ACD)", ("quarantined", "card",
+                                            f"'GPU Server (ACD)'{NO_EVIDENCE}")),
+    # USTC's and IKKEM's mapped partitions: tests/spiders/test_idc_centres.py
 ])
 def test_real_operator_rows_normalize_as_the_page_allows(slug, gpu_text, outcome):
     [offer] = [o for o in real_offers(slug) if o["gpu_text"] == gpu_text]
@@ -367,7 +381,7 @@ def test_real_operator_rows_normalize_as_the_page_allows(slug, gpu_text, outcome
     ("idc_hkustgz_gz", "GPU(ACD)", {"Exclusive (Official)": "3.75 CNY/Card/Hour",
                                     "Emergency (Official)": "6.00 CNY/Card/Hour"},
      "2.40 CNY/Card/Hour"),
-    ("idc_cibr_bj", "GPU node 1.00 RMB/V100·HOUR", {"Receivable price(RMB)": "Price×tiered rate"},
+    ("idc_cibr_bj", "GPU node", {"Receivable price(RMB)": "Price×tiered rate"},
      "1.00 RMB/V100·HOUR"),
 ])
 def test_tariffs_are_kept_as_the_page_writes_them(slug, gpu_text, tariff_cells, offered):
@@ -395,7 +409,7 @@ def test_hkust_offers_carry_the_pages_effective_date():
 
 
 def test_other_sources_carry_no_effective_date():
-    for slug in ("idc_pku_bj", "idc_srils_sz", "idc_cuhksz_sz"):
+    for slug in ("idc_pku_bj", "idc_srils_sz", "idc_cuhksz_sz", "idc_ustc_hf", "idc_ikkem_xm"):
         assert not any(o.get("effective_at") for o in real_offers(slug))
 
 

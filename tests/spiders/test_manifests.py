@@ -7,7 +7,12 @@ import re
 import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
-from spiders.price_basis import SNAPSHOT_BASES, snapshot_price_basis
+from spiders.price_basis import (
+    SNAPSHOT_BASES,
+    entry_price_basis,
+    snapshot_price_basis,
+    summary_price_basis,
+)
 from spiders.registry import source_names
 from spiders.replay_server import load_manifests
 
@@ -52,6 +57,33 @@ def test_manifest_says_what_its_prices_are(source, manifests):
         assert meta["provenance"] == "captured", source
     assert meta["prices_from"], source
     assert snapshot_price_basis(SNAPSHOT_DIR, source)[0] == meta["price_basis"]
+
+
+@pytest.mark.parametrize("source", sorted(source_names()))
+def test_the_manifests_basis_sums_up_its_entries(source, manifests):
+    """Each entry (one recorded response) states its own price basis, as-of date and, for real
+    prices, the record they are (repo, path, commit or url, and the record's date: null for an
+    undated one); the top-level basis and as-of are their summary. A manifest whose entries share
+    one basis may leave it to the top level (the IDC pages: one entry each)."""
+    meta = manifests[source]
+    bases = [entry_price_basis(e, meta) for e in meta["entries"]]
+    assert summary_price_basis(bases) == snapshot_price_basis(SNAPSHOT_DIR, source), source
+    for entry, (basis, as_of) in zip(meta["entries"], bases, strict=True):
+        if meta["price_basis"] == "mixed":
+            assert "price_basis" in entry, f"{source} {entry['file']}: which prices are real?"
+        if "price_basis" not in entry:
+            continue
+        assert entry["price_basis"] in SNAPSHOT_BASES, (source, entry["file"])
+        record = entry.get("price_record")
+        if basis in ("published", "undated"):
+            cited = record and (record.get("url") or all(
+                record.get(k) for k in ("repo", "path", "commit")))
+            assert cited, (source, entry["file"])
+            assert (record.get("date") == as_of) if basis == "published" else \
+                record.get("date") is None, (source, entry["file"])
+        if basis in ("published", "mixed"):
+            assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", str(as_of)) or basis == "mixed", \
+                (source, entry["file"])
 
 
 def test_an_unstated_or_unknown_basis_reads_as_illustrative(tmp_path):

@@ -159,9 +159,9 @@ def test_the_recorded_page_as_offers(offers):
     got = [(r["vendor"], r["gpu_model"], r["gpu_variant"], r["gpu_count"], r["offer_kind"],
             r["country"], float(r["price_amount"]), r["available"]) for r in rows]
     assert got == [
-        ("RunPod", "H100-80GB", "SXM", 1, "on_demand", "US", 2.69, True),
-        ("RunPod", "A100-80GB", "SXM", 1, "on_demand", "US", 1.49, True),
-        ("RunPod", "RTX4090-24GB", "PCIe", 1, "on_demand", "US", 0.44, True),   # communityPrice
+        ("RunPod", "H100-80GB", "SXM", 1, "on_demand", "US", 3.49, True),
+        ("RunPod", "A100-80GB", "SXM", 1, "on_demand", "US", 1.59, True),
+        ("RunPod", "RTX4090-24GB", "PCIe", 1, "on_demand", "US", 0.34, True),   # communityPrice
         ("Lambda", "H100-80GB", "SXM", 1, "on_demand", "US", 4.29, True),
         ("Lambda", "H100-80GB", "SXM", 8, "on_demand", "US", 31.92, True),     # whole instance
         ("Hyperstack", "H100-80GB", "PCIe", 1, "on_demand", "CA", 1.9, True),

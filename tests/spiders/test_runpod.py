@@ -89,10 +89,14 @@ def test_offer_count(offers):
     assert len(offers) == 18 + 22 + 9 == 49
 
 
+# The record the snapshot's prices are: tgarg01/silybench-data derived/cost.json @ 045df3bf56b8
+# (runpod.io/pricing, checked_at 2026-09-25): A100 PCIe secure 1.59, RTX 4090 0.74 / 0.34, H100
+# SXM 3.49 / 2.69.
 def test_secure_price_at_a_datacenter_offering_the_card(by_key):
     o = by_key["NVIDIA A100 80GB PCIe | secure", "US-GA-1"]
     assert o["gpu_text"] == "A100 PCIe" and o["vram_gb"] == 80
-    assert (o["offer_kind"], o["price_amount"], o["currency"]) == ("on_demand", "1.39", "USD")
+    assert (o["offer_kind"], o["price_amount"], o["currency"]) == ("on_demand", "1.59", "USD")
+    assert (o["price_basis"], o["prices_as_of"]) == ("mixed", "2026-09-25")   # its entry's
     assert o["billing_period"] == "hour" and o["gpu_count"] == 1 and o["available"] is True
     assert o["vendor_data"]["stockStatus"] == "High" and o["vendor_data"]["field"] == "securePrice"
     assert by_key["NVIDIA GeForce RTX 4090 | secure", "AP-JP-1"]["price_amount"] == "0.74"
@@ -100,7 +104,7 @@ def test_secure_price_at_a_datacenter_offering_the_card(by_key):
 
 def test_community_price_is_placed_by_country(offers, by_key):
     o = by_key["NVIDIA GeForce RTX 4090 | community", "CZ"]
-    assert (o["offer_kind"], o["price_amount"]) == ("on_demand", "0.44")
+    assert (o["offer_kind"], o["price_amount"]) == ("on_demand", "0.34")
     row = normalize_offer(o)
     assert (row["country"], row["province_or_state"]) == ("CZ", None)
     assert not any(o["sku"].endswith("| community") and "-" in o["region_text"] for o in offers)
@@ -116,7 +120,7 @@ def test_card_not_in_stock_at_a_place_yields_no_offer(offers, by_key):
 def test_savings_plans_are_hourly_reserved_rates_below_on_demand(offers):
     rates = {o["sku"].split(" | ")[1]: (o["offer_kind"], o["billing_period"], o["price_amount"])
              for o in offers if o["region_text"] == "US-TX-3" and "HBM3" in o["sku"]}
-    assert rates == {"secure": ("on_demand", "hour", "2.69"),
+    assert rates == {"secure": ("on_demand", "hour", "3.49"),
                      "savings plan 3 months": ("reserved", "hour", "2.39"),
                      "savings plan 6 months": ("reserved", "hour", "2.29")}
 

@@ -11,6 +11,9 @@ from datetime import timedelta
 import pytest
 from scrapy.http import TextResponse
 
+from pipelines.backfill.archives import ARCHIVES
+from pipelines.backfill.items import source_name
+from pipelines.backfill.vendors import vendor_of
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
 from spiders.registry import source_names, spider_class
@@ -280,3 +283,50 @@ def test_a_direct_observation_loaded_later_the_same_day_is_counted_once_incremen
         ("runpod", True), ("primeintellect", False)}
     build_only(con, *tables, full=True)
     assert {t: records(con, f"select * from {t} order by all") for t in tables} == incremental
+
+
+def archived(archive: str, cloud: str, price: float, **offer) -> dict:
+    """The offer as a backfill of `archive` lands it: the source and vendor its cloud's name
+    resolves to (spiders/parsing/vendor_aliases.csv), reached via the archive."""
+    vendor = vendor_of(cloud)
+    return obs(price, **{"region_code": "US", **offer,
+                         "source": source_name(ARCHIVES[archive], cloud), "vendor": vendor.vendor,
+                         "vendor_kind": vendor.vendor_kind, "reaches_via": "archive",
+                         "sku": f"{cloud} GPU"})
+
+
+@pytest.mark.parametrize("crawled, cloud_gpus, full_stack", [
+    ("runpod", "RunPod", "RunPod.io"),
+    ("gcp", "Google Cloud Platform (GCP)", "GCP"),
+    ("lambda_cloud", "Lambda Cloud", "Lambda"),
+])
+def test_a_crawl_and_two_archives_under_three_spellings_count_once(con, crawled, cloud_gpus,
+                                                                    full_stack):
+    """The same offer (card, count, kind, country, day) from our crawled source and from the
+    cloud-gpus and full-stack archives, each spelling the vendor its own way: one vendor, one
+    counted offer (the crawl's), and the archives' rows are shown, not counted."""
+    spider = spider_class(crawled)
+    offer = {"gpu_model": "H100-80GB", "country": "US", "province_or_state": None, "city": None,
+             "is_tier1_city": False}
+    build(con, [obs(20, **offer, source=crawled, vendor=spider.vendor,
+                    vendor_kind=spider.vendor_kind, sku="h100", region_code="us-east-1"),
+                archived("cloud-gpus", cloud_gpus, 19, **offer),
+                archived("full-stack", full_stack, 21, **offer)])
+    rows = records(con, "select source, vendor, counted from marts.latest_prices order by source")
+    assert rows == [{"source": f"cloud-gpus:{crawled}", "vendor": spider.vendor, "counted": False},
+                    {"source": f"full-stack:{crawled}", "vendor": spider.vendor, "counted": False},
+                    {"source": crawled, "vendor": spider.vendor, "counted": True}]
+    assert records(con, "select source from marts.cheapest_offers") == [{"source": crawled}]
+
+
+def test_two_spellings_of_a_vendor_we_do_not_crawl_are_one_vendor(con):
+    """DataCrunch as cloud-gpus ("DataCrunch.io") and full-stack ("Datacrunch") write it: one
+    vendor in the market claims, not two."""
+    build(con, [archived("cloud-gpus", "DataCrunch.io", 60, **BEIJING),
+                archived("full-stack", "Datacrunch", 62, **BEIJING),
+                obs(64, vendor="Other IDC", source="idc_other", sku="o")])
+    assert records(con, "select distinct vendor from marts.latest_prices order by 1") == [
+        {"vendor": "DataCrunch"}, {"vendor": "Other IDC"}]
+    claim = records(con, "select vendors from marts.market_claims "
+                         "where claim_id = 'a100_80gb_beijing_hourly'")
+    assert claim == [{"vendors": 2}]

@@ -7,13 +7,15 @@ exact output.
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
+from pipelines.warehouse.price_age import price_horizon_days
 from tests.helpers.observations import (
     DAY,
     FRANKFURT,
     SHANGHAI,
+    TODAY,
     ULANQAB,
     approx,
     build,
@@ -67,7 +69,8 @@ def test_marts_have_the_contract_columns(con):
         "single_price_cny_per_gpu_hour server_to_single_ratio discount_pct",
         "cheapest_offers": "gpu_model offer_kind billing_period country region_group rank vendor "
         "source sku region_code gpu_fraction gpu_count price_per_gpu_hour_cny price_amount "
-        "currency last_seen_at url price_basis prices_as_of price_basis_label",
+        "currency last_seen_at url price_basis prices_as_of price_basis_label price_as_of "
+        "price_age_days",
     }
     for mart, columns in expected.items():
         cursor = con.execute(f"select * from marts.{mart} limit 0")
@@ -297,6 +300,22 @@ def test_cheapest_offers_keeps_three_in_order(con):
     assert beijing[0]["last_seen_at"] == DAY and beijing[0]["price_amount"] == Decimal("10")
     assert [(r["region_group"], r["rank"], r["vendor"]) for r in rows
             if r["region_group"] != "Beijing"] == [("Shanghai", 1, "Shanghai")]
+
+
+def test_cheapest_offers_leave_out_prices_older_than_the_horizon(con):
+    """The cheapest now: an offer last seen beyond the horizon is left out, and the next one
+    ranks first; the horizon's edge day still counts, and each row says its as-of and age."""
+    horizon = price_horizon_days()
+    edge = datetime.combine(TODAY - timedelta(days=horizon), DAY.timetz())
+    build(con, [obs(5, vendor="Stale", source="s5", observed_at=edge - timedelta(days=1)),
+                obs(8, vendor="Edge", source="s8", observed_at=edge),
+                obs(10, vendor="Fresh", source="s10")])
+    rows = records(con, "select vendor, rank, price_as_of, price_age_days "
+                        "from marts.cheapest_offers order by rank")
+    assert rows == [
+        {"vendor": "Edge", "rank": 1, "price_as_of": edge.date(), "price_age_days": horizon},
+        {"vendor": "Fresh", "rank": 2, "price_as_of": DAY.date(),
+         "price_age_days": (TODAY - DAY.date()).days}]
 
 
 def test_cheapest_offers_rank_per_kind_and_billing_period(con):

@@ -10,7 +10,7 @@ from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_models import (
     PYTHON_TABLES,
     SqlModelError,
-    create_since_macros,
+    create_model_macros,
     load_models,
 )
 from spiders.layout import SQL_DIR
@@ -74,7 +74,7 @@ def test_a_model_needs_a_description(tmp_path):
 def test_every_project_model_runs_in_duckdb():
     con = duckdb.connect()
     ensure_schema(con)
-    create_since_macros(con)        # as run_model does: the models filter with since_day()
+    create_model_macros(con)        # as run_model does: since_day(), index_use_forbidden(), ...
     for model in load_models(SQL_DIR, EXTERNAL):  # in dependency order
         con.execute(f"create schema if not exists {model.layer}")
         con.execute(model.create_statement())

@@ -1,4 +1,12 @@
--- Rule `month_end_dip`: the groups marts.month_end_dip_alerts says to alert about.
-select *
-from marts.month_end_dip_alerts
-order by source, gpu_model, region_code, offer_kind
+-- Rule `month_end_dip`: the groups marts.month_end_dip_alerts says to alert about, but an
+-- archive's (a backfill, the public price record): its months are history, not this run's news.
+with archive_sources as (
+    select distinct c.source
+    from raw.crawls as c
+    where c.mode = 'archive'
+)
+
+select d.*
+from marts.month_end_dip_alerts as d
+anti join archive_sources as a on d.source = a.source
+order by d.source, d.gpu_model, d.region_code, d.offer_kind

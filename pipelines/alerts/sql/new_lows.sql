@@ -2,6 +2,8 @@
 -- lower than every earlier observation in that group by at least $min_improvement_pct %, at an
 -- observation time among the new observations, set by an offer whose listed price is its lowest
 -- yet (or a new offer): a low in CNY that only an exchange-rate move made is not a new low.
+-- Only crawled observations: one reached via an archive (a backfill, the public price record) is
+-- history, and a crawl's price below a years-old listing is no news of this run.
 -- Possible outliers (alert_held_observations, copied from marts.held_observations) are left out, as
 -- candidates and as earlier lows: an outlying price counts from the crawl that confirms it on.
 -- Parameters: $min_improvement_pct and the offer filter $gpu_models, $offer_kinds,
@@ -11,6 +13,7 @@ with counted as (
     from staging.stg_observations as o
     anti join alert_held_observations as h
         on o.offer_id = h.offer_id and o.observed_at = h.observed_at
+    where o.reaches_via is distinct from 'archive'
 ),
 
 instants as (   -- the group's lowest price at each observation time

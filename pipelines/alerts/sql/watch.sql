@@ -4,7 +4,8 @@
 -- ceiling, so a price that rises above it and comes back is a new alert, and one that stays
 -- there is not. An offer whose latest price is held back as a possible outlier
 -- (alert_held_observations, copied from marts.held_observations) waits for the crawl that
--- confirms it.
+-- confirms it. An offer reached via an archive (a backfill, the public price record) is history,
+-- never current.
 -- Parameters: $gpu_model; $region_column (province_or_state | city | country) and $region_value;
 -- $offer_kind, $billing_period (null: any); $ceiling (CNY per GPU-hour).
 with params as (
@@ -24,6 +25,7 @@ current_offers as (
         and ($billing_period is null or l.billing_period = $billing_period)
         and l.price_per_gpu_hour_cny <= $ceiling
         and coalesce(l.available, true)
+        and l.reaches_via is distinct from 'archive'
         and l.last_seen_at >= (
             select max(s.last_seen_at) from marts.latest_prices as s
             where s.source = l.source

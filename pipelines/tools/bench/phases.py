@@ -84,14 +84,14 @@ def phase_floor(db: str) -> dict[str, Any]:
     no transaction, no bookkeeping (only the UTC session zone the models are written for)."""
     import duckdb
 
-    from pipelines.warehouse.sql_models import create_since_macros
+    from pipelines.warehouse.sql_models import create_model_macros
 
     models = _models()
     started = time.perf_counter()
     con = duckdb.connect(db)
     try:
         con.execute("set TimeZone = 'UTC'")
-        create_since_macros(con)    # the models' incremental filter (a full build: from the start)
+        create_model_macros(con)    # the incremental filter (a full build: from the start), terms
         for layer in sorted({m.layer for m in models}):
             con.execute(f"create schema if not exists {layer}")
         builds = []

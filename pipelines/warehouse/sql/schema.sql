@@ -152,3 +152,13 @@ alter table observation_batch add column if not exists archive_line integer;
 -- table (its commit time is when someone edited it, not when a price held), so the month-end
 -- marts leave its source out (intermediate.int_sources_without_calendar); null: true.
 alter table raw.crawls add column if not exists calendar_signal boolean;
+-- Where each observation's price comes from (spiders/price_basis.py), from the response it was
+-- read from: 'live'; a replayed snapshot entry's 'captured' | 'published' | 'undated' |
+-- 'illustrative' | 'mixed'; a backfilled archive version's 'published'; 'simulated'. null in rows
+-- from before the columns. prices_as_of: the date the price held (a live price: the day it was
+-- read; a snapshot entry's: its record's date; an archive's: its version's commit date); null
+-- when no one could date it (undated, illustrative).
+alter table observations add column if not exists price_basis varchar;
+alter table observations add column if not exists prices_as_of date;
+alter table observation_batch add column if not exists price_basis varchar;
+alter table observation_batch add column if not exists prices_as_of date;
