@@ -11,14 +11,15 @@ import json
 import pytest
 
 from spiders.default_sources import opt_in_reason
-from spiders.price_basis import REAL_PRICE_BASES
+from spiders.price_basis import MODELED_PRICE_BASES, REAL_PRICE_BASES
 from spiders.registry import source_names
 from tests.helpers.runs import gpuprices, query
 
 pytestmark = pytest.mark.e2e
 
 OPT_IN = {s: why for s in source_names() if (why := opt_in_reason(s))}
-REAL = ", ".join(f"'{b}'" for b in REAL_PRICE_BASES)
+# real public prices: dated, or undated (a real price whose date no one could read)
+SHOWN = {*REAL_PRICE_BASES, "undated"}
 
 
 @pytest.fixture
@@ -53,15 +54,17 @@ def test_no_opt_in_source_is_crawled_and_each_is_named_with_its_reason(run):
 def test_the_prices_tables_hold_only_real_prices(run, table):
     rows = query(run.data_dir, f"select source, price_basis from {table}")
     assert rows
-    assert {basis for _, basis in rows} <= set(REAL_PRICE_BASES)
+    assert {basis for _, basis in rows} <= SHOWN
     assert not {source for source, _ in rows} & set(OPT_IN)
 
 
 def test_every_output_draws_on_real_prices_only(run):
     """Claims' evidence, the index and the advisor's input read the same shown observations."""
-    shown = query(run.data_dir, "select distinct o.source, c.price_basis from "
-                  "staging.stg_shown_observations as o join raw.crawls as c using (crawl_id)")
-    assert shown and {basis for _, basis in shown} <= set(REAL_PRICE_BASES)
+    shown = query(run.data_dir, "select distinct o.source, coalesce(o.price_basis, "
+                  "c.price_basis) from staging.stg_shown_observations as o "
+                  "join raw.crawls as c using (crawl_id)")
+    assert shown and {basis for _, basis in shown} <= SHOWN
+    assert not {basis for _, basis in shown} & set(MODELED_PRICE_BASES)
     real_offers = {r[0] for r in query(run.data_dir, "select offer_id from marts.latest_prices")}
     evidence = query(run.data_dir, "select unnest(offer_ids) from marts.market_claim_evidence")
     assert {r[0] for r in evidence} <= real_offers
@@ -76,7 +79,7 @@ def test_every_output_draws_on_real_prices_only(run):
 def test_the_feed_and_the_cli_show_no_opt_in_source(run, tmp_path):
     with (run.data_dir / "feeds" / "latest_prices.csv").open(encoding="utf-8") as feed:
         rows = list(csv.DictReader(feed))
-    assert rows and {r["price_basis"] for r in rows} <= set(REAL_PRICE_BASES)
+    assert rows and {r["price_basis"] for r in rows} <= SHOWN
     copy = run.copy_to(tmp_path)
     listed = gpuprices(copy, "prices", "--format", "csv")
     assert listed.returncode == 0, listed.stderr
