@@ -50,7 +50,9 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
         source_rows, "No source has landed observations yet.")
     counts = table([col("table", "table"), col("rows", "rows", count, "num")],
                    [{"table": t, "rows": n} for t, n in row_counts.items()], "")
-    modeled = [clean_text(r["source"]) for r in source_rows if not is_real_price(r["price_basis"])]
+    # a source whose shown offers are all real (dated or undated) is no modeled source, whatever
+    # its snapshot's summary says: the default run shows none of its modeled offers
+    modeled = [clean_text(r["source"]) for r in source_rows if r["modeled_offers"]]
     templates = [clean_text(r["source"]) for r in source_rows if r["reaches_via"] == "template"]
     return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
             "counts_table": counts, "modeled_sources": modeled, "template_sources": templates}

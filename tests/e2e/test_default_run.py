@@ -89,5 +89,5 @@ def test_the_feed_and_the_cli_show_no_opt_in_source(run, tmp_path):
     assert advice.returncode in (0, 3), advice.stderr
     assert not any(f'"{source}"' in advice.stdout for source in OPT_IN)
     report = (run.data_dir / "report" / "index.html").read_text(encoding="utf-8")
-    assert "modeled snapshot" not in report        # no illustrative or part-modeled label
+    assert 'id="modeled-prices"' not in report     # no banner: no shown offer is modeled
     assert not [s for s in OPT_IN if s.startswith(("idc_", "gpugeek")) and s in report]
