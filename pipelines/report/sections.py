@@ -50,9 +50,7 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
         source_rows, "No source has landed observations yet.")
     counts = table([col("table", "table"), col("rows", "rows", count, "num")],
                    [{"table": t, "rows": n} for t, n in row_counts.items()], "")
-    # a source whose shown offers are all real (dated or undated) is no modeled source, whatever
-    # its snapshot's summary says: the default run shows none of its modeled offers
-    modeled = [clean_text(r["source"]) for r in source_rows if r["modeled_offers"]]
+    modeled = [clean_text(r["source"]) for r in source_rows if not is_real_price(r["price_basis"])]
     templates = [clean_text(r["source"]) for r in source_rows if r["reaches_via"] == "template"]
     return {"facts": facts, "sources": count(span["sources"]), "sources_table": sources,
             "counts_table": counts, "modeled_sources": modeled, "template_sources": templates}

@@ -11,11 +11,7 @@ select
     any_value(b.price_basis) as price_basis,
     -- how the source reaches its offers; a template's count in no signal or claim
     any_value(o.reaches_via) as reaches_via,
-    coalesce(any_value(b.price_basis_label), 'not stated') as price_basis_label,
-    -- the shown offers whose own price is modeled or simulated (the banner names their sources)
-    count(distinct o.offer_id) filter (
-        where coalesce(o.price_basis, b.price_basis) in ('illustrative', 'mixed', 'simulated')
-    ) as modeled_offers
+    coalesce(any_value(b.price_basis_label), 'not stated') as price_basis_label
 from staging.stg_shown_observations as o  -- what a page may show: no un-asked-for modeled price
 left join intermediate.int_source_price_basis as b on o.source = b.source
 group by o.source
