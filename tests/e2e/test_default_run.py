@@ -89,5 +89,7 @@ def test_the_feed_and_the_cli_show_no_opt_in_source(run, tmp_path):
     assert advice.returncode in (0, 3), advice.stderr
     assert not any(f'"{source}"' in advice.stdout for source in OPT_IN)
     report = (run.data_dir / "report" / "index.html").read_text(encoding="utf-8")
-    assert 'id="modeled-prices"' not in report     # no banner: no shown offer is modeled
+    # no source whose prices are all illustrative; the banner, when there is one, names the
+    # sources whose prices are not real and dated (an undated real price included)
+    assert "modeled snapshot: illustrative prices" not in report
     assert not [s for s in OPT_IN if s.startswith(("idc_", "gpugeek")) and s in report]
