@@ -16,8 +16,10 @@ from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
+from pydantic import Field
 
 from pipelines.warehouse.db import DUCKDB_CONFIG
+from spiders.default_sources import crawl_refusal, is_opted_in, opt_in_from_env
 from spiders.layout import (
     REPO_ROOT,
     SNAPSHOT_DIR,
@@ -46,6 +48,8 @@ class CrawlResult:
     # crawled in a process of its own because the shared crawl process died first (why: below)
     retried_alone: bool = False
     retry_reason: str = ""
+    # the run named this source (spiders/default_sources.py): its modeled prices may be shown
+    opted_in: bool = False
 
     @property
     def status(self) -> str:
@@ -108,6 +112,9 @@ class CrawlerResource(dg.ConfigurableResource):
     # sources crawled alone at once (retries after a shared process died);
     # GPUPRICES_CRAWL_CONCURRENCY
     alone_concurrency: int = 4
+    # the sources this run opts in to (names, or "all"; GPUPRICES_OPT_IN): an opt-in source
+    # (spiders/default_sources.py) not named here is skipped, not crawled
+    opt_in: list[str] = Field(default_factory=list)
 
     def items_path(self, source: str, crawl_id: str) -> Path:
         return crawl_items_path(source, crawl_id, self.data_dir)
@@ -139,11 +146,16 @@ class CrawlerResource(dg.ConfigurableResource):
         return env
 
     def _skipped(self, source: str, crawl_id: str) -> CrawlResult | None:
-        missing_key = spider_class(source).missing_key()
-        if missing_key:
-            return CrawlResult(source, crawl_id, False, 0, [missing_key],
+        why = (crawl_refusal(source, self.opt_in, self.mode, self.snapshot_dir)
+               or spider_class(source).missing_key())
+        if why:
+            return CrawlResult(source, crawl_id, False, 0, [why],
                                self.items_path(source, crawl_id), skipped=True)
         return None
+
+    def _opted_in(self, result: CrawlResult) -> CrawlResult:
+        result.opted_in = is_opted_in(result.source, self.opt_in)
+        return result
 
     def _from_verdict(self, source: str, crawl_id: str) -> CrawlResult | None:
         path = self.verdict_path(source, crawl_id)
@@ -157,7 +169,7 @@ class CrawlerResource(dg.ConfigurableResource):
               log: dg.DagsterLogManager | None = None) -> CrawlResult:
         """One source alone, in its own `scrapy crawl` process (and its own replay server)."""
         with self.replay() as replay_url:
-            return self._crawl_alone(source, crawl_id, log, replay_url)
+            return self._opted_in(self._crawl_alone(source, crawl_id, log, replay_url))
 
     def _crawl_alone(self, source: str, crawl_id: str, log, replay_url: str | None,
                      settings: dict | None = None) -> CrawlResult:
@@ -220,7 +232,7 @@ class CrawlerResource(dg.ConfigurableResource):
                                           settings.get(s))
                            for s, reason in unfinished.items()}
                 results.update({s: future.result() for s, future in retried.items()})
-        return {source: results[source] for source in jobs}
+        return {source: self._opted_in(results[source]) for source in jobs}
 
     def _crawl_shared(self, sources: list[str], jobs: dict[str, str],
                       settings: dict[str, dict], replay_url: str | None) -> ProcessOutcome:
@@ -259,7 +271,8 @@ def crawler_from_env() -> CrawlerResource:
                            data_dir=str(data_dir()),
                            snapshot_dir=os.environ.get("GPUPRICES_SNAPSHOT_DIR", str(SNAPSHOT_DIR)),
                            alone_concurrency=int(os.environ.get("GPUPRICES_CRAWL_CONCURRENCY")
-                                                 or 4))
+                                                 or 4),
+                           opt_in=opt_in_from_env())
 
 
 class WorkingDuckDB(DuckDBResource):

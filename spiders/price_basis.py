@@ -31,6 +31,11 @@ CRAWL_BASES = ("live", *SNAPSHOT_BASES, "simulated")
 # The prices a buyer can act on; intermediate.int_source_price_basis.is_real_price says the same
 # in SQL (tests/sql/test_price_basis.py keeps the two equal).
 REAL_PRICE_BASES = ("live", "captured", "published")
+# The modeled prices no page shows unless the run that crawled them opted in to their source
+# (spiders/default_sources.py); staging.stg_shown_observations says the same in SQL
+# (tests/sql/test_shown_observations.py keeps the two equal). A simulated database says so on
+# every page instead.
+MODELED_PRICE_BASES = ("illustrative", "mixed")
 # Each basis in one word, for a table cell (the full wording is price_basis_label).
 PRICE_FROM_WORDS = {"live": "live", "captured": "capture", "published": "published",
                     "undated": "undated", "illustrative": "modeled", "mixed": "part modeled",

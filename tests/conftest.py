@@ -36,8 +36,17 @@ def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def snapshot_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
-    """`gpuprices run` over every bundled snapshot, once per test session (all its workers)."""
+    """`gpuprices run` over every bundled snapshot, opt-in ones too (GPUPRICES_OPT_IN=all: the
+    tests of the pipeline's mechanics use the illustrative fixtures), once per test session (all
+    its workers)."""
     return shared_run(_shared_root(tmp_path_factory) / "snapshot_run")
+
+
+@pytest.fixture(scope="session")
+def default_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
+    """`gpuprices run` as a new user runs it: no source opted in (GPUPRICES_OPT_IN unset), once
+    per session."""
+    return shared_run(_shared_root(tmp_path_factory) / "default_run", opt_in=None)
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,8 @@
    local calendar (time zone, local day and month), the region group signals compare (province in
    China, country elsewhere), the instance's own hourly price, and the offer line (what an offer
    is, apart from where and at what price) that like-for-like comparisons pair on.
+   Only the observations a page may show (staging.stg_shown_observations: no modeled price the
+   run did not opt in to).
    Counted once: `counted` is the one home of the rule (docs/signals.md, "Counted once"). An
    observation its source reached directly (reaches_via 'direct', the vendor's own prices) always
    counts; a template's (reaches_via 'template': a placeholder source with no real operator
@@ -28,7 +30,7 @@ with direct as (
         billing_period,
         country,
         timezone('UTC', observed_at)::date as observed_date
-    from observations
+    from staging.stg_shown_observations
     where
         coalesce(reaches_via, 'direct') = 'direct'
         and observed_hour >= since_hour(1)
@@ -40,13 +42,13 @@ reached as (
     select
         o.* replace ('direct' as reaches_via),
         true as counted
-    from observations as o
+    from staging.stg_shown_observations as o
     where coalesce(o.reaches_via, 'direct') = 'direct'
     union all
     select
         o.*,
         false as counted
-    from observations as o
+    from staging.stg_shown_observations as o
     where o.reaches_via = 'template'
     union all
     select
@@ -69,7 +71,7 @@ reached as (
                 and d.country = o.country
                 and d.observed_date = timezone('UTC', o.observed_at)::date
         ) as counted
-    from observations as o
+    from staging.stg_shown_observations as o
     where o.reaches_via not in ('direct', 'template')
 ),
 

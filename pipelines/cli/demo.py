@@ -39,10 +39,11 @@ def is_demo(path: Path) -> bool:
     """Whether an existing database was simulated (it records its scenario in truth.scenario)."""
     import duckdb
 
+    from pipelines.warehouse.sql_files import sql_text
+
     try:
         with duckdb.connect(str(path), read_only=True) as con:
-            return bool(con.execute("select count(*) from duckdb_tables() where schema_name = "
-                                    "'truth' and table_name = 'scenario'").fetchone()[0])
+            return bool(con.execute(sql_text(__file__, "is_simulated")).fetchone()[0])
     except duckdb.Error:
         return False
 

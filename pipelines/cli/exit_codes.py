@@ -14,7 +14,8 @@
   3  no data: there is no published database yet (run `make run` first), or the query matched no
      rows (like grep's 1: scripts can tell "nothing" from "broken"; csv/json output is still
      well-formed: a header row, `[]`)
-  4  partial: `run` landed some sources and others failed
+  4  partial: `run` landed some sources and others failed (a source skipped for a missing key,
+     or an opt-in one the run did not name, is not a failure)
   5  locked: another `run` held the data directory (data/.run.lock) longer than this one would
      wait (GPUPRICES_LOCK_WAIT seconds, default 1800; 0: do not wait); nothing was done
 """

@@ -28,7 +28,8 @@ ORIGINS = {"live": "live vendor sites", "raw": "the raw archive (replay on 127.0
               help="Re-run from the raw archive (each source's latest archived crawl), "
                    "no crawling.")
 @click.option("--source", "sources", type=TEXT, multiple=True, metavar="S",
-              help="Only this source (repeatable); see `gpuprices sources`.")
+              help="Only this source (repeatable), opted in: an opt-in source named here is "
+                   "crawled; see `gpuprices sources`.")
 @click.option("--no-record", is_flag=True,
               help="Do not load the public price record (data/records/) first; also "
                    "GPUPRICES_RECORD=off.")
@@ -40,7 +41,15 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     loads them all, a later one nothing (`gpuprices record` shows what the record holds).
 
     \b
-    Exit codes: 0 every source landed; 4 some sources failed, the others landed;
+    The default run crawls every source but the opt-in ones (`gpuprices sources` says which
+    and why: a template with no real operator, a guessed endpoint, illustrative prices), and no
+    page shows a modeled price it was not asked for. Opt in by naming a source (--source S), or
+    for every run, scheduled ones too, with GPUPRICES_OPT_IN=S1,S2 (or `all`). A source not
+    opted in is skipped with its reason: a warning, not a failure.
+
+    \b
+    Exit codes: 0 every source landed (an opt-in source not named counts as not selected);
+    4 some sources failed, the others landed;
     1 the run failed: a step failed (named first; prices.db and the feeds are published all the
     same when only the report, the alerts or the advice failed), or every source failed
     (nothing is republished); 2 usage error; 5 another run held the data directory longer
@@ -56,16 +65,18 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     hold_run_lock(f"gpuprices run ({mode})")
     refuse_unless_ready_to_write()
     # Dagster and Scrapy load here, when a run starts, not with `gpuprices --help`.
-    import dagster as dg
-
-    from pipelines.definitions import defs
-    from spiders.layout import data_dir
     from spiders.registry import source_names
 
     unknown = sorted(set(sources) - set(source_names()))
     if unknown:
         raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; known: "
                                  f"{', '.join(source_names())}", param_hint="--source")
+    opt_in_named(sources)
+    import dagster as dg
+
+    from pipelines.definitions import defs
+    from spiders.layout import data_dir
+
     job = defs.resolve_job_def("gpuprices_job")
     selection = None
     if sources:
@@ -90,6 +101,15 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
         else:
             result = execute_out_of_process(instance, run_id, selection)
     sys.exit(print_summary(result))
+
+
+def opt_in_named(sources: tuple[str, ...]) -> None:
+    """Naming a source opts it in: added to GPUPRICES_OPT_IN before the code location loads (its
+    crawler reads it; the multiprocess executor's step processes inherit it)."""
+    from spiders.default_sources import OPT_IN_ENV, opt_in_from_env
+
+    if sources:
+        os.environ[OPT_IN_ENV] = ",".join(sorted({*opt_in_from_env(), *sources}))
 
 
 def refuse_unusable_data_dir() -> None:

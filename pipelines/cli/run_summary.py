@@ -39,6 +39,8 @@ def print_summary(result) -> int:
                       f"{terminal_text(str(exc).strip().splitlines()[0])}[/]")
         crawls, reasons, (total, offers), pending = [], [], (0, 0), []
 
+    not_selected = opt_in_skips(crawls)
+    crawls = [crawl for crawl in crawls if crawl[0] not in not_selected]
     table = Table(title="sources")
     for column in ("source", "crawl", "collected", "normalized", "quarantined"):
         table.add_column(column, justify="right" if column not in ("source", "crawl") else "left")
@@ -50,6 +52,8 @@ def print_summary(result) -> int:
         colour = "yellow" if status == "skipped" else "red"
         for failure in ([] if status == "passed" else reasons_failed):
             console.print(f"[{colour}]  {terminal_text(source)}: {terminal_text(failure)}[/]")
+    for line in not_selected_lines(not_selected):
+        console.print(f"[yellow]  {line}[/]")
     for source, note in keyless_notes(source for source, *_ in crawls):
         console.print(f"[yellow]  {terminal_text(source)}: {terminal_text(note)}[/]")
     for source, reason in retried_alone(result):
@@ -102,6 +106,28 @@ def print_summary(result) -> int:
     if "failed" in statuses:
         return EXIT_PARTIAL
     return EXIT_OK
+
+
+def opt_in_skips(crawls: list[tuple]) -> dict[str, str]:
+    """{source: why} of the run's opt-in sources it did not name (spiders/default_sources.py):
+    not selected, so out of the table and of the exit code."""
+    from spiders.default_sources import is_opt_in_skip
+
+    return {source: failures[0].split(";")[0] for source, status, *_, failures, _ in crawls
+            if status == "skipped" and is_opt_in_skip(failures)}
+
+
+def not_selected_lines(not_selected: dict[str, str]) -> list[str]:
+    """One line per reason naming its sources (rich markup, escaped), then how to opt in."""
+    from spiders.default_sources import HOW_TO_OPT_IN
+
+    by_reason: dict[str, list[str]] = {}
+    for source, reason in sorted(not_selected.items()):
+        by_reason.setdefault(reason, []).append(source)
+    lines = [f"not crawled, {terminal_text(reason)}: {terminal_text(', '.join(names))}"
+             for reason, names in sorted(by_reason.items())]
+    return lines + ([f"to crawl one: {terminal_text(HOW_TO_OPT_IN)} (`gpuprices sources` says "
+                     "why each is opt-in)"] if lines else [])
 
 
 def keyless_notes(sources) -> list[tuple[str, str]]:

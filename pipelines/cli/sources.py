@@ -1,5 +1,6 @@
 """`gpuprices sources`: every source (spider) with its vendor, fetch style, the path a crawl takes
-now (public, or keyed with the keys it lacks), snapshot and, from the published database when
+now (public, or keyed with the keys it lacks), snapshot, whether the default run crawls it
+(spiders/default_sources.py) and, from the published database when
 there is one, what it collected and how its last crawl went."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pipelines.cli.output import console
 from pipelines.cli.published import published_db
 from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import source_price_labels, sql_text
+from spiders.default_sources import opt_in_reason
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import manifest_price_basis, price_from_word
 
@@ -23,7 +25,8 @@ from spiders.price_basis import manifest_price_basis, price_from_word
 def sources_command() -> None:
     """List the sources: vendor, kind, fetch style, the path it reads now and the keys it lacks,
     what its vendor's terms say (automated access, index use), cards, price kinds, regions,
-    snapshot, last run."""
+    snapshot, whether the default run crawls it (or why it is opt-in: `gpuprices run --source
+    S`, GPUPRICES_OPT_IN), last run."""
     # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
     from spiders.registry import source_names, spider_class
     from spiders.terms import terms_of
@@ -31,7 +34,7 @@ def sources_command() -> None:
     facts = _source_facts()
     table = Table(title="sources", show_lines=True)
     for column in ("source", "vendor", "kind", "fetch", "path now", "terms", "cards", "kind/period",
-                   "regions", "snapshot", "prices", "last run"):
+                   "regions", "snapshot", "prices", "default run", "last run"):
         table.add_column(column, overflow="fold")
     for name in source_names():
         spider = spider_class(name)
@@ -46,6 +49,7 @@ def sources_command() -> None:
                       seen.get("cards", "-"),
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("prices") or snapshot_prices_text(meta)),
+                      escape(opt_in_reason(name) or "crawled"),
                       escape(seen.get("last_run", "never run")))
     console.print(table)
 

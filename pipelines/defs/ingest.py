@@ -40,7 +40,7 @@ def record_crawl(con, result: CrawlResult, run_id: str, mode: str,
         "started_at": verdict.get("started_at"), "finished_at": verdict.get("finished_at"),
         "passed": result.passed, "status": result.status, "offers": result.offers,
         "requests": verdict.get("requests"), "failures": result.failures,
-        "price_basis": basis, "prices_as_of": as_of})
+        "price_basis": basis, "prices_as_of": as_of, "opted_in": result.opted_in})
     if result.passed:
         con.execute(sql_text(__file__, "insert_raw_offers"), {
             "crawl_id": result.crawl_id, "source": result.source,
@@ -60,7 +60,8 @@ def _crawl_safely(crawler: CrawlerResource, source: str, crawl_id: str, log) -> 
 def _check_result(source: str, result: CrawlResult) -> dg.AssetCheckResult:
     return dg.AssetCheckResult(
         asset_key=dg.AssetKey(["raw", source]), check_name=CRAWL_CHECK, passed=result.passed,
-        # a skipped source (no API key) is a warning, a failed crawl an error
+        # a skipped source (opt-in and not named, or no API key) is a warning, a failed crawl an
+        # error
         severity=dg.AssetCheckSeverity.WARN if result.skipped else dg.AssetCheckSeverity.ERROR,
         description="; ".join(result.failures) or "crawl passed its monitors",
         metadata={"offers": result.offers, "failures": json.dumps(result.failures)},

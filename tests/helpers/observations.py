@@ -88,11 +88,12 @@ def obs(price: float | str, *, offer_key: tuple[str, ...] = OFFER_KEY, **overrid
 
 def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | None = None) -> None:
     """Insert the observations; with `crawl_id`, as one passed crawl normalized now (the runner
-    rebuilds incrementally from crawls normalized since its last build)."""
+    rebuilds incrementally from crawls normalized since its last build), opted in: its rows are
+    shown whatever their sources' price basis (staging.stg_shown_observations)."""
     if crawl_id:
         con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
-                    "offers, normalized_at) values (?, 'idc_test', 'replay', true, 'passed', 1, "
-                    "now())", [crawl_id])
+                    "offers, normalized_at, opted_in) values (?, 'idc_test', 'replay', true, "
+                    "'passed', 1, now(), true)", [crawl_id])
         rows = [{**row, "crawl_id": crawl_id} for row in rows]
     columns = list(dict.fromkeys(c for row in rows for c in row))   # a column some rows leave null
     con.executemany(f"insert into observations ({', '.join(columns)}) "

@@ -15,22 +15,33 @@ from pathlib import Path
 
 import duckdb
 
+from spiders.default_sources import OPT_IN_ENV
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 # an HTML source and a paged JSON one: the pair the fault and bad-input tests run
 TWO_SOURCES = ("--source", "idc_sinnet_bj", "--source", "azure")
 
 
-def _env(data_dir: Path, snapshots: Path) -> dict[str, str]:
-    return {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
-            "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
-            "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
+# The suite's runs test the pipeline's mechanics on every snapshot, the illustrative and
+# template fixtures included, so they opt in to all of them (spiders/default_sources.py); the
+# default run, which crawls none of those, is `default_run` (opt_in=None).
+OPT_IN_ALL = "all"
 
 
-def gpuprices(data_dir: Path, *args: str,
-              snapshots: Path = SNAPSHOT_DIR) -> subprocess.CompletedProcess:
+def _env(data_dir: Path, snapshots: Path, opt_in: str | None = OPT_IN_ALL) -> dict[str, str]:
+    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir),
+           "DAGSTER_HOME": str(data_dir.parent / "dagster_home"),
+           "GPUPRICES_SNAPSHOT_DIR": str(snapshots)}
+    env.pop(OPT_IN_ENV, None)
+    if opt_in is not None:
+        env[OPT_IN_ENV] = opt_in
+    return env
+
+
+def gpuprices(data_dir: Path, *args: str, snapshots: Path = SNAPSHOT_DIR,
+              opt_in: str | None = OPT_IN_ALL) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT,
-                          env=_env(data_dir, snapshots), capture_output=True, text=True,
+                          env=_env(data_dir, snapshots, opt_in), capture_output=True, text=True,
                           timeout=600)
 
 
@@ -57,7 +68,7 @@ class SharedRun:
         return root / self.data_dir.name
 
 
-def shared_run(root: Path, *args: str) -> SharedRun:
+def shared_run(root: Path, *args: str, opt_in: str | None = OPT_IN_ALL) -> SharedRun:
     """`gpuprices run *args` under `root`, made by whichever process asks first (a file lock:
     xdist workers share `root`); the others read its recorded outcome. The installed `gpuprices`
     console script runs it (the other runs in the suite go through `python -m pipelines.cli`)."""
@@ -68,7 +79,7 @@ def shared_run(root: Path, *args: str) -> SharedRun:
         if not outcome.exists():
             data_dir = root / "data"
             proc = subprocess.run([str(Path(sys.executable).parent / "gpuprices"), "run", *args],
-                                  cwd=REPO_ROOT, env=_env(data_dir, SNAPSHOT_DIR),
+                                  cwd=REPO_ROOT, env=_env(data_dir, SNAPSHOT_DIR, opt_in),
                                   capture_output=True, text=True, timeout=600)
             outcome.write_text(json.dumps({"data_dir": str(data_dir),
                                            "returncode": proc.returncode,

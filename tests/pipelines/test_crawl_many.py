@@ -30,8 +30,9 @@ def offers(result: CrawlResult) -> list[str]:
 
 
 def crawler(data_dir: Path, snapshots: Path = SNAPSHOT_DIR) -> CrawlerResource:
+    # every snapshot, opt-in ones too: the crawl mechanics are tested on the fixtures
     return CrawlerResource(data_dir=str(data_dir), snapshot_dir=str(snapshots),
-                           timeout_seconds=120)
+                           timeout_seconds=120, opt_in=["all"])
 
 
 def test_the_sources_really_are_of_both_kinds():

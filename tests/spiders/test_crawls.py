@@ -26,7 +26,8 @@ def shared_crawl(tmp_path_factory) -> tuple[Path, dict[str, CrawlResult]]:
     process: the shared crawl `gpuprices run` does (each source alone in its own `scrapy crawl`
     is the fault tests' and test_crawl_many.py's)."""
     data_dir = tmp_path_factory.mktemp("shared")
-    crawler = CrawlerResource(data_dir=str(data_dir), timeout_seconds=120)
+    # every snapshot, opt-in ones too: each spider is tested on its fixture
+    crawler = CrawlerResource(data_dir=str(data_dir), timeout_seconds=120, opt_in=["all"])
     return data_dir, crawler.crawl_many(dict.fromkeys(PLAIN_SOURCES, "test"))
 
 

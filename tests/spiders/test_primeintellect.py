@@ -199,7 +199,9 @@ def test_without_the_key_the_crawl_is_skipped_not_failed(tmp_path, monkeypatch):
     from pipelines.resources import CrawlerResource
 
     monkeypatch.delenv("PRIME_API_KEY", raising=False)
-    result = CrawlerResource(data_dir=str(tmp_path)).crawl("primeintellect", "c1")
+    # opted in: the snapshot's prices are illustrative (an opt-in fixture); the key path is tested
+    result = CrawlerResource(data_dir=str(tmp_path), opt_in=["primeintellect"]).crawl(
+        "primeintellect", "c1")
     assert result.skipped and result.status == "skipped" and not result.passed
     assert result.failures == ["skipped: primeintellect needs an API key in the environment "
                                "variable PRIME_API_KEY"]

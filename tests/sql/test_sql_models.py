@@ -31,7 +31,9 @@ def test_project_models_load_and_read_known_tables():
     assert models["marts.latest_prices"].reads == ("intermediate.int_offer_daily",
                                                    "intermediate.int_source_price_basis")
     assert models["intermediate.int_source_price_basis"].reads == ("raw.crawls",)
-    assert models["staging.stg_observations"].reads == ("observations",)
+    assert models["staging.stg_observations"].reads == ("staging.stg_shown_observations",)
+    assert models["staging.stg_shown_observations"].reads == (
+        "intermediate.int_source_price_basis", "observations", "raw.crawls")
 
 
 def test_dependencies_are_inferred_and_ctes_ignored(tmp_path):

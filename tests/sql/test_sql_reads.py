@@ -67,7 +67,7 @@ def test_the_report_and_the_alerts_read_their_marts():
 
     report = tables_read_by_sql_dir(queries.__file__)
     assert {"marts.chart_points", "marts.card_history", "marts.month_end_counts",
-            "marts.cheapest_offers", "observations"} <= report
+            "marts.cheapest_offers", "staging.stg_shown_observations"} <= report
     alerts = tables_read_by_sql_dir(detect.__file__)
     assert {"marts.held_observations", "marts.month_end_dip_alerts", "marts.latest_prices",
             "staging.stg_observations"} <= alerts

@@ -5,4 +5,4 @@ select
     count(distinct timezone('UTC', observed_at)::date) as days,
     count(distinct source) as sources,
     count(distinct offer_id) as offers
-from observations
+from staging.stg_shown_observations  -- what a page may show

@@ -12,7 +12,7 @@ select
     -- how the source reaches its offers; a template's count in no signal or claim
     any_value(o.reaches_via) as reaches_via,
     coalesce(any_value(b.price_basis_label), 'not stated') as price_basis_label
-from observations as o
+from staging.stg_shown_observations as o  -- what a page may show: no un-asked-for modeled price
 left join intermediate.int_source_price_basis as b on o.source = b.source
 group by o.source
 order by o.source

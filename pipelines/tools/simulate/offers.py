@@ -69,7 +69,9 @@ def offers_from_snapshots(sources: Sequence[str] | None = None, *,
         raise SimulationError(f"unknown source(s) {', '.join(unknown)}; known: {', '.join(known)}")
     rows: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory(prefix="gpuprices-sim-") as tmp:
-        crawler = CrawlerResource(mode="replay", data_dir=tmp)
+        # every snapshot, opt-in ones too: only its offers' shapes are taken, and every price of a
+        # simulated database is simulated and says so (price_basis 'simulated')
+        crawler = CrawlerResource(mode="replay", data_dir=tmp, opt_in=["all"])
         results = crawler.crawl_many({source: f"sim-offers-{source}" for source in wanted})
         for source in wanted:
             result = results[source]

@@ -23,13 +23,18 @@ create table if not exists raw.crawls (
     -- no quarantine rows
     quarantined_rows integer
 );
--- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set)
+-- 'passed' | 'failed' | 'skipped' (a source whose required API key is not set, or an opt-in
+-- source the run did not name: spiders/default_sources.py)
 alter table raw.crawls add column if not exists status varchar;
 -- Where its prices come from (spiders/price_basis.py): 'live', or the replayed snapshot's
 -- 'captured' | 'published' | 'illustrative' | 'mixed', 'simulated'; null for a crawl re-read from
 -- the raw archive (its bytes are an earlier crawl's). prices_as_of: the date of published prices.
 alter table raw.crawls add column if not exists price_basis varchar;
 alter table raw.crawls add column if not exists prices_as_of date;
+-- true: the run named this source (`--source`, GPUPRICES_OPT_IN), so its modeled prices may be
+-- shown (staging.stg_shown_observations); false or null (a crawl from before the column): they
+-- are not
+alter table raw.crawls add column if not exists opted_in boolean;
 -- The first UTC day of each normalized crawl's observations (null: it has none), found once per
 -- crawl by the SQL model runner: finding it scans the crawl_id of every observation, so the
 -- incremental models of a run share one scan.

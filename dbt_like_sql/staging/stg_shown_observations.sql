@@ -1,0 +1,20 @@
+/* The observations a page may show: every one but a modeled price (its own price basis, else
+   its crawl's: illustrative or mixed, spiders/price_basis.py MODELED_PRICE_BASES) that its run
+   did not opt in to (raw.crawls.opted_in: the run named the source, spiders/default_sources.py).
+   So a default run shows no illustrative price, and the modeled prices an earlier run crawled
+   stay in `observations` without reaching the report, `prices`, the feeds, claims, the index,
+   alerts or the advisor. A crawl re-read from the raw archive states no basis: its offers' own,
+   or its source's latest stated one, stands for it. An observation no crawl describes (a test's)
+   is shown. Every model reads observations through this view (staging.stg_observations). */
+-- materialized: view
+-- every column of observations passes through, however many it has (hence the noqa)
+select o.*  -- noqa: AM04
+from observations as o
+left join raw.crawls as c on o.crawl_id = c.crawl_id
+left join intermediate.int_source_price_basis as b on o.source = b.source
+where
+    c.crawl_id is null
+    or coalesce(c.opted_in, false)
+    or coalesce(
+        coalesce(o.price_basis, c.price_basis, b.price_basis) not in ('illustrative', 'mixed'), true
+    )
