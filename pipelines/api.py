@@ -27,7 +27,7 @@ rows, when it has a `source` column; else every source) to the same words the re
 ...; intermediate.int_source_price_basis), and prices() rows carry price_basis, prices_as_of and
 price_basis_label. A modeled price is an illustration, not a quote. prices() rows also carry
 price_as_of (the date the price held: prices_as_of, else the day it was last seen, UTC) and
-price_age_days (days from then to today, UTC); prices older than the horizon (90 days) are left
+price_age_days (days from then to today, UTC); prices older than the horizon (180 days) are left
 out unless `max_age` ("all", or a number of days) widens it, and `frame.attrs` says how many were
 (`aged_out`) and, when most of the prices are older than the horizon, says so (`old_prices`).
 
@@ -110,7 +110,7 @@ def prices(card: str | None = None, region: str | None = None, kind: str | None 
     prices` does (sort: "price", cheapest per GPU-hour in CNY first, or "vendor"); at most
     `limit` rows (None: all), each with its price_as_of and price_age_days. A price held back as
     a possible outlier (marts.price_outliers) is left out unless `include_held`; one older than
-    `max_age` days (None: the horizon, 90 days; "all": however old) is left out, and
+    `max_age` days (None: the horizon, 180 days; "all": however old) is left out, and
     `frame.attrs["aged_out"]` counts them; `frame.attrs["old_prices"]` is the line `gpuprices
     prices` opens with when most of the prices are older than the horizon (else None).
 

@@ -36,6 +36,10 @@ REAL_PRICE_BASES = ("live", "captured", "published")
 # (tests/sql/test_shown_observations.py keeps the two equal). A simulated database says so on
 # every page instead.
 MODELED_PRICE_BASES = ("illustrative", "mixed")
+# What no default page shows: a modeled price, and an undated one (real, but nobody could read
+# when it held: a page shows "a dated public price with its date and age, or nothing"). Opting in
+# to the source shows them, labelled.
+NOT_SHOWN_BY_DEFAULT = ("undated", *MODELED_PRICE_BASES)
 # Each basis in one word, for a table cell (the full wording is price_basis_label).
 PRICE_FROM_WORDS = {"live": "live", "captured": "capture", "published": "published",
                     "undated": "undated", "illustrative": "modeled", "mixed": "part modeled",

@@ -7,9 +7,13 @@
    intermediate.int_index_offer_days and pipelines/index/ read them here. */
 with params as (
     select
-        'gpi-1' as method_version,         -- bumped when any rule or the method changes
+        'gpi-2' as method_version,         -- bumped when any rule or the method changes
         3.0::double as max_relative,       -- a relative beyond 3x or 1/3x: an error
-        12 as stale_after_hours,           -- last look more than 12 h before the day's end: stale
+        -- last look more than 20 h before the day's end: stale. A once-a-day public tracker reads
+        -- early in the UTC day (gpu-rental-prices: fetched ~05:50, committed 06:00-10:30 UTC), and
+        -- that look is its day's price; at 12 h (gpi-1) 44 of its 46 days were stale and the
+        -- world index printed a level on 2. A look from the previous local evening still is not.
+        20 as stale_after_hours,
         2 as min_vendors,                  -- fewer vendors behind a day's change: no level shown
         28 as coverage_days,               -- vendors seen in these days make the series' vendors
         200 as bootstrap_replicates,       -- vendor-level Poisson bootstrap replicates

@@ -1,7 +1,8 @@
-/* The observations a page may show: every one but a modeled price (its own price basis, else
-   its crawl's: illustrative or mixed, spiders/price_basis.py MODELED_PRICE_BASES) that its run
-   did not opt in to (raw.crawls.opted_in: the run named the source, spiders/default_sources.py).
-   So a default run shows no illustrative price, and the modeled prices an earlier run crawled
+/* The observations a page may show: every one but a modeled or undated price (its own price
+   basis, else its crawl's: illustrative, mixed or undated, spiders/price_basis.py
+   NOT_SHOWN_BY_DEFAULT) that its run did not opt in to (raw.crawls.opted_in: the run named the
+   source, spiders/default_sources.py). So a default run shows a dated public price or nothing,
+   and the modeled and undated prices an earlier run crawled
    stay in `observations` without reaching the report, `prices`, the feeds, claims, the index,
    alerts or the advisor. A crawl re-read from the raw archive states no basis: its offers' own,
    or its source's latest stated one, stands for it. An observation no crawl describes (a test's)
@@ -16,5 +17,7 @@ where
     c.crawl_id is null
     or coalesce(c.opted_in, false)
     or coalesce(
-        coalesce(o.price_basis, c.price_basis, b.price_basis) not in ('illustrative', 'mixed'), true
+        coalesce(o.price_basis, c.price_basis, b.price_basis)
+        not in ('undated', 'illustrative', 'mixed'),
+        true
     )

@@ -62,7 +62,7 @@ class PriceAges:
 
 def old_prices_note(ages: PriceAges) -> str | None:
     """The line a page opens with when most of what it shows (over half) is older than the
-    horizon, or the newest price it draws on is: "most of these prices are older than 90 days:
+    horizon, or the newest price it draws on is: "most of these prices are older than 180 days:
     the newest is 2026-08-20 (108 days)". None when the page is current."""
     horizon = ages.horizon_days
     newest_old = ages.newest_age_days is not None and ages.newest_age_days > horizon

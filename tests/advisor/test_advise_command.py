@@ -261,7 +261,7 @@ def test_the_cited_claims_are_the_ones_the_scorecard_measures(published):
 
 
 def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeypatch):
-    """A cheaper offer last seen 200 days ago (beyond the 90-day horizon) is not advised by
+    """A cheaper offer last seen 200 days ago (beyond the 180-day horizon) is not advised by
     default, and the command says it left one out; --max-age all advises it, with its as-of
     date and age."""
     old = SEEN - timedelta(days=200)
@@ -280,7 +280,7 @@ def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeyp
     assert (answer["options"][0]["price_as_of"], answer["options"][0]["price_age_days"]) == (
         "2026-11-30", 1)
     table = CliRunner().invoke(advise_command, args, env={"COLUMNS": "200"})
-    assert "1 offer older than 90 days left out (--max-age all shows them)" in table.output
+    assert "1 offer older than 180 days left out (--max-age all shows them)" in table.output
     assert "as of 2026-11-30 (1 d)" in table.output
 
     every = CliRunner().invoke(advise_command, [*args, "--max-age", "all", "--format", "json"])

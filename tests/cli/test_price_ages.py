@@ -23,7 +23,7 @@ from tests.helpers.published import (
     publish,
 )
 
-OLD = SEEN - timedelta(days=200)            # far beyond the horizon (90 days)
+OLD = SEEN - timedelta(days=200)            # far beyond the horizon (180 days)
 
 
 def _seen_on(row: dict, when) -> dict:
@@ -53,8 +53,8 @@ def test_an_old_price_is_left_out_by_default_and_counted(data_dir, monkeypatch):
     text = " ".join(result.output.split())
     assert "光环新网 Sinnet" in text and "乌兰察布" not in text and "eastus" not in text
     assert "2026-11-30 (1 d)" in text                                     # its as-of and age
-    assert "2 offers older than 90 days left out (--max-age all shows them)" in text
-    assert "older than 90 days:" not in text            # what it shows is current: no warning
+    assert "2 offers older than 180 days left out (--max-age all shows them)" in text
+    assert "older than 180 days:" not in text            # what it shows is current: no warning
 
 
 def test_max_age_all_brings_them_back_with_their_age_and_a_warning_first(data_dir):
@@ -65,10 +65,10 @@ def test_max_age_all_brings_them_back_with_their_age_and_a_warning_first(data_di
         ("乌兰察布某IDC", f"{OLD:%Y-%m-%d}", 201),
         ("光环新网 Sinnet", "2026-11-30", 1)]
     # the warning goes to stderr, ahead of the rows; stdout stays the JSON a script reads
-    assert result.stderr.startswith("note: most of these prices are older than 90 days: the "
+    assert result.stderr.startswith("note: most of these prices are older than 180 days: the "
                                     "newest is 2026-11-30 (1 day)")
     table = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--max-age", "all")
-    assert table.stdout.startswith("most of these prices are older than 90 days")
+    assert table.stdout.startswith("most of these prices are older than 180 days")
     assert "7 mo" in table.stdout                                          # 201 days, in words
 
 
@@ -81,9 +81,9 @@ def test_nothing_current_says_how_old_the_newest_is(data_dir):
     result = gpuprices(data_dir, "prices", "--card", "A100-40GB")
     assert result.exit_code == 3
     text = " ".join(result.output.split())
-    assert text.startswith(f"all of these prices are older than 90 days: the newest is "
+    assert text.startswith(f"all of these prices are older than 180 days: the newest is "
                            f"{OLD:%Y-%m-%d} (201 days)")
-    assert "1 offer older than 90 days left out" in text and "--max-age all" in text
+    assert "1 offer older than 180 days left out" in text and "--max-age all" in text
 
 
 @pytest.mark.parametrize("value", ["-3", "old", "1.5"])
@@ -101,7 +101,7 @@ def test_the_api_has_the_same_columns_horizon_and_option(data_dir):
     every = api.prices(card="A100-80GB", data_dir=data_dir, max_age="all")
     assert sorted(every["price_age_days"].tolist()) == [1, 201, 201]
     assert every.attrs["aged_out"] == 0
-    assert every.attrs["old_prices"].startswith("most of these prices are older than 90 days")
+    assert every.attrs["old_prices"].startswith("most of these prices are older than 180 days")
     assert len(api.prices(card="A100-80GB", data_dir=data_dir, max_age=365)) == 3
     with pytest.raises(ValueError, match="max_age"):
         api.prices(data_dir=data_dir, max_age=-1)

@@ -11,15 +11,15 @@ import json
 import pytest
 
 from spiders.default_sources import opt_in_reason
-from spiders.price_basis import MODELED_PRICE_BASES, REAL_PRICE_BASES
+from spiders.price_basis import NOT_SHOWN_BY_DEFAULT, REAL_PRICE_BASES
 from spiders.registry import source_names
 from tests.helpers.runs import gpuprices, query
 
 pytestmark = pytest.mark.e2e
 
 OPT_IN = {s: why for s in source_names() if (why := opt_in_reason(s))}
-# real public prices: dated, or undated (a real price whose date no one could read)
-SHOWN = {*REAL_PRICE_BASES, "undated"}
+# a dated public price, or nothing: an undated real price is not shown by default either
+SHOWN = set(REAL_PRICE_BASES)
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ def test_every_output_draws_on_real_prices_only(run):
                   "c.price_basis) from staging.stg_shown_observations as o "
                   "join raw.crawls as c using (crawl_id)")
     assert shown and {basis for _, basis in shown} <= SHOWN
-    assert not {basis for _, basis in shown} & set(MODELED_PRICE_BASES)
+    assert not {basis for _, basis in shown} & set(NOT_SHOWN_BY_DEFAULT)
     real_offers = {r[0] for r in query(run.data_dir, "select offer_id from marts.latest_prices")}
     evidence = query(run.data_dir, "select unnest(offer_ids) from marts.market_claim_evidence")
     assert {r[0] for r in evidence} <= real_offers

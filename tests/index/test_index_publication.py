@@ -129,7 +129,7 @@ def test_every_row_carries_its_method_and_a_recomputable_hash():
     publish(con)
     rows = series_rows(con, SERIES)
     for row in rows:
-        assert row["method_version"] == "gpi-1"
+        assert row["method_version"] == "gpi-2"
         values = {k: (float(v) if isinstance(v, float) else v) for k, v in row.items()}
         assert content_hash(values) == row["content_hash"]
     changed = {**rows[1], "index_level": rows[1]["index_level"] + 0.01}

@@ -30,7 +30,7 @@ def test_a_current_page_dates_each_cheapest_price_and_opens_without_a_warning(tm
     assert 'id="old-prices"' not in html
     cheapest = cheapest_section(html)
     assert "as of (age)" in cheapest and "2026-11-30 (1 d)" in cheapest
-    assert "no older than 90 days" in cheapest and "0 older offers left out" in cheapest
+    assert "no older than 180 days" in cheapest and "0 older offers left out" in cheapest
 
 
 def test_a_page_of_mostly_old_prices_says_so_first_and_leaves_them_out_of_the_cheapest(
@@ -39,7 +39,7 @@ def test_a_page_of_mostly_old_prices_says_so_first_and_leaves_them_out_of_the_ch
                            *(obs(price, OLD, **CARD, vendor=v, source=f"src_{v.lower()}")
                              for v, price in (("Bravo", 1.5), ("Charlie", 1.6), ("Delta", 1.7)))])
     assert (TODAY - OLD.date()).days == 201              # the premise: far beyond the horizon
-    line = "most of these prices are older than 90 days: the newest is 2026-11-30 (1 day)"
+    line = "most of these prices are older than 180 days: the newest is 2026-11-30 (1 day)"
     assert line in " ".join(html.split())
     # first: above the lede, the facts and every section
     assert html.index('id="old-prices"') < html.index('class="lede"') < html.index(
@@ -50,10 +50,10 @@ def test_a_page_of_mostly_old_prices_says_so_first_and_leaves_them_out_of_the_ch
 
 
 def test_a_page_of_only_old_prices_names_its_newest(tmp_path):
-    newest = LAST_DAY - timedelta(days=107)              # 108 days before the test clock's today
+    newest = LAST_DAY - timedelta(days=199)              # 200 days before the test clock's today
     html = page(tmp_path, [obs(2.0, newest, **CARD, vendor="Alpha", source="src_alpha"),
                            obs(1.8, OLD, **CARD, vendor="Bravo", source="src_bravo")])
-    assert (f"all of these prices are older than 90 days: the newest is {newest:%Y-%m-%d} "
-            "(108 days)") in " ".join(html.split())
+    assert (f"all of these prices are older than 180 days: the newest is {newest:%Y-%m-%d} "
+            "(200 days)") in " ".join(html.split())
     cheapest = cheapest_section(html)
     assert ">Alpha<" not in cheapest and "2 older offers left out" in cheapest

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from spiders.price_basis import CRAWL_BASES, MODELED_PRICE_BASES
+from spiders.price_basis import CRAWL_BASES, NOT_SHOWN_BY_DEFAULT
 from tests.helpers.observations import build_only, insert, obs, records
 
 
@@ -28,7 +28,7 @@ def test_a_modeled_price_is_shown_only_when_its_run_opted_in(con, basis, opted_i
     _crawl(con, "c1", basis, opted_in)
     insert(con, [obs(9.0, crawl_id="c1")])
     shown = bool(_shown(con))
-    assert shown == (bool(opted_in) or basis not in MODELED_PRICE_BASES)   # SQL agrees with Python
+    assert shown == (bool(opted_in) or basis not in NOT_SHOWN_BY_DEFAULT)   # SQL agrees with Python
 
 
 def test_an_observation_no_crawl_describes_is_shown(con):

@@ -4,11 +4,13 @@
 -- creates the same macros as temporary ones on a connection to a database made before them.
 
 -- price_horizon_days(): how old a price may be and still be shown as a price "now" (the cheapest
--- offers, `gpuprices prices`, `advise`, the API). A quarter: the catalogs and price tables the
+-- offers, `gpuprices prices`, `advise`, the API). Half a year: the catalogs and price tables the
 -- project reads change several times a year (Google Cloud's pricing file: 290 dated versions from
--- 2022-02 to 2026-08), so a price not seen again within one is history, not a quote; `--max-age`
--- widens it.
-create or replace macro price_horizon_days() as 90;
+-- 2022-02 to 2026-08), and the public records the default run loads end months before today (the
+-- daily tracker's public mirror on 2026-08-22, the newest readable Google Cloud file on
+-- 2026-06-25): at a quarter, "now" held only the crawled snapshots' few prices. A price not seen
+-- again within half a year is history, not a quote; `--max-age` widens it.
+create or replace macro price_horizon_days() as 180;
 
 -- price_reference_day(): the day ages are counted to: the UTC day of the query, unless a caller
 -- states another (`set variable price_reference_day = date '...'`: a test, a rebuilt page).
