@@ -1,5 +1,6 @@
 """`gpuprices run` with the public price record on, once, on a temp data directory, beside the
-session's run without it (`snapshot_run`, GPUPRICES_RECORD=off as the whole suite): the record's
+session's default run without it (`default_run`: nothing opted in, GPUPRICES_RECORD=off as the
+whole suite): the record's
 offers are archive observations with their provenance, the history spans years, the price index
 is built from what has calendar dates, and the alerts are the same as without the record
 (history is not news). Then `gpuprices record` on the same directory loads nothing."""
@@ -13,6 +14,7 @@ import sys
 import pytest
 
 from pipelines.backfill.record import RECORD_DIR, read_manifest
+from spiders.default_sources import OPT_IN_ENV
 from spiders.layout import REPO_ROOT
 from tests.helpers.runs import query
 
@@ -22,6 +24,7 @@ pytestmark = pytest.mark.e2e
 def _gpuprices(data_dir, *args):
     env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir), "GPUPRICES_RECORD": "on",
            "DAGSTER_HOME": str(data_dir.parent / "dagster_home")}
+    env.pop(OPT_IN_ENV, None)          # a new user's run: nothing opted in
     return subprocess.run([sys.executable, "-m", "pipelines.cli", *args], cwd=REPO_ROOT,
                           env=env, capture_output=True, text=True, timeout=900)
 
@@ -63,12 +66,14 @@ def test_history_spans_years_and_the_index_has_the_calendar_archives_rows(record
 
 
 def test_the_first_run_with_the_record_sends_the_alerts_the_run_without_it_sends(
-        record_run, snapshot_run):
+        record_run, default_run):
+    # both runs are a new user's: nothing opted in (a run that opts in to more sources alerts on
+    # more offers, whatever the record does)
     data_dir, _ = record_run
-    assert snapshot_run.returncode == 0, snapshot_run.stdout + snapshot_run.stderr
-    assert "public price record: left out (GPUPRICES_RECORD=off)" in snapshot_run.stdout
+    assert default_run.returncode == 0, default_run.stdout + default_run.stderr
+    assert "public price record: left out (GPUPRICES_RECORD=off)" in default_run.stdout
     sql = "select rule, alert_key from alerts.outbox order by all"
-    with_record, without = query(data_dir, sql), query(snapshot_run.data_dir, sql)
+    with_record, without = query(data_dir, sql), query(default_run.data_dir, sql)
     assert without, "the run without the record alerts: the comparison must mean something"
     assert with_record == without
 

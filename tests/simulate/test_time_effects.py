@@ -99,9 +99,13 @@ def test_python_and_sql_staging_agree_on_the_local_calendar(tmp_path):
              build_models=False)
     con = duckdb.connect(str(path))
     try:
-        staging = next(m for m in load_models(SQL_DIR)
-                       if m.table == "staging.stg_observations")
-        run_model(con, staging, full=True)
+        # stg_observations and what it reads (the shown observations, the sources' bases), in
+        # dependency order
+        needed = ("intermediate.int_source_price_basis", "staging.stg_shown_observations",
+                  "staging.stg_observations")
+        for model in load_models(SQL_DIR):
+            if model.table in needed:
+                run_model(con, model, full=True)
         rows = con.execute("""
             select source, country, local_time_zone, epoch(observed_hour)::bigint // 3600 as h,
                    day(local_date) > day(last_day(local_date)) - 5 as sql_month_end
