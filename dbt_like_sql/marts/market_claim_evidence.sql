@@ -2,10 +2,15 @@
    values each claim's median and interval are computed from, so every verdict can be traced to
    the offers behind it. A unit is one vendor's offer line with one value: the region copies of
    an offer (same vendor, line and value listed in several regions) are one unit, with every
-   copy's offer id and region listed. Each claim reads the latest day (month, holiday) of the
-   table it measures; scopes follow the guides' words, see docs/market-claims.md. Claims about no
-   named card look at the four mission families only (A100, H100, H800, RTX 4090). The families,
-   the minimum of changes and the unit's precision: the `params` CTE. */
+   copy's offer id and region listed. Claims are scored on the current market: each offer's (a
+   pair mart's: each pair's) latest observation within price_horizon_days() (price_age_macros.sql)
+   of the newest day of the table it measures. The horizon counts back from that newest day, not
+   from today, so a fixed history (a test's, a replayed record's) is scored the same any day.
+   Each row keeps the day it was measured on. The month-based claims (month end, month phase,
+   holiday, off-peak) keep their own rule: the latest month, holiday or local day. Scopes follow
+   the guides' words, see docs/market-claims.md. Claims about no named card look at the four
+   mission families only (A100, H100, H800, RTX 4090). The families, the minimum of changes and
+   the unit's precision: the `params` CTE. */
 with params as (
     select
         -- Claims that name no card look at the four mission families only.
@@ -21,11 +26,27 @@ with params as (
         6 as value_decimals
 ),
 
-latest_offers as (
+-- The current market: the first day within the horizon of "now" (price_horizon_days(), its one
+-- home) of each table, counted back from the table's newest day.
+horizon_start as (
+    select
+        (select max(observed_date) from intermediate.int_offer_daily)
+        - price_horizon_days() as offers_from,
+        (select max(day) from marts.slice_to_whole_ratio) - price_horizon_days() as slices_from,
+        (select max(day) from marts.multi_gpu_discount) - price_horizon_days() as servers_from,
+        (select max(day) from marts.monthly_vs_hourly_saving)
+        - price_horizon_days() as savings_from,
+        (select max(day) from marts.spot_discount) - price_horizon_days() as spot_from,
+        (select max(observed_date) from intermediate.int_regional_pairs)
+        - price_horizon_days() as regions_from
+),
+
+latest_offers as (  -- each offer's latest day within the horizon of the newest day
     select o.*
     from intermediate.int_offer_daily as o
-    where o.observed_date = (select max(d.observed_date) from intermediate.int_offer_daily as d)
+    where o.observed_date >= (select h.offers_from from horizon_start as h)
         and o.counted  -- counted once (staging.stg_observations)
+    qualify row_number() over (partition by o.offer_id order by o.observed_date desc) = 1
 ),
 
 prices as (       -- price claims: the offer's own price, as the guide quotes it
@@ -55,38 +76,61 @@ china_monthly as (
         and country = 'CN'
 ),
 
-slices as (
+slices as (  -- each pair's latest day within the horizon
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
     from marts.slice_to_whole_ratio as s
-    where s.day = (select max(d.day) from marts.slice_to_whole_ratio as d)
+    where s.day >= (select h.slices_from from horizon_start as h)
         and s.gpu_fraction = 0.25
+    qualify row_number() over (partition by s.slice_offer_id, s.whole_offer_id order by s.day desc)
+        = 1
 ),
 
-servers as (
+servers as (  -- each pair's latest day within the horizon
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
     from marts.multi_gpu_discount as s
-    where s.day = (select max(d.day) from marts.multi_gpu_discount as d)
+    where s.day >= (select h.servers_from from horizon_start as h)
         and s.server_gpu_count = 8
+    qualify row_number()
+            over (partition by s.server_offer_id, s.single_offer_id order by s.day desc)
+        = 1
 ),
 
-savings as (
+savings as (  -- each pair's latest day within the horizon
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
     from marts.monthly_vs_hourly_saving as s
-    where s.day = (select max(d.day) from marts.monthly_vs_hourly_saving as d)
+    where s.day >= (select h.savings_from from horizon_start as h)
+    qualify row_number()
+            over (partition by s.monthly_offer_id, s.hourly_offer_id order by s.day desc)
+        = 1
 ),
 
-spot as (
+spot as (  -- each pair's latest day within the horizon
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
     from marts.spot_discount as s
-    where s.day = (select max(d.day) from marts.spot_discount as d)
+    where s.day >= (select h.spot_from from horizon_start as h)
+    qualify row_number()
+            over (partition by s.spot_offer_id, s.on_demand_offer_id order by s.day desc)
+        = 1
 ),
 
-regions as (
+regions as (       -- each pair (line in a region against tier-1) latest within the horizon
     select r.*, split_part(r.gpu_model, '-', 1) as gpu_family
     from intermediate.int_regional_pairs as r
-    where r.observed_date = (select max(d.observed_date) from intermediate.int_regional_pairs as d)
+    where r.observed_date >= (select h.regions_from from horizon_start as h)
         and r.country = 'CN' and r.region_group in ('Inner Mongolia', 'Guizhou')
         and r.price_ratio is not null and r.offer_kind <> 'spot'
+    qualify row_number() over (
+            partition by
+                r.vendor, r.offer_line, r.gpu_model, r.gpu_variant, r.gpu_count,
+                r.gpu_fraction,
+                r.vram_gb,
+                r.offer_kind,
+                r.billing_period,
+                r.country,
+                r.region_group,
+                r.reference
+            order by r.observed_date desc
+        ) = 1
 ),
 
 dips as (
@@ -270,7 +314,7 @@ evidence as (     -- claim, day, vendor, line, region, offer ids, value, offers
 units as (        -- region copies of one value of one vendor's line count once
     select
         e.claim_id,
-        any_value(e.measured_on) as measured_on,
+        max(e.measured_on) as measured_on,
         e.vendor,
         e.offer_line,
         round(e.value, p.value_decimals) as value,
@@ -286,7 +330,7 @@ units as (        -- region copies of one value of one vendor's line count once
 
 select
     claim_id,                                           -- the claim (marts.market_claims)
-    measured_on,                                        -- day, month or holiday measured
+    measured_on,                                        -- day (latest copy's), month, holiday
     vendor,
     offer_line,                                         -- the vendor's line (group at month end)
     value,                                              -- the claim's unit: CNY or %

@@ -1,16 +1,17 @@
 /* Market claims: one row per rule of thumb the published Chinese GPU-rental guides (2024-2026)
-   state, as listed in docs/market-claims.md, scored on the latest day (month, holiday) of the
-   table each measure reads. Evidence = the DISTINCT offers of marts.market_claim_evidence (region
-   copies of one offer count once). The median of their values gets an order-statistic interval
-   (ranks from intermediate.int_sign_test: the widest interval with >= 90 % coverage; above
-   n = 400 the normal approximation of those ranks, coverage about 90 %), and the verdict is one
-   of the three of pipelines/verdicts.py, read from the interval: 'holds' inside the expected
-   range, 'does not hold' entirely outside it, else 'not enough evidence', never 'does not hold'
-   for "not yet". What is lacking (`evidence_lacking`): 'no offer in scope'; 'illustrative prices
-   only' when every distinct offer comes from a source whose prices are a modeled snapshot's
-   (illustrative or mixed, intermediate.int_source_price_basis): no verdict is read from invented
-   numbers; 'too few offers' below 5 (no interval of a median reaches 90 % below 5:
-   1 - 2/2^4 = 0.875); 'interval overlaps the range' when it straddles an edge. Beside it
+   state, as listed in docs/market-claims.md, scored on the current market (each offer's latest day
+   within the price horizon of the table's newest day: marts.market_claim_evidence), over the days
+   `measured_from`-`measured_on`. Evidence = its DISTINCT offers (region copies once). The median of
+   their values gets an order-statistic interval (ranks from intermediate.int_sign_test: the widest
+   interval with >= 90 % coverage; above n = 400 the normal approximation of those ranks, coverage
+   about 90 %), and the verdict is one of the three of pipelines/verdicts.py, read from the
+   interval: 'holds' inside the expected range, 'does not hold' entirely outside it, else 'not
+   enough evidence', never 'does not hold' for "not yet". What is lacking (`evidence_lacking`): 'no
+   offer in scope'; 'illustrative prices only' when no distinct offer has a real price
+   (is_real_price of the offer's own price_basis, marts.latest_prices, else its source's,
+   intermediate.int_source_price_basis: modeled and undated prices are not real): no verdict is read
+   from invented or undated numbers; 'too few offers' below 5 (no interval of a median reaches 90 %
+   below 5: 1 - 2/2^4 = 0.875); 'interval overlaps the range' when it straddles an edge. Beside it
    `distinct_offers_needed`: how many distinct offers a verdict would need. The minimum and the
    interval's constants: the `params` CTE; each claim's expected range: the `claims` CTE. */
 -- alias: market_claims
@@ -171,13 +172,16 @@ claims as (
     )
 ),
 
--- Each distinct value, illustrative when every offer behind it comes from a source whose prices
--- are modeled (month-end ids are "source|region"); a source that states no basis is not.
+-- A distinct value is not real when no offer behind it has a real price: the offer's basis, else
+-- its source's (month-end ids: "source|region"); one that states no basis is not held back.
 unit_basis as (
     select
         e.claim_id,
         e.value_rank,
-        bool_and(coalesce(b.price_basis in ('illustrative', 'mixed'), false)) as illustrative
+        bool_and(
+            coalesce(not is_real_price(coalesce(l.price_basis, b.price_basis)), false)
+            and coalesce(l.price_basis, b.price_basis) is not null
+        ) as illustrative
     from marts.market_claim_evidence as e
     cross join unnest(e.offer_ids) as u (offer_id)
     left join marts.latest_prices as l on u.offer_id = l.offer_id
@@ -189,7 +193,8 @@ unit_basis as (
 stats as (
     select
         e.claim_id,
-        any_value(e.measured_on) as measured_on,
+        min(e.measured_on) as measured_from,
+        max(e.measured_on) as measured_on,
         any_value(e.distinct_offers) as n,
         sum(e.offers)::bigint as offers,
         count(distinct e.vendor) as vendors,
@@ -230,6 +235,7 @@ scored as (
     select
         c.*,
         p.min_distinct_offers,
+        r.measured_from,
         r.measured_on,
         coalesce(r.offers, 0) as offers,
         coalesce(r.n, 0) as distinct_offers,
@@ -305,12 +311,13 @@ select
     claim,                                              -- the rule of thumb, in the guides' words
     measure,                                            -- what one evidence value is, its unit
     scope,                                              -- which offers the claim looks at
+    measured_from,                                      -- first day (month, holiday) measured
     measured_on,                                        -- latest day, month or holiday measured
     offers,                                             -- offers in scope (region copies too)
     -- n: distinct evidence values (copies of one offer in many regions: once)
     distinct_offers,
     vendors,                                            -- distinct vendors behind them
-    illustrative_offers,                                -- of them, from modeled prices only
+    illustrative_offers,                                -- of them, with no real price
     round(median_value, 4)::double as median_value,     -- median of the distinct values
     round(ci_low, 4)::double as ci_low,                 -- interval of the median (order stats)
     round(ci_high, 4)::double as ci_high,
@@ -341,12 +348,12 @@ select
     end as distinct_offers_needed,
     case
         when distinct_offers = 0
-            then coalesce(empty_reason, 'no offer in scope on the latest day')
+            then coalesce(empty_reason, 'no offer in scope within the price horizon')
             || '; a verdict needs ' || min_distinct_offers || ' distinct offers'
         when evidence_lacking = 'illustrative prices only'
             then 'all ' || distinct_offers || ' distinct offer'
             || case when distinct_offers = 1 then '' else 's' end
-            || ' come from modeled snapshots with illustrative prices: no verdict until real '
+            || ' have no real price (modeled or undated): no verdict until real '
             || 'prices land (a verdict needs '
             || greatest(min_distinct_offers, distinct_offers + 1)
             || ' distinct offers, at least one of them real-priced)'

@@ -74,12 +74,13 @@ def claims_table(con) -> tuple[Table, list[dict]]:
 def claims_command(fmt: str) -> None:
     """The market-claims scorecard: does each rule of thumb of the GPU-rental guides hold?
 
-    Each claim (docs/market-claims.md) is measured on the latest day of the mart it reads
-    (marts.market_claims; the values behind it: marts.market_claim_evidence). The verdict is read
-    from the 90 % interval of the median over distinct offers: holds (inside the expected range),
-    does not hold (entirely outside), or not enough evidence, with the reason and the distinct
-    offers a verdict would need: too few offers (under 5), an interval across an edge of the
-    range, illustrative prices only (every offer from a modeled snapshot), or no offer in scope.
+    Each claim (docs/market-claims.md) is measured on the current market: every offer at its latest
+    day within the price horizon of the mart's newest day (marts.market_claims; the values behind
+    it: marts.market_claim_evidence). The verdict is read from the 90 % interval of the median over
+    distinct offers: holds (inside the expected range), does not hold (entirely outside), or not
+    enough evidence, with the reason and the distinct offers a verdict would need: too few offers
+    (under 5), an interval across an edge of the range, illustrative prices only (no offer with a
+    real price: modeled or undated), or no offer in scope.
 
     Exit codes: 0 shown; 3 no database yet, or no claims measured.
     """

@@ -108,6 +108,8 @@ ILLUSTRATIVE_ONLY = (NOT_ENOUGH_EVIDENCE, "illustrative prices only")
     (["illustrative"] * 5, ILLUSTRATIVE_ONLY, 5),
     (["illustrative"] * 3 + ["mixed"] * 2, ILLUSTRATIVE_ONLY, 5),   # part modeled is not real
     (["illustrative"] * 4 + ["published"], (HOLDS, None), 4),        # one real offer: a verdict
+    (["undated"] * 5, ILLUSTRATIVE_ONLY, 5),         # a price of no known date is not real
+    (["undated"] * 4 + ["captured"], (HOLDS, None), 4),
     (["illustrative"] * 4 + [None], (HOLDS, None), 4),               # unstated: not withheld
     (["live"] * 5, (HOLDS, None), 0),
     (["illustrative"] * 3, ILLUSTRATIVE_ONLY, 3),          # says why, not just "too few offers"
@@ -124,8 +126,8 @@ def test_no_verdict_from_illustrative_prices_alone(con, bases, verdict, illustra
         # one real-priced offer more lets the interval speak, and never fewer than 5 in all
         needed = max(5, len(bases) + 1)
         assert row["distinct_offers_needed"] == needed
-        assert row["reason"] == (f"all {len(bases)} distinct offers come from modeled snapshots "
-                                 "with illustrative prices: no verdict until real prices land "
+        assert row["reason"] == (f"all {len(bases)} distinct offers have no real price "
+                                 "(modeled or undated): no verdict until real prices land "
                                  f"(a verdict needs {needed} distinct offers, at least one of "
                                  "them real-priced)")
         assert (row["ci_low"], row["median_value"]) != (None, None)   # the figures stay shown

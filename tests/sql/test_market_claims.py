@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 
 from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
+from pipelines.warehouse.price_age import price_horizon_days
 from spiders.layout import REPO_ROOT
 from tests.helpers.observations import (
     BEIJING,
@@ -33,10 +34,11 @@ CLAIM_IDS = ["a100_80gb_beijing_hourly", "slice_20gb_hourly", "slice_40gb_hourly
              "inner_mongolia_guizhou_discount", "spot_share_of_regular", "month_end_dips",
              "month_end_capacity_release", "month_start_mid_month_stable", "holiday_promotions",
              "off_peak_discounts"]
-COLUMNS = ["claim_id", "claim", "measure", "scope", "measured_on", "offers", "distinct_offers",
-           "vendors", "illustrative_offers", "median_value", "ci_low", "ci_high", "ci_method",
-           "ci_coverage", "expected_low", "expected_high", "min_distinct_offers", "verdict",
-           "evidence_lacking", "distinct_offers_needed", "reason", "source_doc"]
+COLUMNS = ["claim_id", "claim", "measure", "scope", "measured_from", "measured_on", "offers",
+           "distinct_offers", "vendors", "illustrative_offers", "median_value", "ci_low",
+           "ci_high", "ci_method", "ci_coverage", "expected_low", "expected_high",
+           "min_distinct_offers", "verdict", "evidence_lacking", "distinct_offers_needed",
+           "reason", "source_doc"]
 
 
 def claims(con) -> dict[str, dict]:
@@ -153,12 +155,27 @@ def test_spot_only_against_its_own_on_demand_offer(con):
     assert row["verdict"] == "holds"
 
 
-def test_claims_read_the_latest_day(con):
+def test_each_offer_counts_at_its_latest_day(con):
     day_before = datetime(2026, 11, 29, 9, tzinfo=UTC)
     row = claims(build(con, [*vendors([20] * 5, observed_at=day_before), *vendors([60] * 5)]))[
         "a100_80gb_beijing_hourly"]
-    assert (row["measured_on"], row["median_value"], row["distinct_offers"]) == (
-        date(2026, 11, 30), 60.0, 5)
+    assert (row["measured_from"], row["measured_on"], row["median_value"],
+            row["distinct_offers"]) == (date(2026, 11, 30), date(2026, 11, 30), 60.0, 5)
+
+
+@pytest.mark.parametrize("days_before, counted", [
+    (30, True),                              # seen only on an older day: still the market
+    (price_horizon_days(), True),            # on the horizon's edge
+    (price_horizon_days() + 1, False),       # older than the horizon: history, not the market
+])
+def test_claims_read_the_market_within_the_price_horizon(con, days_before, counted):
+    """The horizon counts back from the newest day of the history, not from today."""
+    seen = datetime(2026, 11, 30, 9, tzinfo=UTC) - timedelta(days=days_before)
+    older = obs(70, vendor="Vendor 9", source="idc_9", observed_at=seen)
+    row = claims(build(con, [*vendors([60] * 4), older]))["a100_80gb_beijing_hourly"]
+    assert (row["distinct_offers"], row["measured_from"], row["measured_on"]) == (
+        (5, seen.date(), date(2026, 11, 30)) if counted else (4, date(2026, 11, 30),
+                                                               date(2026, 11, 30)))
 
 
 def test_jiangsu_and_other_regions_stay_apart(con):
