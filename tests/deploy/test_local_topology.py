@@ -28,6 +28,7 @@ from dagster._core.storage.tags import SCHEDULED_EXECUTION_TIME_TAG
 
 from pipelines.deploy.topology import LOCATION, LocalTopology, Ports
 from pipelines.run_lock import run_lock
+from spiders.default_sources import OPT_IN_ENV
 from spiders.layout import SNAPSHOT_DIR
 from tests.deploy.deployed import EVERY_MINUTE, Deployed, tick_time, wait_for
 from tests.helpers.receivers import Receiver, free_port
@@ -51,7 +52,10 @@ def deployed(tmp_path_factory, postgres_dir):
         env={"GPUPRICES_DATA_DIR": str(root / "data"), "GPUPRICES_SNAPSHOT_DIR": str(snapshots),
              "GPUPRICES_SCRAPE_CRON": EVERY_MINUTE, "GPUPRICES_EXECUTOR": "in_process",
              "GPUPRICES_LOCK_WAIT": "900", "GPUPRICES_FRESHNESS_HOURS": str(FRESHNESS_HOURS),
-             "GPUPRICES_NOTIFY_URLS": receiver.url},
+             "GPUPRICES_NOTIFY_URLS": receiver.url,
+             # the broken source is a template, crawled only when opted in: the schedule opts
+             # in to it as an operator would (spiders/default_sources.py)
+             OPT_IN_ENV: BROKEN_SOURCE},
         postgres_dir=postgres_dir)
     started = time.monotonic()
     with pytest.MonkeyPatch.context() as env:

@@ -11,6 +11,7 @@ import dagster as dg
 import pytest
 
 from pipelines.deploy.topology import LocalTopology, Ports
+from spiders.default_sources import OPT_IN_ENV
 from tests.deploy.deployed import Deployed
 from tests.e2e.test_multiprocess_executor import FAKE_TOKENS, SOURCES, gpuprices_run, tables
 from tests.helpers.receivers import free_port
@@ -36,7 +37,8 @@ def multiprocess(tmp_path_factory, postgres_dir):
     topology = LocalTopology(
         root / "deploy", Ports(postgres=free_port(), code=free_port(), webserver=free_port()),
         env={"GPUPRICES_DATA_DIR": str(root / "data"), "GPUPRICES_EXECUTOR": "multiprocess",
-             **FAKE_TOKENS},
+             # the reference run names its sources with --source, which opts them in
+             OPT_IN_ENV: ",".join(SOURCES), **FAKE_TOKENS},
         postgres_dir=postgres_dir)
     with pytest.MonkeyPatch.context() as env:
         try:
