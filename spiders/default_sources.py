@@ -15,12 +15,11 @@ only those crawls' modeled prices reach the pages (staging.stg_shown_observation
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from spiders.layout import SNAPSHOT_DIR
-from spiders.price_basis import manifest_price_basis
+from spiders.price_basis import manifest_price_basis, snapshot_manifest
 
 OPT_IN_ENV = "GPUPRICES_OPT_IN"
 OPT_IN_ALL = "all"
@@ -32,7 +31,7 @@ HOW_TO_OPT_IN = f"name it with --source, or set {OPT_IN_ENV}"
 def opt_in_reason(source: str, mode: str = "replay",
                   snapshot_dir: str | Path = SNAPSHOT_DIR) -> str | None:
     """Why `source` is not crawled by default in `mode` (one line), or None when it is."""
-    meta = _manifest(snapshot_dir, source)
+    meta = snapshot_manifest(snapshot_dir, source)
     if meta is not None and meta.get("provenance") == "modeled-unverified":
         if meta.get("template"):
             return f"{OPT_IN}: template source (no real operator)"
@@ -77,10 +76,3 @@ def crawl_refusal(source: str, opt_in: list[str] | tuple[str, ...], mode: str = 
 def is_opt_in_skip(failures: list[str]) -> bool:
     """Whether a skipped crawl's reasons are crawl_refusal's (not selected, rather than failed)."""
     return bool(failures) and failures[0].startswith(f"{OPT_IN}: ")
-
-
-def _manifest(snapshot_dir: str | Path, source: str) -> dict | None:
-    path = Path(snapshot_dir) / source / "manifest.json"
-    if not path.is_file():
-        return None
-    return json.loads(path.read_text(encoding="utf-8"))

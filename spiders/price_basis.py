@@ -54,14 +54,20 @@ def is_real_price(basis: str | None) -> bool:
     return basis in REAL_PRICE_BASES
 
 
+def snapshot_manifest(snapshot_dir: str | Path, source: str) -> dict | None:
+    """`source`'s snapshot manifest, read; None when it has none."""
+    path = Path(snapshot_dir) / source / "manifest.json"
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
 def snapshot_price_basis(snapshot_dir: str | Path, source: str) -> tuple[str | None, str | None]:
     """(price_basis, prices_as_of) of `source`'s snapshot manifest; (None, None) when it has no
     manifest. A manifest that states no basis, or one not in SNAPSHOT_BASES, is read as
     illustrative: a price nobody vouched for is not passed off as real."""
-    path = Path(snapshot_dir) / source / "manifest.json"
-    if not path.is_file():
-        return None, None
-    return manifest_price_basis(json.loads(path.read_text(encoding="utf-8")))
+    meta = snapshot_manifest(snapshot_dir, source)
+    return (None, None) if meta is None else manifest_price_basis(meta)
 
 
 def manifest_price_basis(meta: dict) -> tuple[str, str | None]:
