@@ -81,13 +81,13 @@ demo: setup
 # snapshots, each against issue 14's target. BENCH_ARGS=--quick for a short run; BENCH_ARGS=--suite
 # also times the test suite on a fresh clone (otherwise its last recorded figure is shown).
 bench: setup
-	@$(BIN)/python -m pipelines.tools.bench $(BENCH_ARGS)
+	@$(BIN)/python -m tests.workshop.bench $(BENCH_ARGS)
 
 # Figures, not a test: the signals scored against simulated histories with known effects (dip
 # recall and false positives, regional error, ratio exactness, claims with intervals). Writes
 # data/truth/latest.json. TRUTH_ARGS=--quick for a short run.
 truth: setup
-	@$(BIN)/python -m pipelines.tools.truth $(TRUTH_ARGS)
+	@$(BIN)/python -m tests.workshop.truth $(TRUTH_ARGS)
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db
@@ -100,7 +100,7 @@ lint: setup
 	@status=0; \
 	$(BIN)/ruff check pipelines spiders tests || status=1; \
 	$(BIN)/sqlfluff lint dbt_like_sql docs || status=1; \
-	$(BIN)/sqlfluff lint --config .sqlfluff-parameters pipelines || status=1; \
+	$(BIN)/sqlfluff lint --config .sqlfluff-parameters pipelines tests/workshop || status=1; \
 	exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a

@@ -6,7 +6,7 @@ day of each signal mart and the market-claims scorecard), `claims` (just the sco
 (every mart to CSV/Parquet files), `report`, `alerts`, `advise`, `record` (the public price
 record), `check-sources` (does each source's page still have the shape its spider reads) and
 `ui` (the Dagster UI); `simulate` comes
-from pipelines/tools/simulate/. The group that registers them is `group.py`; what they share:
+from pipelines/simulate/. The group that registers them is `group.py`; what they share:
 `published.py` (the published database, read-only), `filters.py` (--card/--region/--vendor),
 `options.py`, `output.py`, `exit_codes.py` (the exit codes, the same for every command).
 

@@ -1,7 +1,7 @@
 """`gpuprices demo`: a simulated, clearly labelled multi-month history in a data directory of its
 own (default <data dir>/demo), published as <dir>/prices.db with its report, so a newcomer sees
 the charts, dips and signals working before a real history exists. Built with the simulator
-(pipelines/tools/simulate) from the bundled offers; never touches the real prices.db."""
+(pipelines/simulate) from the bundled offers; never touches the real prices.db."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ def demo_command(directory: Path | None, months: int) -> None:
     from pipelines.alerts.rules import load_rules
     from pipelines.publish import publish_database
     from pipelines.report import build_report
-    from pipelines.tools.simulate import (
+    from pipelines.simulate import (
         MonthEndDip,
         PriceDrop,
         SimulationError,
@@ -98,7 +98,7 @@ def demo_command(directory: Path | None, months: int) -> None:
         run_models,
         simulate,
     )
-    from pipelines.tools.simulate.api import connect
+    from pipelines.simulate.api import connect
     from spiders.layout import db_path, report_path
 
     clock = time.perf_counter()

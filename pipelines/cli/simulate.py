@@ -14,7 +14,7 @@ import duckdb
 from pipelines.cli.demo import is_demo
 from pipelines.cli.options import TEXT, NonEmptyPath
 from pipelines.cli.output_paths import output_file, refuse
-from pipelines.tools.simulate.api import (
+from pipelines.simulate.api import (
     ModelBuild,
     SimulationError,
     check_target,
@@ -23,8 +23,8 @@ from pipelines.tools.simulate.api import (
     run_models,
     simulate,
 )
-from pipelines.tools.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
-from pipelines.tools.simulate.effects import (
+from pipelines.simulate.common import DEFAULT_DB_NAME, NOISE_PCT
+from pipelines.simulate.effects import (
     Effect,
     FxMove,
     MonthEndChurn,
@@ -33,8 +33,8 @@ from pipelines.tools.simulate.effects import (
     Trend,
     split_names,
 )
-from pipelines.tools.simulate.offers import load_offers
-from pipelines.tools.simulate.structure import CLI_FLAGS
+from pipelines.simulate.offers import load_offers
+from pipelines.simulate.structure import CLI_FLAGS
 
 # Bounds of the options: what a laptop writes in minutes, not hours (a month of hourly crawls of
 # the bundled offers is about 650,000 rows; --months 10000 once wrote 763 MB a minute, unbounded).

@@ -6,7 +6,7 @@ none follows the house's naming of sources: a Chinese vendor's source is named `
 in Beijing time, every other one in UTC. An offer in China follows Beijing time whatever its
 source. Normalization writes the offer's zone on its observation; staging
 (dbt_like_sql/staging/stg_observations.sql) reads it, and applies the same rule to rows from
-before the column; the simulator's calendar is this one (pipelines/tools/simulate/calendar.py).
+before the column; the simulator's calendar is this one (pipelines/simulate/calendar.py).
 Zones must be UTC or east of it: the incremental local-day models rebuild from UTC days.
 """
 

@@ -1,4 +1,4 @@
-"""`make bench` (pipelines/tools/bench/) on a tiny size: every figure is produced and sane.
+"""`make bench` (tests/workshop/bench/) on a tiny size: every figure is produced and sane.
 
 Smoke tests only: no timing is compared with a threshold (the machine's load decides those); the
 checks are that the crawls really fetched and parsed the pages, that the history has the rows it
@@ -14,7 +14,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pipelines.tools.bench import (
+from pipelines.simulate import load_offers
+from pipelines.warehouse.sql_models import load_models
+from spiders.layout import SQL_DIR
+from tests.workshop.bench import (
     GIB,
     Config,
     bench_offers,
@@ -24,9 +27,6 @@ from pipelines.tools.bench import (
     parse_args,
     run_bench,
 )
-from pipelines.tools.simulate import load_offers
-from pipelines.warehouse.sql_models import load_models
-from spiders.layout import SQL_DIR
 
 OFFERS = 12
 DAYS = (1, 2)

@@ -1,5 +1,5 @@
 """Publishing the database (pipelines/publish.py: a reflink or a copy, then a rename) and the
-bench's test-suite figure (pipelines/tools/bench/suite.py): a suite run on a fresh clone of a tiny
+bench's test-suite figure (tests/workshop/bench/suite.py): a suite run on a fresh clone of a tiny
 repository, passing and failing, and the last recorded figure reported when none is run.
 No timing is compared with anything."""
 
@@ -14,7 +14,7 @@ import pytest
 
 import pipelines.publish as publish
 from pipelines.publish import clone_or_copy, publish_database, reflink_supported
-from pipelines.tools.bench import last_suite_figure, suite_bench, summary_counts, targets
+from tests.workshop.bench import last_suite_figure, suite_bench, summary_counts, targets
 
 TABLES = "select table_schema || '.' || table_name from information_schema.tables order by 1"
 

@@ -145,7 +145,7 @@ def heavy_imports_after(data_dir: Path, invocations: list[list[str]],
 
 def test_help_and_the_reading_commands_import_neither_dagster_nor_scrapy(data_dir, tmp_path):
     helps = [["--help"]] + [[command, "--help"] for command in sorted(main.commands)
-                            if command != "simulate"]   # pipelines/tools/simulate/ decides its own
+                            if command != "simulate"]   # pipelines/simulate/ decides its own
     reading = [["prices", "--card", "a100", "--region", "北京", "--vendor", "sinnet"],
                ["prices", "--format", "json"], ["signals", "--card", "a100", "--region", "US"],
                ["claims"], ["alerts"], ["export", "--out", str(tmp_path / "export")],

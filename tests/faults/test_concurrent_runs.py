@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from pipelines.cli.exit_codes import EXIT_LOCKED
-from pipelines.tools.overlap_probe import landed, snapshots_at
 from spiders.layout import REPO_ROOT
 from tests.helpers.runs import TWO_SOURCES, query
+from tests.workshop.overlap_probe import landed, snapshots_at
 
 pytestmark = pytest.mark.e2e
 

@@ -1,4 +1,4 @@
-"""The crash loop's checks (pipelines/tools/crash_loop_checks.py) on handcrafted databases: the
+"""The crash loop's checks (tests/workshop/crash_loop_checks.py) on handcrafted databases: the
 loop itself runs `gpuprices run` dozens of times (docs/robustness.md, "Crash loop"); here only
 its verdicts: equal tables pass, a missing row, a `dedupe` row, an extra quarantine row, a crawl
 left pending or a broken published file fail, each named."""
@@ -13,8 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.tools.crash_loop import describe, plan
-from pipelines.tools.crash_loop_checks import (
+from pipelines.warehouse.db import ensure_schema
+from tests.workshop.crash_loop import describe, plan
+from tests.workshop.crash_loop_checks import (
     Event,
     compare_tables,
     crawl_problems,
@@ -23,7 +24,6 @@ from pipelines.tools.crash_loop_checks import (
     published_state,
     table_contents,
 )
-from pipelines.warehouse.db import ensure_schema
 
 OBSERVATION = ("2026-11-28 09:10:00+00", "2026-11-28 09:00:00+00", "azure", "Azure", "cloud",
                "eastus", "US", "Virginia", "Boydton", False, "NC A100 v4", "A100", "80GB", 1,

@@ -1,4 +1,4 @@
-"""Normalized offers for the simulator (pipelines/tools/simulate/), and reading the database a
+"""Normalized offers for the simulator (pipelines/simulate/), and reading the database a
 simulation wrote."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli.simulate import simulate_command
-from pipelines.tools.simulate import load_offers, simulate
+from pipelines.simulate import load_offers, simulate
 from tests.helpers.simulated import query
 
 SOURCES = ["idc_sinnet_bj", "idc_ulanqab", "idc_nanjing"]

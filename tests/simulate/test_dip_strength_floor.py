@@ -12,9 +12,9 @@ from datetime import date
 import duckdb
 import pytest
 
-from pipelines.tools.simulate import MonthEndDip, load_offers, simulate
-from pipelines.tools.truth import metrics
+from pipelines.simulate import MonthEndDip, load_offers, simulate
 from pipelines.verdicts import DOES_NOT_HOLD, HOLDS
+from tests.workshop.truth import metrics
 
 SOURCE = "idc_ulanqab"
 

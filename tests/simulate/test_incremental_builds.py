@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from pipelines.index import INDEX_TABLE
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     DUCKDB_CONFIG,
     MonthEndDip,
     PriceDrop,

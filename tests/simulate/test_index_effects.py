@@ -1,4 +1,4 @@
-"""The simulator's effects for the price index's truth (pipelines/tools/simulate/index_effects.py):
+"""The simulator's effects for the price index's truth (pipelines/simulate/index_effects.py):
 a source gone dark, a mistyped price, cheap listings that come and go; none moves the market."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import SimulationError, append_hour, simulate
-from pipelines.tools.simulate.effects import OFFER_CHURN_SUFFIX, OfferChurn, Outage, Typo
+from pipelines.simulate import SimulationError, append_hour, simulate
+from pipelines.simulate.effects import OFFER_CHURN_SUFFIX, OfferChurn, Outage, Typo
 from tests.helpers.simulated import make_offer, query
 
 START = datetime(2026, 6, 1, tzinfo=UTC)

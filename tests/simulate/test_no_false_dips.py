@@ -4,7 +4,7 @@ dip in the same history does (so the test can tell a blind mart from an honest o
 
 Three complete months of real offers (three configured IDCs in CNY, Vultr in USD), a crawl every
 12 hours, 1 % noise; the groups are scored with make truth's own query
-(pipelines/tools/truth/sql/dip_groups.sql).
+(tests/workshop/truth/sql/dip_groups.sql).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from datetime import date
 import duckdb
 import pytest
 
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     MonthEndChurn,
     MonthEndDip,
     Trend,
@@ -22,8 +22,8 @@ from pipelines.tools.simulate import (
     months_to_days,
     simulate,
 )
-from pipelines.tools.truth import grid, metrics
 from pipelines.verdicts import DOES_NOT_HOLD, HOLDS
+from tests.workshop.truth import grid, metrics
 
 START = date(2026, 1, 1)
 DAYS = months_to_days(START, 3) + grid.NEXT_START_DAYS

@@ -17,7 +17,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     DUCKDB_CONFIG,
     MonthEndDip,
     PriceDrop,

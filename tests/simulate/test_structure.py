@@ -1,4 +1,4 @@
-"""Structural effects (pipelines/tools/simulate/structure.py): prices and truth rows on hand-made
+"""Structural effects (pipelines/simulate/structure.py): prices and truth rows on hand-made
 offers, then once on the real offers of three IDC sources. Pure DataFrames: nothing is simulated
 here."""
 
@@ -9,8 +9,8 @@ from decimal import Decimal
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import OFFER_COLUMNS, SimulationError, load_offers
-from pipelines.tools.simulate.structure import (
+from pipelines.simulate import OFFER_COLUMNS, SimulationError, load_offers
+from pipelines.simulate.structure import (
     CLI_FLAGS,
     STRUCTURAL_EFFECTS,
     TRUTH_COLUMNS,

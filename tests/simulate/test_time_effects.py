@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     FxMove,
     MonthEndChurn,
     MonthEndDip,

@@ -11,7 +11,7 @@ import duckdb
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     FxMove,
     MonthEndChurn,
     MonthEndDip,
@@ -28,7 +28,7 @@ from pipelines.tools.simulate import (
     local_time_zone,
     simulate,
 )
-from pipelines.tools.simulate.offers import as_frame
+from pipelines.simulate.offers import as_frame
 from tests.helpers.simulated import make_offer, query
 
 START = datetime(2026, 6, 20, tzinfo=UTC)

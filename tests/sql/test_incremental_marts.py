@@ -2,7 +2,7 @@
 observations: the day marts, the month marts and their per-period intermediates, latest_prices
 (rebuilt by offer) and the whole-history summaries over them.
 
-A history is simulated once (pipelines.tools.simulate: real offers of five sources, Chinese and
+A history is simulated once (pipelines.simulate: real offers of five sources, Chinese and
 UTC calendars, slices, servers, spot and monthly offers, month-end dips and listing churn) from
 2026-04-04 over April's month end, May's first week and Labour Day. It is then replayed into a
 fresh database crawl by crawl, the models brought up to date after each step as the hourly run
@@ -21,7 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipelines.tools.simulate import (
+from pipelines.simulate import (
     DUCKDB_CONFIG,
     MonthEndChurn,
     MonthEndDip,

@@ -16,10 +16,10 @@ import pytest
 from pipelines.api import signals
 from pipelines.cli.output import console
 from pipelines.report.signals import month_end_dips
-from pipelines.tools.simulate import MonthEndDip, load_offers, months_to_days, simulate
-from pipelines.tools.truth import grid
+from pipelines.simulate import MonthEndDip, load_offers, months_to_days, simulate
 from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
 from tests.helpers.published import gpuprices
+from tests.workshop.truth import grid
 
 START = date(2026, 1, 1)
 DIPPED = "idc_ulanqab"

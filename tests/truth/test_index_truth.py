@@ -1,4 +1,4 @@
-"""make truth's price-index histories (pipelines/tools/truth/index_truth.py): the true path of a
+"""make truth's price-index histories (tests/workshop/truth/index_truth.py): the true path of a
 series from the injected market effects, and the whole loop on a small market: without noise the
 index follows the true path in every scenario, and under churn the listing median does not."""
 
@@ -10,9 +10,9 @@ from datetime import UTC, date, datetime, timedelta
 import pandas as pd
 import pytest
 
-from pipelines.tools.simulate import PriceDrop, Trend
-from pipelines.tools.truth.index_truth import run_index_truth, true_log_factor
+from pipelines.simulate import PriceDrop, Trend
 from tests.helpers.simulated import make_offer
+from tests.workshop.truth.index_truth import run_index_truth, true_log_factor
 
 AT = datetime(2026, 3, 1, 3, tzinfo=UTC)
 

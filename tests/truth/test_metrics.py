@@ -9,8 +9,8 @@ import math
 import pandas as pd
 import pytest
 
-from pipelines.tools.truth import grid, metrics
 from pipelines.verdicts import DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE
+from tests.workshop.truth import grid, metrics
 
 
 def groups(*rows: tuple[str, float, bool]) -> pd.DataFrame:

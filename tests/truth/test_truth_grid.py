@@ -10,9 +10,9 @@ from datetime import date
 import duckdb
 import pytest
 
-from pipelines.tools.simulate import MonthEndDip, load_offers, simulate
-from pipelines.tools.truth import grid, metrics, run
+from pipelines.simulate import MonthEndDip, load_offers, simulate
 from spiders.layout import SQL_DIR
+from tests.workshop.truth import grid, metrics, run
 
 SOURCES = ("idc_sinnet_bj", "idc_ulanqab", "idc_nanjing")
 KEYS = ("dip_recall", "dip_fpr_noise", "dip_fpr_trend", "dip_fpr_churn", "dip_fpr_fx",

@@ -1,2 +1,0 @@
-"""Tools beside the product, not part of the hourly run: the history simulator, the signal
-truth harness (`make truth`) and the benchmark (`make bench`)."""

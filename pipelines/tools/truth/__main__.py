@@ -1,3 +1,0 @@
-from pipelines.tools.truth.run import main
-
-main()

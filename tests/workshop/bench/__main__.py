@@ -1,0 +1,5 @@
+"""`python -m tests.workshop.bench` (`make bench`)."""
+
+from tests.workshop.bench.command import main
+
+main()

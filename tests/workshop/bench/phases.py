@@ -1,0 +1,192 @@
+"""(b)-(d) The measured phases on a simulated history (write, full rebuild, bare-DuckDB floor,
+hourly update, publish), each run in a fresh Python process (`--phase`, internal) so that its
+peak resident memory is its own and an hourly update starts cold, as an hourly Dagster run does."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from spiders.layout import REPO_ROOT, SQL_DIR
+from tests.workshop.bench.config import HISTORY_START, SEED, file_bytes, peak_rss_bytes
+
+
+def _models():
+    from pipelines.warehouse.sql_models import load_models
+
+    return load_models(SQL_DIR)
+
+
+def models_sha256() -> str:
+    """A digest of the model SQL a phase ran: the models are being tuned, so the report says
+    which version each figure is of (and whether one bench run saw two)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for model in _models():
+        digest.update(model.table.encode() + b"\0" + model.sql.encode() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def phase_generate(db: str, offers_file: str, days: int) -> dict[str, Any]:
+    import pandas as pd
+
+    from pipelines.simulate import simulate
+
+    offers = pd.read_pickle(offers_file)
+    result = simulate(db, start=HISTORY_START, days=days, offers=offers, seed=SEED,
+                      build_models=False)
+    return {"rows": result.rows, "offers": result.offers, "seconds": result.seconds,
+            "rows_per_second": result.rows_per_second, "file_bytes": file_bytes(Path(db)),
+            "end": result.end.isoformat()}
+
+
+def _run_models(con, *, full: bool) -> list[dict[str, Any]]:
+    """Every model as the pipeline's assets build them: each in its own transaction."""
+    from pipelines.warehouse.db import transaction
+    from pipelines.warehouse.sql_models import run_model
+
+    builds = []
+    for model in _models():
+        started = time.perf_counter()
+        with transaction(con):
+            how = run_model(con, model, full=full)
+        builds.append({"model": model.table, "how": how,
+                       "seconds": time.perf_counter() - started})
+    return builds
+
+
+def phase_full(db: str) -> dict[str, Any]:
+    import duckdb
+
+    from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+
+    started = time.perf_counter()
+    con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
+    try:
+        ensure_schema(con)
+        builds = _run_models(con, full=True)
+        seconds = time.perf_counter() - started
+    finally:
+        con.close()
+    return {"seconds": seconds, "models": builds, "file_bytes": file_bytes(Path(db))}
+
+
+def phase_floor(db: str) -> dict[str, Any]:
+    """The same SQL, bare: `create or replace ... as <select>` in dependency order, no runner,
+    no transaction, no bookkeeping (only the UTC session zone the models are written for)."""
+    import duckdb
+
+    from pipelines.warehouse.sql_models import create_model_macros
+
+    models = _models()
+    started = time.perf_counter()
+    con = duckdb.connect(db)
+    try:
+        con.execute("set TimeZone = 'UTC'")
+        create_model_macros(con)    # the incremental filter (a full build: from the start), terms
+        for layer in sorted({m.layer for m in models}):
+            con.execute(f"create schema if not exists {layer}")
+        builds = []
+        for model in models:
+            t0 = time.perf_counter()
+            con.execute(model.create_statement())
+            builds.append({"model": model.table, "how": model.materialized,
+                           "seconds": time.perf_counter() - t0})
+        seconds = time.perf_counter() - started
+    finally:
+        con.close()
+    return {"seconds": seconds, "models": builds}
+
+
+def phase_incremental(db: str, offers_file: str, hour: str) -> dict[str, Any]:
+    """One hourly update: the hour's observations land (the simulator's append_hour), then every
+    model is brought up to date as the hourly run does (incremental where a model is)."""
+    import duckdb
+    import pandas as pd
+
+    from pipelines.simulate import append_hour
+    from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
+
+    offers = pd.read_pickle(offers_file)
+    started = time.perf_counter()
+    rows = append_hour(db, datetime.fromisoformat(hour), offers, seed=SEED)
+    load_seconds = time.perf_counter() - started
+    t0 = time.perf_counter()
+    con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
+    try:
+        ensure_schema(con)
+        builds = _run_models(con, full=False)
+    finally:
+        con.close()
+    models_seconds = time.perf_counter() - t0
+    return {"hour": hour, "rows": rows, "load_seconds": load_seconds,
+            "models_seconds": models_seconds, "seconds": load_seconds + models_seconds,
+            "models": builds}
+
+
+def phase_publish(db: str) -> dict[str, Any]:
+    """What feeds/prices_db does after every run, with the product's own code: checkpoint and
+    close, then `publish_database` (a reflink or a copy of the whole file, fsync, rename)."""
+    import duckdb
+
+    from pipelines.publish import publish_database, reflink_supported
+    from pipelines.warehouse.db import DUCKDB_CONFIG
+
+    started = time.perf_counter()
+    con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
+    try:
+        con.execute("checkpoint")
+    finally:
+        con.close()
+    source = Path(db)
+    target = source.with_name(f"published-{source.name}")
+    t0 = time.perf_counter()
+    size = publish_database(source, target)
+    copy_seconds = time.perf_counter() - t0
+    seconds = time.perf_counter() - started
+    target.unlink()
+    return {"seconds": seconds, "copy_seconds": copy_seconds, "bytes": size,
+            "method": "reflink" if reflink_supported(source.parent) else "copy"}
+
+
+PHASES: dict[str, Callable[..., dict[str, Any]]] = {
+    "generate": phase_generate, "full": phase_full, "floor": phase_floor,
+    "incremental": phase_incremental, "publish": phase_publish}
+
+
+def run_phase(name: str, **kwargs: Any) -> dict[str, Any]:
+    """Run one phase in a fresh Python process; its figures plus its peak resident memory."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as out:
+        out_path = Path(out.name)
+    try:
+        cmd = [sys.executable, "-m", "tests.workshop.bench", "--phase", name,
+               "--phase-args", json.dumps(kwargs), "--phase-out", str(out_path)]
+        started = time.perf_counter()
+        proc = subprocess.run(cmd, cwd=REPO_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True)
+        wall = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise RuntimeError(f"bench phase {name} failed (exit code {proc.returncode}):\n"
+                               + "\n".join(proc.stderr.splitlines()[-20:]))
+        result = json.loads(out_path.read_text(encoding="utf-8"))
+    finally:
+        out_path.unlink(missing_ok=True)
+    result["process_wall_seconds"] = wall
+    return result
+
+
+def phase_main(name: str, args_json: str, out: str) -> None:
+    """The `--phase` entry point: run one phase in this process and write its figures, with
+    this process's peak resident memory and the digest of the model SQL it ran, to `out`."""
+    result = PHASES[name](**json.loads(args_json))
+    result["peak_rss_bytes"] = peak_rss_bytes()
+    result["models_sha256"] = models_sha256()
+    Path(out).write_text(json.dumps(result), encoding="utf-8")

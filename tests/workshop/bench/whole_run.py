@@ -1,0 +1,72 @@
+"""(e) `gpuprices run` on the bundled snapshots, end to end, in a subprocess with its own data
+directory and Dagster home; where its time went, read back from the run's own instance."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from spiders.layout import REPO_ROOT, crawl_verdicts_dir, db_path
+from tests.workshop.bench.config import say
+
+
+def whole_run_bench(root: Path) -> dict[str, Any]:
+    """`gpuprices run` in a subprocess with a temporary data directory and Dagster home."""
+    data, home = root / "data", root / "dagster_home"
+    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data), "DAGSTER_HOME": str(home)}
+    env.pop("GPUPRICES_REPLAY_URL", None)
+    env.pop("GPUPRICES_MODE", None)
+    gpuprices = Path(sys.executable).with_name("gpuprices")
+    cmd = [str(gpuprices), "run"] if gpuprices.exists() else [
+        sys.executable, "-c", "from pipelines.cli import main; main()", "run"]
+    say("whole run: gpuprices run (bundled snapshots)")
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    output, _ = proc.communicate()
+    seconds = time.perf_counter() - started
+    verdicts = [json.loads(p.read_text(encoding="utf-8"))
+                for p in sorted(crawl_verdicts_dir(data).glob("*/*.json"))]
+    return {"seconds": seconds, "exit_code": proc.returncode,
+            "sources_passed": sum(1 for v in verdicts if v.get("passed")),
+            "sources": len(verdicts), "published": db_path(data).exists(),
+            "db_path": str(db_path(data)),
+            "requests": sum(v.get("requests") or 0 for v in verdicts),
+            "crawl_seconds_by_source": {v["source"]: _seconds_between(v) for v in verdicts},
+            **_dagster_run_times(home),
+            "output_tail": output.splitlines()[-12:]}
+
+
+def _seconds_between(verdict: dict[str, Any]) -> float | None:
+    try:   # the monitor's timestamps have a 1 s resolution
+        return (datetime.fromisoformat(verdict["finished_at"])
+                - datetime.fromisoformat(verdict["started_at"])).total_seconds()
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _dagster_run_times(home: Path) -> dict[str, Any]:
+    """Where the run's time went: the Dagster run's duration and each step's, read back from
+    the run's own instance (the rest of the wall time is process start-up and imports)."""
+    try:
+        import dagster as dg
+
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            runs = instance.get_runs(limit=1)
+            if not runs:
+                return {}
+            run_stats = instance.get_run_stats(runs[0].run_id)
+            steps = {s.step_key: s.end_time - s.start_time
+                     for s in instance.get_run_step_stats(runs[0].run_id)
+                     if s.start_time and s.end_time}
+    except Exception as exc:   # a figure we could not read is reported missing, not fatal
+        return {"dagster_error": f"{type(exc).__name__}: {exc}"}
+    return {"dagster_run_seconds": (run_stats.end_time - run_stats.start_time
+                                    if run_stats.start_time and run_stats.end_time else None),
+            "step_seconds": dict(sorted(steps.items(), key=lambda kv: -kv[1]))}

@@ -1,0 +1,3 @@
+from tests.workshop.truth.run import main
+
+main()
