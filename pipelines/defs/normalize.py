@@ -1,17 +1,21 @@
 """observation_batch -> (blocking checks) -> observations; quarantine for what cannot be normalized.
 
-Rows are validated as a batch before they join the history, so bad data never reaches the marts.
+Rows are validated as a batch before they join the history, so bad data never reaches the marts:
+each crawl is judged by every blocking rule first, and one a rule refuses is held alone
+(crawl_holds.py), so the blocking checks see only what lands.
 The wiring only: reading the pending offers, writing the batch and the quarantine. Every rule
 that refuses an offer (each quarantine stage) is in pipelines/normalize/.
 """
 
 
 from collections import Counter
+from datetime import UTC, datetime
 
 import dagster as dg
 import pandas as pd
 from dagster_duckdb import DuckDBResource
 
+from pipelines.defs.crawl_holds import land_or_hold
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
 from pipelines.normalize.batch import crawl_counts, normalize_pending
@@ -23,9 +27,11 @@ from pipelines.warehouse.sql_files import sql_text
     specs=[
         dg.AssetSpec("observation_batch", deps=RAW_KEYS, group_name="observations",
                      kinds={"python", "duckdb"},
-                     description="Offers of this run's passing crawls, normalized and not yet "
-                                 "published: validated by blocking checks before they join "
-                                 "`observations`."),
+                     description="Offers of this run's passing crawls (and of those held "
+                                 "before), normalized and not yet published; each crawl judged "
+                                 "by every blocking rule, a refused one held alone "
+                                 "(raw.crawl_decisions): what remains is validated by the "
+                                 "blocking checks before it joins `observations`."),
         dg.AssetSpec("quarantine", deps=RAW_KEYS, group_name="observations", kinds={"duckdb"},
                      description="Every raw offer that could not be normalized: the raw item, "
                                  "source, stage and a human-readable reason; once per captured "
@@ -56,15 +62,21 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
             con.execute(sql_text(__file__, "count_batch_crawls"))
             con.unregister("crawl_counts")
             con.execute(sql_text(__file__, "count_quarantined"))
+            # each crawl judged by every blocking rule: those refused are held, alone
+            outcome = land_or_hold(con, pending, datetime.now(UTC))
             crawls = con.execute("select count(*) from raw.batch_crawls").fetchone()[0]
+            rows = con.execute("select count(*) from observation_batch").fetchone()[0]
     recrawled = len(pending) - len(batch) - len(quarantined)
     reasons = Counter(f"{q['source']}: {q['stage']}" for q in quarantined)
-    context.log.info(f"normalized {len(batch)} offers of {crawls} crawls, quarantined "
-                     f"{len(quarantined)}, dropped {recrawled} re-crawled (the same offer and "
-                     "hour from an earlier crawl in the batch)")
+    decided = [f"{d.source} {d.crawl_id} {d.decision}: {d.reason}" for d in outcome.decisions]
+    context.log.info(f"normalized {len(batch)} offers, quarantined {len(quarantined)}, dropped "
+                     f"{recrawled} re-crawled (the same offer and hour from an earlier crawl in "
+                     f"the batch); {rows} rows of {crawls} crawls land")
+    for line in decided:
+        context.log.warning(line)
     yield dg.MaterializeResult(asset_key="observation_batch", metadata={
-        "row_count": len(batch), "pending_offers": len(pending), "crawls": crawls,
-        "recrawled_offers": recrawled})
+        "row_count": rows, "pending_offers": len(pending), "crawls": crawls,
+        "recrawled_offers": recrawled, "decisions": dg.MetadataValue.json(decided)})
     yield dg.MaterializeResult(asset_key="quarantine", metadata={
         "quarantined_count": len(quarantined),
         "by_source_and_stage": dg.MetadataValue.json(dict(reasons))})

@@ -1,6 +1,8 @@
 """Data-quality checks. Blocking ones stop `observations` (and so every mart, feed and alert)
 when the batch of newly normalized rows is wrong; every failure names the offending rows.
-A blocked batch stays pending; `gpuprices reject <crawl_id>` sets a bad crawl aside.
+observation_batch has already judged each crawl by the same rules and held the ones refused
+(crawl_holds.py), so these are a safety net on what lands: they fail only on a defect of the
+judging itself.
 
 The wiring only: what each check reads and how its result is reported. What a check expects
 and the numbers it judges by are in pipelines/quality/ (suites.py, thresholds.py).
@@ -64,14 +66,18 @@ def observation_batch_meets_expectations(duckdb: DuckDBResource) -> dg.AssetChec
 
 
 @dg.asset_check(asset="observation_batch", blocking=True, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
-                description=f"Every source in the batch keeps at least {MIN_VOLUME_RATIO:g} of "
-                            f"its median volume over its last {TRAILING_CRAWLS} crawls, and its "
-                            f"median price per card stays within {MAX_PRICE_LEVEL_FACTOR:g}x of "
-                            "its last crawl: a whole source gone wrong stops the marts.")
+                description=f"Every crawl in the batch keeps at least {MIN_VOLUME_RATIO:g} of "
+                            f"its source's median volume over its last {TRAILING_CRAWLS} crawls, "
+                            f"and its median price per card stays within "
+                            f"{MAX_PRICE_LEVEL_FACTOR:g}x of its source's last crawl (unless a "
+                            "settlement let its new level in): a whole source gone wrong is "
+                            "held before it lands.")
 def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
-        df = con.execute(sql_text(__file__, "source_levels"),
+        df = con.execute(sql_text(__file__, "crawl_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
+    # a crawl whose new level a settlement let in (confirmed, accepted) is not judged again
+    df = df[df["level_settled_by"].isna()]
     result = validate(df, "observation_batch_sources", source_suite(), SOURCE_ROW_ID)
     return _result(result, len(df), f"{df['source'].nunique()} sources")
 

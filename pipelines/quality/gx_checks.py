@@ -60,18 +60,10 @@ def validate(df: pd.DataFrame, suite_name: str, expectations: list,
     """Run `expectations` (gxe.* instances) over `df`; never raises on a failed expectation.
 
     `row_id_columns` name the offending rows in each failure (up to GX's partial list of 20)."""
-    import great_expectations as gx
-
-    context = _context()
-    source = context.data_sources.add_or_update_pandas(f"{suite_name}_source")
-    asset = source.add_dataframe_asset(f"{suite_name}_{len(source.assets)}")
-    batch = asset.add_batch_definition_whole_dataframe("whole").get_batch(
-        batch_parameters={"dataframe": df})
-    suite = gx.ExpectationSuite(name=suite_name, expectations=[e.copy() for e in expectations])
     result_format: dict = {"result_format": "SUMMARY"}
     if row_id_columns:
         result_format["unexpected_index_column_names"] = row_id_columns
-    result = batch.validate(suite, result_format=result_format)
+    result = _validated(df, suite_name, expectations, result_format)
     failures = []
     for r in result.results:
         if r.success:
@@ -89,3 +81,46 @@ def validate(df: pd.DataFrame, suite_name: str, expectations: list,
                                if "observed_value" in r.result else None),
         })
     return SuiteResult(bool(result.success), len(result.results), failures)
+
+
+@dataclass(frozen=True)
+class Unexpected:
+    """One failed expectation with every row it refused (not GX's partial list of 20)."""
+    expectation: str
+    column: str | list[str]
+    bounds: dict             # the expectation's own arguments: min_value, max_value, value_set
+    rows: list[dict]         # each refused row: its id columns and the value judged
+
+
+def unexpected_rows(df: pd.DataFrame, suite_name: str, expectations: list,
+                    row_id_columns: list[str]) -> list[Unexpected]:
+    """Every failed expectation of `expectations` over `df`, each with all the rows it refused,
+    named by `row_id_columns`: what pins a failure to the crawls it comes from."""
+    if df.empty:
+        return []
+    result = _validated(df, suite_name, expectations,
+                        {"result_format": "COMPLETE",
+                         "unexpected_index_column_names": row_id_columns})
+    failed = []
+    for r in result.results:
+        if r.success:
+            continue
+        kwargs = dict(r.expectation_config.kwargs)
+        column = kwargs.pop("column", None) or kwargs.pop("column_list", None)
+        kwargs.pop("batch_id", None)
+        failed.append(Unexpected(r.expectation_config.type, column, kwargs,
+                                 list(r.result.get("unexpected_index_list") or [])))
+    return failed
+
+
+def _validated(df: pd.DataFrame, suite_name: str, expectations: list, result_format: dict):
+    """GX's validation result of `expectations` over `df`."""
+    import great_expectations as gx
+
+    context = _context()
+    source = context.data_sources.add_or_update_pandas(f"{suite_name}_source")
+    asset = source.add_dataframe_asset(f"{suite_name}_{len(source.assets)}")
+    batch = asset.add_batch_definition_whole_dataframe("whole").get_batch(
+        batch_parameters={"dataframe": df})
+    suite = gx.ExpectationSuite(name=suite_name, expectations=[e.copy() for e in expectations])
+    return batch.validate(suite, result_format=result_format)

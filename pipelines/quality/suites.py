@@ -30,7 +30,7 @@ REQUIRED_COLUMNS = ("observed_at", "observed_hour", "source", "vendor", "vendor_
                     "raw_ref", "offer_id")
 # The columns that name an offending row in a failure: of a batch row, of a source's level.
 ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
-SOURCE_ROW_ID = ["source", "gpu_model"]
+SOURCE_ROW_ID = ["crawl_id", "source", "gpu_model"]
 
 
 def _expectations():

@@ -20,3 +20,11 @@ FUTURE_SKEW_MINUTES = 5
 FRESHNESS_HOURS = float(os.environ.get("GPUPRICES_FRESHNESS_HOURS", "3"))
 # How far back the uniqueness check looks: the hours a run writes, with room for a late crawl.
 UNIQUE_WINDOW_HOURS = 72
+# A crawl a blocking rule holds back is settled by the crawls of its source that follow it
+# (pipelines/quality/settlement.py): its new level is real when this many of them confirm it
+# (each within the bounds of the held crawl's level, still outside those of the level before);
+# an hourly schedule lands a lasting move two hours late, a one-hour spike never.
+CONFIRMING_CRAWLS = 2
+# A hold neither confirmed nor reverted after this many hours raises an alert naming the source,
+# the crawl and the command that settles it (gpuprices accept / reject).
+HOLD_ALERT_HOURS = float(os.environ.get("GPUPRICES_HOLD_ALERT_HOURS", "6"))

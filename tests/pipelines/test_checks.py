@@ -1,5 +1,5 @@
-"""The blocking quality check: clean batches pass, each kind of defect fails it, and a failure
-keeps the batch out of `observations` and stops everything downstream."""
+"""The blocking quality checks: clean batches pass, each kind of defect fails them; a crawl a
+rule refuses is held before the checks run (tests/pipelines/test_crawl_holds.py has the rest)."""
 
 import json
 from datetime import UTC, datetime
@@ -100,7 +100,8 @@ def _history(db: DuckDBResource, price: Decimal, rows: int) -> None:
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
                     "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
         # the batch was built from c1 (observation_batch records the crawls it read)
-        con.execute("insert into raw.batch_crawls values ('c1', 1, 0)")
+        con.execute("insert into raw.batch_crawls (crawl_id, normalized_rows, quarantined_rows) "
+                    "values ('c1', 1, 0)")
         earlier = OBSERVED.replace(hour=8)
         for n in range(rows):
             row = {**CLEAN_ROW, "offer_id": f"h{n}", "observed_at": earlier,
@@ -119,7 +120,8 @@ def test_source_without_history_passes(db):
     with db.get_connection() as con:
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers) "
                     "values ('c1', 'idc_x', 'replay', true, 'passed', 1)")
-        con.execute("insert into raw.batch_crawls values ('c1', 1, 0)")
+        con.execute("insert into raw.batch_crawls (crawl_id, normalized_rows, quarantined_rows) "
+                    "values ('c1', 1, 0)")
     _load_batch(db, [CLEAN_ROW])
     assert observation_batch_sources_consistent(duckdb=db).passed
 
@@ -216,7 +218,7 @@ def _materialize(db: DuckDBResource):
                           resources={"duckdb": db}, raise_on_error=False)
 
 
-def test_a_failed_check_blocks_observations(db, monkeypatch):
+def test_a_crawl_a_rule_refuses_is_held_and_the_checks_see_what_lands(db, monkeypatch):
     _seed_raw_offer(db)
     real_normalize = normalize_batch.normalize_offer
     # A normalizer regression: every slice fraction comes out as 0.
@@ -224,13 +226,15 @@ def test_a_failed_check_blocks_observations(db, monkeypatch):
                         lambda item: {**real_normalize(item), "gpu_fraction": Decimal("0")})
     result = _materialize(db)
     [evaluation] = result.get_asset_check_evaluations()
-    assert not evaluation.passed
-    materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
-    assert "observations" not in materialized
+    assert evaluation.passed      # the safety net: the held crawl's rows are not in the batch
     with duckdb.connect(db.database, read_only=True) as con:
         assert con.execute("select count(*) from observations").fetchone()[0] == 0
-        # the crawl stays pending, so a fixed normalizer picks it up on the next run
-        assert con.execute("select normalized_at from raw.crawls").fetchone()[0] is None
+        # the crawl is held, pending: a fixed normalizer lands it on the next run
+        assert con.execute("select status, normalized_at from raw.crawls").fetchone() == \
+            ("held", None)
+        [(decision, check, bound)] = con.execute(
+            "select decision, check_name, bound from raw.crawl_decisions").fetchall()
+    assert (decision, check, bound) == ("held", "observation_batch_meets_expectations", "0..1")
 
 
 def test_a_passing_check_publishes_the_batch(db):

@@ -51,6 +51,27 @@ create table if not exists raw.batch_crawls (
     normalized_rows integer not null,
     quarantined_rows integer not null
 );
+-- The decision that let a batch crawl's new level in ('confirmed' | 'accepted'; null: none):
+-- the blocking check on source levels leaves such a crawl's rows out of its comparison.
+alter table raw.batch_crawls add column if not exists level_settled_by varchar;
+-- Every decision about a crawl a blocking rule held back (docs/robustness.md, "Blast radius"):
+-- held by a check, then settled by a rule ('confirmed', 'reverted', 'cleared'), alerted on when
+-- it stays unresolved, or accepted / rejected by a person. While held, the crawl's raw.crawls
+-- row has status 'held' (passed, not normalized); it is judged again every run.
+create table if not exists raw.crawl_decisions (
+    crawl_id varchar not null,
+    source varchar not null,
+    decided_at timestamptz not null,
+    -- 'held' | 'confirmed' | 'reverted' | 'cleared' | 'unresolved' | 'accepted' | 'rejected'
+    decision varchar not null,
+    -- 'rule:<name>' (a check, or a settlement rule) | 'person:<user>'
+    decided_by varchar not null,
+    -- what held it: the check, the figure the rule judged and its bound; null for a settlement
+    check_name varchar,
+    figure varchar,
+    bound varchar,
+    reason varchar not null
+);
 -- Every offer a passing crawl yielded, exactly as the spider emitted it. Unique by (crawl_id,
 -- item_no) without a key (pipelines/warehouse/db.py says why): a crawl's offers load once, in
 -- the transaction that inserts its raw.crawls row.
