@@ -1,19 +1,23 @@
 """The soak of the hourly schedule (issue 39): one simulated day, 24 hourly runs of five JSON
-sources (vastai, gpugeek_cn, matpool_cn, vultr, lambda_cloud), with a rotating fault: one source
-every few hours gets a 3.4x price level for an hour, a 1000x unit slip for an hour, its volume
-cut to 40 % for an hour, a renamed field for two hours, a 5x spike for an hour that then reverts,
-or a lasting real move (70 % off from hour 16 to the end of the day).
+sources (vastai, gpugeek_cn, matpool_cn, vultr, lambda_cloud), with a rotating fault (FAULTS): one
+source every few hours gets a 3.4x price level for an hour, a 1000x unit slip for an hour, its
+volume cut to 40 % for an hour, a renamed field for two hours, a 5x spike for an hour, a 3.4x
+level followed by seven hours of failed crawls (the hold outlives HOLD_ALERT_HOURS), or a lasting
+real move (70 % off from hour 16 to the end of the day).
 
 Covered: every hour, every source without a fault that hour published that hour's observations
-(a faulty source never stops the others), and a faulty crawl is failed (naming the field) or held,
-never published as it came; at the end, every held crawl was settled the way its rule says (a
-reverting level rejected with the reason, the lasting move landed with its own hour, none left
-unresolved), and nothing was lost or counted twice: observations are unique per offer and hour,
-and every raw crawl is published, rejected with a reason, failed with a reason, or held.
+(a faulty source never stops the others); a faulty crawl is failed (naming the field) or held,
+never published as it came; a failed source's observations stay as they were. At the end, every
+held crawl was settled the way its rule says (pipelines/quality/settlement.py): a level that
+reverts rejected as a glitch, the lasting move confirmed and landed with its own hours, the long
+hold alerted on as unresolved once before it was settled, no crawl left held; and nothing was lost
+or counted twice: observations are unique per offer and hour, every raw crawl is published,
+rejected with a reason, or failed with a reason.
 
 How: each (source, fault) is crawled once for real over the replay server (6 crawls, in
 tests/helpers/soak.py); each hour then runs the real crawl step, normalization, blocking checks
-and publish in process over the recorded crawl of that hour, stamped with the simulated hour.
+and publish in process over the recorded crawl of that hour, stamped with the simulated hour;
+the settlement's clock (observation_batch's `now`) is the simulated one, 40 minutes past the hour.
 Loopback only; a few minutes on 2 cores. The figures are printed (`pytest -rP` shows them)."""
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from pipelines.defs import normalize as normalize_module
 from pipelines.defs.ingest import raw_assets
 from pipelines.defs.normalize import observation_batch, observations
 from pipelines.defs.quality import (
@@ -31,6 +36,7 @@ from pipelines.defs.quality import (
     observation_batch_sources_consistent,
     observations_unique_per_offer_hour,
 )
+from pipelines.quality.thresholds import CONFIRMING_CRAWLS, HOLD_ALERT_HOURS
 from pipelines.resources import WorkingDuckDB
 from spiders.layout import work_db_path
 from tests.helpers.soak import (
@@ -46,19 +52,24 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 HOURS = 24
 FAULTS = [
-    Fault("3.4x level", "vastai", range(3, 4), "rejected", factor=3.4),
-    Fault("1000x unit slip", "gpugeek_cn", range(6, 7), "rejected", factor=1000),
-    Fault("volume cut to 40 %", "vastai", range(9, 10), "rejected", keep_share=0.4),
-    Fault("renamed field", "matpool_cn", range(11, 13), "failed", renamed=True,
-          named="gpu_model"),
-    Fault("5x spike, reverting", "vultr", range(13, 14), "rejected", factor=5),
-    Fault("lasting real move (70 % off)", "gpugeek_cn", range(16, HOURS), "landed", factor=0.3),
+    Fault("3.4x level", "vastai", range(3, 4), "reverted", factor=3.4),
+    Fault("1000x unit slip", "gpugeek_cn", range(5, 6), "reverted", factor=1000),
+    Fault("volume cut to 40 %", "vastai", range(7, 8), "reverted", keep_share=0.4),
+    Fault("renamed field", "matpool_cn", range(9, 11), "failed", renamed=True, named="gpu_model"),
+    Fault("5x spike", "vultr", range(11, 12), "reverted", factor=5),
+    Fault("3.4x level, then 7 h down", "matpool_cn", range(13, 14), "reverted", factor=3.4,
+          alerted=True),
+    Fault("renamed field", "matpool_cn", range(14, 21), "failed", renamed=True, named="gpu_model"),
+    Fault("lasting real move (70 % off)", "gpugeek_cn", range(16, HOURS), "confirmed",
+          factor=0.3),
 ]
+SETTLING = [f for f in FAULTS if f.settles != "failed"]
 ASSETS = [*raw_assets, observation_batch, observations, observation_batch_meets_expectations,
           observation_batch_sources_consistent, observations_unique_per_offer_hour]
 SELECTION = [*(dg.AssetKey(["raw", s]) for s in SOAK_SOURCES),
              dg.AssetKey("observation_batch"), dg.AssetKey("quarantine"),
              dg.AssetKey("observations")]
+SETTLED_AFTER = timedelta(minutes=40)   # the simulated clock of a run: 40 min past its hour
 
 
 def faults_at(hour: int) -> dict[str, Fault]:
@@ -70,14 +81,16 @@ def read(con, sql: str, params=None) -> list[tuple]:
 
 
 def outcome(con, hour: int, at: datetime, success: bool) -> HourOutcome:
-    crawls = read(con, "select source, passed, failures, normalized_at is not null from "
-                       "raw.crawls where started_at >= ? and started_at < ?",
-                  [at, at + timedelta(hours=1)])
+    crawls = read(con, "select source, passed, failures, status from raw.crawls "
+                       "where started_at >= ? and started_at < ?", [at, at + timedelta(hours=1)])
     published = {s for (s,) in read(con, "select distinct source from observations "
                                          "where observed_hour = ?", [at])}
+    latest = {s: (newest, count) for s, newest, count in read(
+        con, "select source, max(observed_hour), count(*) from observations group by 1")}
     return HourOutcome(hour, success, published,
-                       failed={s: "; ".join(f) for s, ok, f, _ in crawls if not ok},
-                       held={s for s, ok, _, done in crawls if ok and not done})
+                       failed={s: "; ".join(f) for s, ok, f, status in crawls
+                               if status == "failed"},
+                       held={s for s, _, _, status in crawls if status == "held"}, latest=latest)
 
 
 @pytest.fixture(scope="module")
@@ -86,15 +99,24 @@ def soak(tmp_path_factory):
     root = tmp_path_factory.mktemp("soak")
     library = crawl_variants(root, FAULTS)
     data = root / "data"
+    day = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=HOURS + 1)
+    clock = [day]
+
+    class SimulatedClock(datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return clock[0]
+
     mp = pytest.MonkeyPatch()
     mp.setenv("GPUPRICES_DATA_DIR", str(data))
-    day = datetime.now(UTC).replace(minute=0, second=0, microsecond=0) - timedelta(hours=HOURS + 1)
+    mp.setattr(normalize_module, "datetime", SimulatedClock)   # the settlement's clock
     database = WorkingDuckDB(database=str(work_db_path(data)))
     work_db_path(data).parent.mkdir(parents=True, exist_ok=True)
     hours = []
     try:
         for hour in range(HOURS):
             at = day + timedelta(hours=hour)
+            clock[0] = at + SETTLED_AFTER
             crawler = SoakCrawler(library=str(library), hour=at.isoformat(),
                                   data_dir=str(data), opt_in=["all"],
                                   variants={s: f.variant for s, f in faults_at(hour).items()})
@@ -106,17 +128,25 @@ def soak(tmp_path_factory):
     yield hours, database.database, day
 
 
-# Until per-source holds land (issue 39 items 1-3, branch holds), one faulty source's failed level
-# check holds the whole batch: every source stops publishing from hour 3 on.
-NEEDS_HOLDS = pytest.mark.xfail(strict=True, reason="one source's failed blocking check holds "
-                                                    "every source's crawl (issue 39 items 1-3)")
+def crawls_of(con, fault: Fault, day: datetime) -> list[tuple]:
+    """(crawl_id, hour, status, failures) of the fault's source over its hours."""
+    return read(con, "select crawl_id, hour(started_at - ?::timestamptz)::int, status, failures "
+                     "from raw.crawls where source = ? and started_at >= ? and started_at < ? "
+                     "order by started_at",
+                [day, fault.source, day + timedelta(hours=fault.hours.start),
+                 day + timedelta(hours=fault.hours.stop)])
 
 
-@NEEDS_HOLDS
-def test_every_hour_the_sources_without_a_fault_publish(soak):
+def decisions_of(con, crawl_id: str) -> list[tuple]:
+    return read(con, "select decision, decided_by, reason from raw.crawl_decisions "
+                     "where crawl_id = ? order by decided_at", [crawl_id])
+
+
+def test_every_run_succeeds_and_the_sources_without_a_fault_publish(soak):
     hours, _, _ = soak
     for h in hours:
         healthy = set(SOAK_SOURCES) - set(faults_at(h.hour))
+        assert h.success, h
         assert healthy <= h.published, (h.hour, healthy - h.published, h)
 
 
@@ -126,8 +156,71 @@ def test_a_faulty_crawl_is_failed_naming_the_field_or_held(soak):
         for source, fault in faults_at(h.hour).items():
             if fault.settles == "failed":
                 assert fault.named in h.failed.get(source, ""), (h.hour, fault, h)
-            else:
-                assert source not in h.published or fault.settles == "landed", (h.hour, fault, h)
+                continue
+            lands_now = (fault.settles == "confirmed"
+                         and h.hour >= fault.hours.start + CONFIRMING_CRAWLS)
+            assert (source in h.published) == lands_now, (h.hour, fault, h)
+
+
+def test_a_failed_source_keeps_its_last_good_prices(soak):
+    """While its crawls fail, a source's observations stay as its last good crawl left them: its
+    newest hour and its count do not move (and the freshness check reports it stale: the
+    freshness test in tests/faults/test_source_faults.py)."""
+    hours, _, _ = soak
+    for fault in (f for f in FAULTS if f.settles == "failed"):
+        before = hours[fault.hours.start - 1].latest[fault.source]
+        for hour in fault.hours:
+            assert hours[hour].latest[fault.source] == before, (hour, fault)
+
+
+def test_every_held_crawl_is_settled_by_its_rule(soak):
+    """A reverting level is rejected as a glitch, the lasting move lands with its own hours, the
+    long hold is alerted on once before it is settled; every decision is a rule's."""
+    _, path, day = soak
+    with duckdb.connect(path, read_only=True) as con:
+        for fault in SETTLING:
+            crawls = crawls_of(con, fault, day)
+            assert len(crawls) == len(fault.hours), fault
+            for crawl_id, hour, status, failures in crawls:
+                made = decisions_of(con, crawl_id)
+                words = [d for d, _, _ in made]
+                if not made:   # after the move landed, its level is the source's own: clean
+                    assert fault.settles == "confirmed" \
+                        and hour > fault.hours.start + CONFIRMING_CRAWLS, (fault, hour)
+                    assert status == "passed", (fault, hour, status)
+                    continue
+                assert words[-1] == fault.settles, (fault, hour, made)
+                assert all(by.startswith("rule:") for _, by, _ in made), made
+                assert ("unresolved" in words) == fault.alerted, (fault, made)
+                published = read(con, "select count(*) from observations where source = ? "
+                                      "and observed_hour = ?",
+                                 [fault.source, day + timedelta(hours=hour)])[0][0]
+                if fault.settles == "reverted":
+                    assert words[0] == "held" and status == "rejected", (fault, made, status)
+                    assert any("reverted: a glitch" in f for f in failures), failures
+                    assert published == 0, (fault, hour)
+                else:   # confirmed: landed with its original observation hour
+                    assert status == "passed" and published > 0, (fault, hour, status)
+                    if hour < fault.hours.start + CONFIRMING_CRAWLS:
+                        assert words[0] == "held", (fault, made)
+        alerts = read(con, "select count(*) from alerts.outbox where rule = 'held_crawl'")
+    assert alerts == [(sum(f.alerted for f in SETTLING),)]
+
+
+def test_nothing_is_lost_or_left_held(soak):
+    """Every raw crawl of the day is published, rejected with a reason or failed with a reason;
+    none is left held or pending."""
+    _, path, _ = soak
+    with duckdb.connect(path, read_only=True) as con:
+        crawls = read(con, "select crawl_id, status, passed, normalized_at is not null, failures "
+                           "from raw.crawls")
+    assert len(crawls) == HOURS * len(SOAK_SOURCES)
+    for crawl_id, status, passed, published, failures in crawls:
+        if status == "passed":
+            assert passed and published, crawl_id
+        else:
+            assert status in ("rejected", "failed") and not passed and failures, (
+                crawl_id, status)
 
 
 def test_observations_are_unique_per_offer_hour(soak):
@@ -142,10 +235,27 @@ def test_figures(soak):
     hours, path, _ = soak
     per_hour = [len(h.published) for h in hours]
     print(f"soak: {len(hours)} hourly runs, {len(SOAK_SOURCES)} sources, {len(FAULTS)} faults "
-          f"({sum(len(f.hours) for f in FAULTS)} faulty source-hours)")
-    print(f"sources published per hour: {per_hour} (min {min(per_hour)}, max {max(per_hour)})")
+          f"({sum(len(f.hours) for f in FAULTS)} faulty source-hours); HOLD_ALERT_HOURS "
+          f"{HOLD_ALERT_HOURS:g}, CONFIRMING_CRAWLS {CONFIRMING_CRAWLS}")
+    print(f"runs that succeeded: {sum(h.success for h in hours)} of {len(hours)}")
+    print(f"sources published per hour: {per_hour}")
     with duckdb.connect(path, read_only=True) as con:
-        crawls = read(con, "select passed, normalized_at is not null, count(*) from raw.crawls "
-                           "group by all order by all")
-    print(f"crawls (passed, published, count): {crawls}")
-    assert len(hours) == HOURS
+        statuses = read(con, "select status, count(*) from raw.crawls group by 1 order by 1")
+        made = read(con, "select decision, split_part(decided_by, ':', 1), count(*) "
+                         "from raw.crawl_decisions group by all order by all")
+        # every crawl ever held: its last decision, and by whom (a rule or a person)
+        holds = read(con, "select arg_max(decision, decided_at), "
+                          "split_part(arg_max(decided_by, decided_at), ':', 1), "
+                          "bool_or(decision = 'unresolved') from raw.crawl_decisions "
+                          "group by crawl_id having bool_or(decision = 'held')")
+    print(f"crawls by final status: {dict(statuses)}")
+    print("decisions: " + ", ".join(f"{d} by {by} {n}" for d, by, n in made))
+    settled = {by: sorted(d for d, b, _ in holds if b == by and d not in ("held", "unresolved"))
+               for by in ("rule", "person")}
+    print(f"holds: {len(holds)}; settled by rule: {len(settled['rule'])} "
+          f"({', '.join(settled['rule'])}); by a person: {len(settled['person'])}; "
+          f"unresolved at the end: {sum(d in ('held', 'unresolved') for d, _, _ in holds)}; "
+          f"alerted as unresolved before being settled: {sum(a for _, _, a in holds)}")
+    # the holds the faults make: every crawl of a reverting one, the first crawls of the move
+    assert len(holds) == sum(len(f.hours) if f.settles == "reverted" else CONFIRMING_CRAWLS
+                             for f in SETTLING)

@@ -39,9 +39,11 @@ CLEAN = "clean"
 @dataclass(frozen=True)
 class Fault:
     """What a vendor's answer does wrong for `hours` (hours of the day) and how the run must take
-    it: `settles` is "rejected" (a glitch: its held crawls are rejected by rule), "landed" (a
-    real move: its held crawls land by rule, with their hour) or "failed" (the crawl itself
-    fails, naming `named`; nothing is held)."""
+    it: `settles` is the decision the settlement rules must reach on its held crawls
+    (pipelines/quality/settlement.py): "reverted" (a glitch, rejected), "confirmed" (a real move,
+    landed with its own hours); or "failed": the crawl itself fails, naming `named`, and nothing
+    is held. `alerted`: the hold outlives HOLD_ALERT_HOURS before it is settled, so it is alerted
+    on as unresolved first."""
     name: str
     source: str
     hours: range
@@ -50,10 +52,12 @@ class Fault:
     keep_share: float = 1.0      # this share of each offer list kept
     renamed: bool = False        # the source's key renamed (`<key>_v2`)
     named: str = ""
+    alerted: bool = False
 
     @property
     def variant(self) -> str:
-        return f"{self.source}:{self.name}"
+        """The answer the fault serves: faults that serve the same share one crawl."""
+        return f"{self.source}:x{self.factor:g}:keep{self.keep_share:g}:renamed{self.renamed}"
 
 
 def rewrite(value, fault: Fault, price_keys: tuple[str, ...], lists: tuple[str, ...], key: str):
@@ -96,7 +100,8 @@ def crawl_variants(root: Path, faults: list[Fault]) -> Path:
     `root/library/<source>/<variant>.{jsonl,json}`. Faults of distinct sources share a crawl."""
     library = root / "library"
     rounds: list[dict[str, Fault | None]] = [dict.fromkeys(SOAK_SOURCES)]
-    for fault in faults:
+    unique = {f.variant: f for f in faults}
+    for fault in unique.values():
         free = next((r for r in rounds[1:] if fault.source not in r), None)
         if free is None:
             rounds.append(free := {})
@@ -160,6 +165,8 @@ class HourOutcome:
     published: set[str] = field(default_factory=set)   # sources with observations of this hour
     failed: dict[str, str] = field(default_factory=dict)   # source -> the crawl's reasons
     held: set[str] = field(default_factory=set)            # sources whose crawl is pending
+    # source -> its newest observation hour and its count of observations, after the run
+    latest: dict[str, tuple] = field(default_factory=dict)
 
 
 def run_hour(assets: list, selection: list[dg.AssetKey], crawler: SoakCrawler,
