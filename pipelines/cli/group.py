@@ -23,7 +23,7 @@ from pipelines.cli.index import index_command
 from pipelines.cli.options import DataDirPath
 from pipelines.cli.prices import prices_command
 from pipelines.cli.record import record_command
-from pipelines.cli.reject import reject_command
+from pipelines.cli.reject import accept_command, reject_command
 from pipelines.cli.report import report_command
 from pipelines.cli.run import run_command
 from pipelines.cli.signals import signals_command
@@ -85,7 +85,8 @@ def main(data_dir: Path | None) -> None:
 
 
 for _name, _command in {
-    "run": run_command, "reject": reject_command, "sources": sources_command,
+    "run": run_command, "reject": reject_command, "accept": accept_command,
+    "sources": sources_command,
     "prices": prices_command, "signals": signals_command, "claims": claims_command,
     "export": export_command, "ui": ui_command, "report": report_command,
     "alerts": alerts_command, "check-sources": check_sources_command, "index": index_command,

@@ -8,13 +8,14 @@ safety net: one source's bad hour holds that source's crawl, never the batch.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import datetime
 
 import duckdb
 import pandas as pd
 
 from pipelines.defs.quality import batch_frame
-from pipelines.normalize.batch import normalize_pending
+from pipelines.normalize.batch import crawl_counts, normalize_pending
 from pipelines.quality.blast_radius import confirming, level_reasons, row_reasons
 from pipelines.quality.settlement import (
     RULE,
@@ -31,9 +32,26 @@ from pipelines.warehouse.sql_files import sql_text
 HELD_ALERT_RULE = "held_crawl"   # the alert rule of an unresolved hold (pipelines/alerts/)
 
 
-def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple], now: datetime) -> Outcome:
-    """Judge the batch in observation_batch (every crawl of raw.batch_crawls, normalized), record
-    the decisions, and leave in the batch only the crawls that land. The outcome says which."""
+@dataclass
+class BatchMade:
+    """What observation_batch made: the decisions, the landing crawls' batch rows, every refused
+    offer (of the landing crawls, and of those held or rejected), the landing crawls' offers."""
+    outcome: Outcome
+    batch: pd.DataFrame
+    quarantined: list[dict]
+    landing_offers: int
+
+
+def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
+                 now: datetime) -> BatchMade:
+    """Judge every crawl of raw.batch_crawls (its `pending` offers) by every blocking rule, record
+    the decisions, and make observation_batch of the crawls that land. Each crawl is judged on its
+    own normalization: a held crawl's rows never sway another's (the "consistency" stage compares
+    a vendor's rows within what is normalized together); the landing crawls are then normalized
+    together, as the batch always was (an offer-hour two of them saw is kept once)."""
+    alone = [normalize_pending(offers) for offers in _by_crawl(pending).values()]
+    _write_batch(con, pd.concat([b for b, _ in alone], ignore_index=True) if alone else
+                 pd.DataFrame(), [q for _, refused in alone for q in refused], pending)
     levels = con.execute(sql_text(__file__, "crawl_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
     reasons = _merged(row_reasons(batch_frame(con), now), level_reasons(levels))
@@ -42,10 +60,14 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple], now: date
               for crawl_id, source, held_since, alerted, accepted in batch_crawl_holds(con)]
     outcome = settle(crawls, lambda held, later: confirming(levels, held, later), now)
     sources = {c.crawl_id: c.source for c in crawls}
-    while len(outcome.landing) < len(crawls):
-        _remake_batch(con, pending, outcome.landing)
-        # an offer-hour a left-out crawl kept now comes from the next crawl that saw it: judged
-        # too, so the blocking checks never meet a row no rule saw
+    while True:
+        landing = [offer for offer in pending if offer[0] in outcome.landing]
+        batch, quarantined = normalize_pending(landing)
+        _keep_landing(con, outcome.landing)
+        _write_batch(con, batch, quarantined, landing)
+        # what is normalized together may differ from each crawl alone (an offer-hour a
+        # left-out crawl kept now comes from the next crawl that saw it): judged again, so the
+        # blocking checks never meet a row no rule saw
         again = row_reasons(batch_frame(con), now)
         if not again:
             break
@@ -61,7 +83,17 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple], now: date
     con.execute(sql_text(__file__, "mark_level_settled"))
     con.unregister("settled")
     alert_unresolved(con, [d for d in outcome.decisions if d.decision == "unresolved"])
-    return outcome
+    # every refused offer is recorded once: a held crawl's are refused all the same
+    left_out = [q for _, refused in alone for q in refused if q["crawl_id"] not in outcome.landing]
+    _record_quarantine(con, quarantined + left_out)
+    return BatchMade(outcome, batch, quarantined + left_out, len(landing))
+
+
+def _by_crawl(pending: list[tuple]) -> dict[str, list[tuple]]:
+    crawls: dict[str, list[tuple]] = {}
+    for offer in pending:
+        crawls.setdefault(offer[0], []).append(offer)
+    return crawls
 
 
 def _merged(*found: dict[str, list]) -> dict[str, list]:
@@ -72,19 +104,32 @@ def _merged(*found: dict[str, list]) -> dict[str, list]:
     return merged
 
 
-def _remake_batch(con: duckdb.DuckDBPyConnection, pending: list[tuple],
-                  landing: dict[str, str | None]) -> None:
-    """observation_batch and raw.batch_crawls of the landing crawls alone. Their quarantine was
-    recorded with the whole batch (a held crawl's refused offers are refused all the same)."""
-    batch, _ = normalize_pending([offer for offer in pending if offer[0] in landing])
-    con.register("landing", pd.DataFrame({"crawl_id": sorted(landing)}, dtype=object))
-    con.execute(sql_text(__file__, "keep_landing_crawls"))
-    con.unregister("landing")
+def _write_batch(con: duckdb.DuckDBPyConnection, batch: pd.DataFrame, quarantined: list[dict],
+                 pending: list[tuple]) -> None:
+    """observation_batch := `batch`; each batch crawl's counts of what became of its offers."""
     con.execute("delete from observation_batch")
     if len(batch):
         con.register("batch_df", as_insertable(batch))
         con.execute("insert into observation_batch by name select * from batch_df")
         con.unregister("batch_df")
+    con.register("crawl_counts", crawl_counts(pending, quarantined))
+    con.execute(sql_text(__file__, "count_batch_crawls"))
+    con.unregister("crawl_counts")
+    con.execute(sql_text(__file__, "count_quarantined"))
+
+
+def _keep_landing(con: duckdb.DuckDBPyConnection, landing: dict[str, str | None]) -> None:
+    """raw.batch_crawls of the landing crawls alone: `observations` marks just those."""
+    con.register("landing", pd.DataFrame({"crawl_id": sorted(landing)}, dtype=object))
+    con.execute(sql_text(__file__, "keep_landing_crawls"))
+    con.unregister("landing")
+
+
+def _record_quarantine(con: duckdb.DuckDBPyConnection, quarantined: list[dict]) -> None:
+    if quarantined:
+        con.register("quarantined", pd.DataFrame(quarantined))
+        con.execute(sql_text(__file__, "insert_quarantined"))
+        con.unregister("quarantined")
 
 
 def alert_unresolved(con: duckdb.DuckDBPyConnection, unresolved: list[Decision]) -> None:

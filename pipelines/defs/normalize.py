@@ -12,14 +12,12 @@ from collections import Counter
 from datetime import UTC, datetime
 
 import dagster as dg
-import pandas as pd
 from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.crawl_holds import land_or_hold
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
-from pipelines.normalize.batch import crawl_counts, normalize_pending
-from pipelines.warehouse.db import as_insertable, ensure_schema, transaction
+from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
 
 
@@ -48,34 +46,22 @@ def observation_batch(context: dg.AssetExecutionContext, duckdb: DuckDBResource)
             con.execute("delete from raw.batch_crawls")
             con.execute(sql_text(__file__, "choose_batch_crawls"))
             pending = con.execute(sql_text(__file__, "pending_offers")).fetchall()
-            batch, quarantined = normalize_pending(pending)
-            con.execute("delete from observation_batch")
-            if len(batch):
-                con.register("batch_df", as_insertable(batch))
-                con.execute("insert into observation_batch by name select * from batch_df")
-                con.unregister("batch_df")
-            if quarantined:
-                con.register("quarantined", pd.DataFrame(quarantined))
-                con.execute(sql_text(__file__, "insert_quarantined"))
-                con.unregister("quarantined")
-            con.register("crawl_counts", crawl_counts(pending, quarantined))
-            con.execute(sql_text(__file__, "count_batch_crawls"))
-            con.unregister("crawl_counts")
-            con.execute(sql_text(__file__, "count_quarantined"))
-            # each crawl judged by every blocking rule: those refused are held, alone
-            outcome = land_or_hold(con, pending, datetime.now(UTC))
+            # each crawl judged by every blocking rule: those refused are held, alone; the
+            # batch is then made of the crawls that land (crawl_holds.py)
+            made = land_or_hold(con, pending, datetime.now(UTC))
             crawls = con.execute("select count(*) from raw.batch_crawls").fetchone()[0]
-            rows = con.execute("select count(*) from observation_batch").fetchone()[0]
-    recrawled = len(pending) - len(batch) - len(quarantined)
+    outcome, batch, quarantined = made.outcome, made.batch, made.quarantined
+    landed_refused = sum(q["crawl_id"] in outcome.landing for q in quarantined)
+    recrawled = made.landing_offers - len(batch) - landed_refused
     reasons = Counter(f"{q['source']}: {q['stage']}" for q in quarantined)
     decided = [f"{d.source} {d.crawl_id} {d.decision}: {d.reason}" for d in outcome.decisions]
     context.log.info(f"normalized {len(batch)} offers, quarantined {len(quarantined)}, dropped "
                      f"{recrawled} re-crawled (the same offer and hour from an earlier crawl in "
-                     f"the batch); {rows} rows of {crawls} crawls land")
+                     f"the batch); {len(batch)} rows of {crawls} crawls land")
     for line in decided:
         context.log.warning(line)
     yield dg.MaterializeResult(asset_key="observation_batch", metadata={
-        "row_count": rows, "pending_offers": len(pending), "crawls": crawls,
+        "row_count": len(batch), "pending_offers": len(pending), "crawls": crawls,
         "recrawled_offers": recrawled, "decisions": dg.MetadataValue.json(decided)})
     yield dg.MaterializeResult(asset_key="quarantine", metadata={
         "quarantined_count": len(quarantined),

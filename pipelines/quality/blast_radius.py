@@ -113,7 +113,9 @@ def confirming(levels: pd.DataFrame, held: str, later: list[str]) -> set[str]:
     rows_then = float(mine["crawl_rows"].iloc[0])
     before = mine.dropna(subset=["gpu_model"]).set_index("gpu_model")["median_now"]
     pairs = levels[levels["crawl_id"].isin(later)].copy()
-    pairs["volume_ratio"] = pairs["crawl_rows"] / rows_then if rows_then else None
+    # a held crawl with no rows is confirmed only by crawls with none either
+    pairs["volume_ratio"] = (pairs["crawl_rows"] / rows_then if rows_then
+                             else pairs["crawl_rows"].map(lambda n: 1.0 if n == 0 else 0.0))
     pairs["price_level_ratio"] = pairs["median_now"] / pairs["gpu_model"].map(before)
     refused = {row["crawl_id"] for failure in unexpected_rows(
         pairs, "crawl_confirms", source_suite(), SOURCE_ROW_ID) for row in failure.rows}

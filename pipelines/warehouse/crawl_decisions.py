@@ -9,6 +9,7 @@ from datetime import datetime
 
 import duckdb
 
+from pipelines.quality.blast_radius import ROW_CHECK
 from pipelines.quality.settlement import Decision
 from pipelines.warehouse.sql_files import sql_text
 
@@ -41,3 +42,9 @@ def record_decisions(con: duckdb.DuckDBPyConnection, decisions: list[Decision],
 def batch_crawl_holds(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     """(crawl_id, source, held_since, alerted, accepted) of every crawl of the batch."""
     return con.execute(sql_text(__file__, "batch_crawl_holds")).fetchall()
+
+
+def crawl_state(con: duckdb.DuckDBPyConnection, crawl_id: str) -> tuple | None:
+    """(source, passed, normalized_at, status, row_rule) of a crawl, or None: row_rule, the
+    check of a row rule that holds it (null: none does)."""
+    return con.execute(sql_text(__file__, "crawl_state"), [ROW_CHECK, crawl_id]).fetchone()
