@@ -2,15 +2,17 @@
 sources (vastai, gpugeek_cn, matpool_cn, vultr, lambda_cloud), with a rotating fault (FAULTS): one
 source every few hours gets a 3.4x price level for an hour, a 1000x unit slip for an hour, its
 volume cut to 40 % for an hour, a renamed field for two hours, a 5x spike for an hour, a 3.4x
-level followed by seven hours of failed crawls (the hold outlives HOLD_ALERT_HOURS), or a lasting
-real move (70 % off from hour 16 to the end of the day).
+level followed by seven hours of failed crawls (the hold outlives HOLD_ALERT_HOURS), a lasting
+real move (70 % off from hour 16 to the end of the day); and two holds a person settles between
+two runs (`gpuprices reject` of a 3.4x level, `gpuprices accept` of a 70 % move).
 
 Covered: every hour, every source without a fault that hour published that hour's observations
 (a faulty source never stops the others); a faulty crawl is failed (naming the field) or held,
 never published as it came; a failed source's observations stay as they were. At the end, every
 held crawl was settled the way its rule says (pipelines/quality/settlement.py): a level that
 reverts rejected as a glitch, the lasting move confirmed and landed with its own hours, the long
-hold alerted on as unresolved once before it was settled, no crawl left held; and nothing was lost
+hold alerted on as unresolved once before it was settled, a person's decision recorded as theirs
+and acted on by the next run, no crawl left held; and nothing was lost
 or counted twice: observations are unique per offer and hour, every raw crawl is published,
 rejected with a reason, or failed with a reason.
 
@@ -28,6 +30,7 @@ import dagster as dg
 import duckdb
 import pytest
 
+from pipelines.cli.reject import decide_crawls
 from pipelines.defs import normalize as normalize_module
 from pipelines.defs.ingest import raw_assets
 from pipelines.defs.normalize import observation_batch, observations
@@ -62,7 +65,13 @@ FAULTS = [
     Fault("renamed field", "matpool_cn", range(14, 21), "failed", renamed=True, named="gpu_model"),
     Fault("lasting real move (70 % off)", "gpugeek_cn", range(16, HOURS), "confirmed",
           factor=0.3),
+    Fault("3.4x level, a person rejects it", "vastai", range(19, 20), "rejected", factor=3.4,
+          person="rejected"),
+    Fault("lasting move (70 % off), a person accepts it", "vultr", range(21, HOURS), "accepted",
+          factor=0.3, person="accepted"),
 ]
+SETTLED_BY = {"reverted": "rule:", "confirmed": "rule:", "rejected": "person:",
+              "accepted": "person:"}
 SETTLING = [f for f in FAULTS if f.settles != "failed"]
 ASSETS = [*raw_assets, observation_batch, observations, observation_batch_meets_expectations,
           observation_batch_sources_consistent, observations_unique_per_offer_hour]
@@ -123,6 +132,11 @@ def soak(tmp_path_factory):
             result = run_hour(ASSETS, SELECTION, crawler, database)
             with duckdb.connect(database.database, read_only=True) as con:
                 hours.append(outcome(con, hour, at, result.success))
+                held = {s: c for s, c in read(con, "select source, crawl_id from raw.crawls "
+                                                   "where status = 'held'")}
+            for fault in (f for f in FAULTS if f.person and f.hours.start == hour):
+                # what `gpuprices accept|reject <crawl_id>` does, between two runs
+                decide_crawls((held[fault.source],), fault.person, "soak: a person settles it")
     finally:
         mp.undo()
     yield hours, database.database, day
@@ -138,8 +152,16 @@ def crawls_of(con, fault: Fault, day: datetime) -> list[tuple]:
 
 
 def decisions_of(con, crawl_id: str) -> list[tuple]:
+    """In the order they were recorded (a person's decision carries the real clock's time, the
+    rules' the simulated one)."""
     return read(con, "select decision, decided_by, reason from raw.crawl_decisions "
-                     "where crawl_id = ? order by decided_at", [crawl_id])
+                     "where crawl_id = ? order by rowid", [crawl_id])
+
+
+def lands_from(fault: Fault) -> int:
+    """The first hour whose run lands the fault's move: confirmed by CONFIRMING_CRAWLS crawls
+    after it, or in the run after a person accepted it."""
+    return fault.hours.start + (CONFIRMING_CRAWLS if fault.settles == "confirmed" else 1)
 
 
 def test_every_run_succeeds_and_the_sources_without_a_fault_publish(soak):
@@ -157,8 +179,7 @@ def test_a_faulty_crawl_is_failed_naming_the_field_or_held(soak):
             if fault.settles == "failed":
                 assert fault.named in h.failed.get(source, ""), (h.hour, fault, h)
                 continue
-            lands_now = (fault.settles == "confirmed"
-                         and h.hour >= fault.hours.start + CONFIRMING_CRAWLS)
+            lands_now = fault.settles in ("confirmed", "accepted") and h.hour >= lands_from(fault)
             assert (source in h.published) == lands_now, (h.hour, fault, h)
 
 
@@ -174,8 +195,9 @@ def test_a_failed_source_keeps_its_last_good_prices(soak):
 
 
 def test_every_held_crawl_is_settled_by_its_rule(soak):
-    """A reverting level is rejected as a glitch, the lasting move lands with its own hours, the
-    long hold is alerted on once before it is settled; every decision is a rule's."""
+    """A reverting level is rejected as a glitch, a lasting move lands with its own hours, the
+    long hold is alerted on once before it is settled; a person's accept or reject settles a
+    hold before any rule, and is recorded as theirs; every other decision is a rule's."""
     _, path, day = soak
     with duckdb.connect(path, read_only=True) as con:
         for fault in SETTLING:
@@ -184,25 +206,26 @@ def test_every_held_crawl_is_settled_by_its_rule(soak):
             for crawl_id, hour, status, failures in crawls:
                 made = decisions_of(con, crawl_id)
                 words = [d for d, _, _ in made]
-                if not made:   # after the move landed, its level is the source's own: clean
-                    assert fault.settles == "confirmed" \
-                        and hour > fault.hours.start + CONFIRMING_CRAWLS, (fault, hour)
-                    assert status == "passed", (fault, hour, status)
-                    continue
-                assert words[-1] == fault.settles, (fault, hour, made)
-                assert all(by.startswith("rule:") for _, by, _ in made), made
-                assert ("unresolved" in words) == fault.alerted, (fault, made)
                 published = read(con, "select count(*) from observations where source = ? "
                                       "and observed_hour = ?",
                                  [fault.source, day + timedelta(hours=hour)])[0][0]
-                if fault.settles == "reverted":
-                    assert words[0] == "held" and status == "rejected", (fault, made, status)
-                    assert any("reverted: a glitch" in f for f in failures), failures
-                    assert published == 0, (fault, hour)
-                else:   # confirmed: landed with its original observation hour
-                    assert status == "passed" and published > 0, (fault, hour, status)
-                    if hour < fault.hours.start + CONFIRMING_CRAWLS:
-                        assert words[0] == "held", (fault, made)
+                assert ("unresolved" in words) == (fault.alerted and bool(made)), (fault, made)
+                if fault.settles in ("reverted", "rejected"):
+                    assert words[0] == "held" and words[-1] == fault.settles, (fault, made)
+                    assert made[-1][1].startswith(SETTLED_BY[fault.settles]), made
+                    assert status == "rejected" and published == 0, (fault, hour, status)
+                    assert any(fault.settles in f for f in failures), failures
+                    continue
+                # a move: landed with its original observation hour
+                assert status == "passed" and published > 0, (fault, hour, status)
+                if hour == fault.hours.start:   # held, then settled by the rule or the person
+                    assert words[0] == "held" and words[-1] == fault.settles, (fault, made)
+                    assert made[-1][1].startswith(SETTLED_BY[fault.settles]), made
+                elif hour < lands_from(fault):   # held too, then landed at the move's level
+                    assert words == ["held", "confirmed"], (fault, hour, made)
+                elif made:                       # the crawl whose run landed the move
+                    assert words == ["confirmed"] and hour == lands_from(fault), (fault, made)
+                # later crawls: the move's level is the source's own, they land as they come
         alerts = read(con, "select count(*) from alerts.outbox where rule = 'held_crawl'")
     assert alerts == [(sum(f.alerted for f in SETTLING),)]
 
@@ -244,8 +267,8 @@ def test_figures(soak):
         made = read(con, "select decision, split_part(decided_by, ':', 1), count(*) "
                          "from raw.crawl_decisions group by all order by all")
         # every crawl ever held: its last decision, and by whom (a rule or a person)
-        holds = read(con, "select arg_max(decision, decided_at), "
-                          "split_part(arg_max(decided_by, decided_at), ':', 1), "
+        holds = read(con, "select arg_max(decision, rowid), "
+                          "split_part(arg_max(decided_by, rowid), ':', 1), "
                           "bool_or(decision = 'unresolved') from raw.crawl_decisions "
                           "group by crawl_id having bool_or(decision = 'held')")
     print(f"crawls by final status: {dict(statuses)}")
@@ -256,6 +279,6 @@ def test_figures(soak):
           f"({', '.join(settled['rule'])}); by a person: {len(settled['person'])}; "
           f"unresolved at the end: {sum(d in ('held', 'unresolved') for d, _, _ in holds)}; "
           f"alerted as unresolved before being settled: {sum(a for _, _, a in holds)}")
-    # the holds the faults make: every crawl of a reverting one, the first crawls of the move
-    assert len(holds) == sum(len(f.hours) if f.settles == "reverted" else CONFIRMING_CRAWLS
-                             for f in SETTLING)
+    # the holds the faults make: every crawl of a reverting one, a move's until it lands
+    assert len(holds) == sum(len(f.hours) if f.settles in ("reverted", "rejected")
+                             else lands_from(f) - f.hours.start for f in SETTLING)

@@ -41,9 +41,9 @@ class Fault:
     """What a vendor's answer does wrong for `hours` (hours of the day) and how the run must take
     it: `settles` is the decision the settlement rules must reach on its held crawls
     (pipelines/quality/settlement.py): "reverted" (a glitch, rejected), "confirmed" (a real move,
-    landed with its own hours); or "failed": the crawl itself fails, naming `named`, and nothing
-    is held. `alerted`: the hold outlives HOLD_ALERT_HOURS before it is settled, so it is alerted
-    on as unresolved first."""
+    landed with its own hours), or the `person`'s decision; or "failed": the crawl itself fails,
+    naming `named`, and nothing is held. `alerted`: the hold outlives HOLD_ALERT_HOURS before
+    it is settled, so it is alerted on as unresolved first."""
     name: str
     source: str
     hours: range
@@ -53,6 +53,9 @@ class Fault:
     renamed: bool = False        # the source's key renamed (`<key>_v2`)
     named: str = ""
     alerted: bool = False
+    # 'accepted' | 'rejected': a person settles the first held crawl right after its run
+    # (`gpuprices accept` / `reject`), before any rule could
+    person: str = ""
 
     @property
     def variant(self) -> str:
