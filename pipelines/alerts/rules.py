@@ -26,6 +26,8 @@ from spiders.parsing.regions import RegionParseError
 CONFIG_ENV = "GPUPRICES_ALERTS_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "alerts.toml"
 # Every rule that writes to alerts.outbox; run_failure comes from notices.py, not from the file.
+# (The pipeline writes `held_crawl` alerts too, not a rule of the file either: a crawl held back
+# by a blocking rule past its hours, pipelines/defs/crawl_holds.py.)
 RULES = ("drop", "new_low", "month_end_dip", "watch", "workload_cheaper", "run_failure")
 
 

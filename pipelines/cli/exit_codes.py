@@ -15,7 +15,8 @@
      rows (like grep's 1: scripts can tell "nothing" from "broken"; csv/json output is still
      well-formed: a header row, `[]`)
   4  partial: `run` landed some sources and others failed (a source skipped for a missing key,
-     or an opt-in one the run did not name, is not a failure)
+     or an opt-in one the run did not name, is not a failure; nor is a source whose crawl a
+     blocking rule held back: a warning, the summary says since when and why)
   5  locked: another `run` held the data directory (data/.run.lock) longer than this one would
      wait (GPUPRICES_LOCK_WAIT seconds, default 1800; 0: do not wait); nothing was done
 """

@@ -48,8 +48,9 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     opted in is skipped with its reason: a warning, not a failure.
 
     \b
-    Exit codes: 0 every source landed (an opt-in source not named counts as not selected);
-    4 some sources failed, the others landed;
+    Exit codes: 0 every source landed (an opt-in source not named counts as not selected;
+    a source whose crawl a blocking rule held back is a warning: `gpuprices sources` and the
+    summary say why and how it settles); 4 some sources failed, the others landed;
     1 the run failed: a step failed (named first; prices.db and the feeds are published all the
     same when only the report, the alerts or the advice failed), or every source failed
     (nothing is republished); 2 usage error; 5 another run held the data directory longer

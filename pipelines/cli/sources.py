@@ -26,7 +26,8 @@ def sources_command() -> None:
     """List the sources: vendor, kind, fetch style, the path it reads now and the keys it lacks,
     what its vendor's terms say (automated access, index use), cards, price kinds, regions,
     snapshot, whether the default run crawls it (or why it is opt-in: `gpuprices run --source
-    S`, GPUPRICES_OPT_IN), last run."""
+    S`, GPUPRICES_OPT_IN), last run, and its holds: a crawl a blocking rule holds back now (since
+    when, why) and the last decision about one (what, by which rule or person, when)."""
     # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
     from spiders.registry import source_names, spider_class
     from spiders.terms import terms_of
@@ -34,7 +35,7 @@ def sources_command() -> None:
     facts = _source_facts()
     table = Table(title="sources", show_lines=True)
     for column in ("source", "vendor", "kind", "fetch", "path now", "terms", "cards", "kind/period",
-                   "regions", "snapshot", "prices", "default run", "last run"):
+                   "regions", "snapshot", "prices", "default run", "last run", "holds"):
         table.add_column(column, overflow="fold")
     for name in source_names():
         spider = spider_class(name)
@@ -50,7 +51,7 @@ def sources_command() -> None:
                       seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
                       escape(seen.get("prices") or snapshot_prices_text(meta)),
                       escape(opt_in_reason(name) or "crawled"),
-                      escape(seen.get("last_run", "never run")))
+                      escape(seen.get("last_run", "never run")), escape(seen.get("holds", "-")))
     console.print(table)
 
 
@@ -101,4 +102,26 @@ def _facts(con) -> dict[str, dict]:
         facts.setdefault(crawl["source"], {})["last_run"] = last
     for source, label in source_price_labels(con).items():
         facts.setdefault(source, {})["prices"] = label
+    for source, text in holds_text(con).items():
+        facts.setdefault(source, {})["holds"] = text
     return facts
+
+
+def holds_text(con) -> dict[str, str]:
+    """{source: its held crawls (since when, why) and its last decision (what, who, when)}; {}
+    for a database made before crawls were held (no raw.crawl_decisions)."""
+    import duckdb
+
+    try:
+        held = con.execute(sql_text(__file__, "held_crawls")).fetchall()
+        last = con.execute(sql_text(__file__, "last_decisions")).fetchall()
+    except duckdb.CatalogException:
+        return {}
+    lines: dict[str, list[str]] = {}
+    for source, crawl_id, since, reason in held:
+        when = f"{since:%Y-%m-%d %H:%M}" if since else "?"
+        lines.setdefault(source, []).append(f"HELD since {when} ({crawl_id}): {reason}")
+    for source, crawl_id, decision, by, at, _ in last:
+        lines.setdefault(source, []).append(f"last: {decision} {at:%Y-%m-%d %H:%M} by {by} "
+                                            f"({crawl_id})")
+    return {source: "; ".join(text) for source, text in lines.items()}

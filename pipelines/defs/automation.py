@@ -63,6 +63,19 @@ def failed_sources(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str,
     return sorted(failed)
 
 
+def held_sources(instance: dg.DagsterInstance, run_id: str) -> list[tuple[str, str]]:
+    """(source, since when) for every source a blocking rule holds a crawl of after a run (the
+    run's sources_are_fresh check says so)."""
+    records = instance.get_records_for_run(
+        run_id=run_id, of_type=dg.DagsterEventType.ASSET_CHECK_EVALUATION).records
+    held = []
+    for record in records:
+        evaluation = record.event_log_entry.dagster_event.event_specific_data
+        if evaluation.check_name == "sources_are_fresh" and "held" in evaluation.metadata:
+            held += [(h["source"], h["held_since"]) for h in evaluation.metadata["held"].value]
+    return sorted(held)
+
+
 @dg.run_failure_sensor(monitored_jobs=[gpuprices_job],
                        default_status=dg.DefaultSensorStatus.RUNNING,
                        description="A failed run is reported through the alert channels.")
@@ -75,9 +88,16 @@ def run_failure_alert_sensor(context: dg.RunFailureSensorContext) -> None:
 @dg.run_status_sensor(run_status=dg.DagsterRunStatus.SUCCESS, monitored_jobs=[gpuprices_job],
                       default_status=dg.DefaultSensorStatus.RUNNING,
                       description="A run that succeeded with some sources failed reports those "
-                                  "sources and why, through the alert channels.")
+                                  "sources and why, through the alert channels; and the sources "
+                                  "a blocking rule holds a crawl of (once per hold: the same "
+                                  "notice is not sent again).")
 def failed_source_alert_sensor(context: dg.RunStatusSensorContext) -> None:
     failed = failed_sources(context.instance, context.dagster_run.run_id)
     if failed:
         body = "\n".join(f"{source}: {reason}" for source, reason in failed)
         notify_run_failure(f"gpuprices: {len(failed)} source(s) failed to crawl", body)
+    held = held_sources(context.instance, context.dagster_run.run_id)
+    if held:
+        body = "\n".join(f"{source}: held since {since} (`gpuprices sources` says why; it "
+                         "settles by rule, or gpuprices accept / reject)" for source, since in held)
+        notify_run_failure(f"gpuprices: {len(held)} source(s) held by a blocking rule", body)

@@ -50,8 +50,10 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
     a vendor's rows within what is normalized together); the landing crawls are then normalized
     together, as the batch always was (an offer-hour two of them saw is kept once)."""
     alone = [normalize_pending(offers) for offers in _by_crawl(pending).values()]
-    _write_batch(con, pd.concat([b for b, _ in alone], ignore_index=True) if alone else
-                 pd.DataFrame(), [q for _, refused in alone for q in refused], pending)
+    judged = pd.concat([b for b, _ in alone], ignore_index=True) if alone else pd.DataFrame()
+    if len(judged):   # an offer-hour two crawls saw is the earlier one's, as normalize_pending
+        judged = judged.drop_duplicates(["offer_id", "observed_hour"])   # keeps it (crawl order)
+    _write_batch(con, judged, [q for _, refused in alone for q in refused], pending)
     levels = con.execute(sql_text(__file__, "crawl_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
     reasons = _merged(row_reasons(batch_frame(con), now), level_reasons(levels))

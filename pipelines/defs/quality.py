@@ -84,19 +84,25 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
 
 @dg.asset_check(asset="observations", pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
                 description=f"Every source that ever landed has a passing crawl in the last "
-                            f"{FRESHNESS_HOURS:g} h (GPUPRICES_FRESHNESS_HOURS). Not blocking: a "
-                            "stale source's earlier rows are still right; it is a warning.")
+                            f"{FRESHNESS_HOURS:g} h (GPUPRICES_FRESHNESS_HOURS), and none has a "
+                            "crawl a blocking rule holds back. Not blocking: a stale or held "
+                            "source's earlier rows are still right; it is a warning.")
 def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:
     with duckdb.get_connection() as con:
-        stale = con.execute(sql_text(__file__, "stale_sources"),
+        found = con.execute(sql_text(__file__, "stale_sources"),
                             {"freshness_hours": FRESHNESS_HOURS}).fetchall()
+    stale = [(s, t) for s, t, _, fresh in found if not fresh]
+    held = [(s, t) for s, _, t, _ in found if t is not None]
+    said = ([f"stale sources: {', '.join(s for s, _ in stale)}"] if stale else []) + \
+        ([f"held sources: {', '.join(f'{s} (since {t:%Y-%m-%d %H:%M})' for s, t in held)}"]
+         if held else [])
     return dg.AssetCheckResult(
-        passed=not stale,
+        passed=not found,
         severity=dg.AssetCheckSeverity.WARN,
-        description=(f"stale sources: {', '.join(s for s, _ in stale)}" if stale
-                     else "every source crawled recently"),
+        description="; ".join(said) if said else "every source crawled recently, none held",
         metadata={"stale": dg.MetadataValue.json(
-            [{"source": s, "last_passing_crawl": str(t)} for s, t in stale])},
+            [{"source": s, "last_passing_crawl": str(t)} for s, t in stale]),
+            "held": dg.MetadataValue.json([{"source": s, "held_since": str(t)} for s, t in held])},
     )
 
 

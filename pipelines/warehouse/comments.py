@@ -35,6 +35,10 @@ TABLES = {
     "raw.crawls": "One row per crawl of one source: the monitor's verdict and what became of "
                   "its offers.",
     "raw.offers": "Every offer a passing crawl yielded, exactly as the spider emitted it (JSON).",
+    "raw.crawl_decisions": "Every decision about a crawl a blocking rule held back: held (the "
+                           "check, figure, bound), settled by a rule (confirmed, reverted, "
+                           "cleared), alerted on (unresolved), or accepted / rejected by a "
+                           "person; who, when, why.",
     "alerts.outbox": "Every alert detected, with its delivery status: one row per alert.",
     "advisor.workload_advice": "The cheapest configurations that fit each saved workload "
                                "(pipelines/workloads.yaml), from the latest prices.",

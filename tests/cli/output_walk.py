@@ -28,6 +28,7 @@ from pipelines.cli.group import LazyCommand, main
 WRITERS: dict[str, list[str]] = {
     "run": ["--source", "idc_sinnet_bj"],
     "reject": ["no-such-crawl", "--reason", "a test"],
+    "accept": ["no-such-crawl", "--reason", "a test"],
     "export": ["--format", "csv"],
     "report": [],
     "demo": ["--months", "1"],

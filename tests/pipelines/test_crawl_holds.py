@@ -233,25 +233,27 @@ def work_db(tmp_path):
     return resource
 
 
-def test_accept_records_the_person_and_the_crawl_lands_next_run(work_db):
+def _decided_by_hand(work_db, command: str, reason: str) -> str:
+    """A clean hour, a held spike of idc_b, then `command` (accept | reject) on it: the decision
+    recorded as the person's. The held crawl's id."""
     _run(work_db, 8, CLEAN)
     held = _run(work_db, 9, {**CLEAN, "idc_b": BASE * 3.4})["idc_b"]
-    result = _cli(work_db, "accept", held, "--reason", "a 70 % promotion, on the vendor's page")
+    result = _cli(work_db, command, held, "--reason", reason)
     assert result.exit_code == 0, result.output
     decision, by, *_ = _decisions(work_db, held)[-1]
-    assert (decision, by) == ("accepted", f"person:{getpass.getuser()}")
+    assert (decision, by) == (f"{command}ed", f"person:{getpass.getuser()}")
+    return held
+
+
+def test_accept_records_the_person_and_the_crawl_lands_next_run(work_db):
+    held = _decided_by_hand(work_db, "accept", "a 70 % promotion, on the vendor's page")
     _run(work_db, 10, CLEAN)
     assert _landed(work_db)["idc_b"] == [8, 9, 10]
     assert _crawl_row(work_db, held) == ("passed", True)
 
 
 def test_reject_records_the_person_and_the_crawl_never_lands(work_db):
-    _run(work_db, 8, CLEAN)
-    held = _run(work_db, 9, {**CLEAN, "idc_b": BASE * 3.4})["idc_b"]
-    result = _cli(work_db, "reject", held, "--reason", "currency misread")
-    assert result.exit_code == 0, result.output
-    decision, by, *_ = _decisions(work_db, held)[-1]
-    assert (decision, by) == ("rejected", f"person:{getpass.getuser()}")
+    held = _decided_by_hand(work_db, "reject", "currency misread")
     assert _crawl_row(work_db, held) == ("rejected", False)
     _run(work_db, 10, {**CLEAN, "idc_b": BASE * 3.4})
     assert _landed(work_db)["idc_b"] == [8]        # the next one at that level is held in turn
