@@ -255,7 +255,7 @@ def test_observations_are_unique_per_offer_hour(soak):
 
 def test_figures(soak):
     """The soak's figures, printed for the closing note (`pytest -rP`)."""
-    hours, path, _ = soak
+    hours, path, day = soak
     per_hour = [len(h.published) for h in hours]
     print(f"soak: {len(hours)} hourly runs, {len(SOAK_SOURCES)} sources, {len(FAULTS)} faults "
           f"({sum(len(f.hours) for f in FAULTS)} faulty source-hours); HOLD_ALERT_HOURS "
@@ -266,6 +266,10 @@ def test_figures(soak):
         statuses = read(con, "select status, count(*) from raw.crawls group by 1 order by 1")
         made = read(con, "select decision, split_part(decided_by, ':', 1), count(*) "
                          "from raw.crawl_decisions group by all order by all")
+        by_check = read(con, "select source, hour(c.started_at - ?::timestamptz)::int, "
+                             "d.check_name, d.figure, d.bound from raw.crawl_decisions as d "
+                             "join raw.crawls as c using (crawl_id, source) "
+                             "where d.decision = 'held' order by 2", [day])
         # every crawl ever held: its last decision, and by whom (a rule or a person)
         holds = read(con, "select arg_max(decision, rowid), "
                           "split_part(arg_max(decided_by, rowid), ':', 1), "
@@ -273,6 +277,8 @@ def test_figures(soak):
                           "group by crawl_id having bool_or(decision = 'held')")
     print(f"crawls by final status: {dict(statuses)}")
     print("decisions: " + ", ".join(f"{d} by {by} {n}" for d, by, n in made))
+    for source, hour, check, figure, bound in by_check:
+        print(f"  held: hour {hour} {source}: {check} {figure}, bound {bound}")
     settled = {by: sorted(d for d, b, _ in holds if b == by and d not in ("held", "unresolved"))
                for by in ("rule", "person")}
     print(f"holds: {len(holds)}; settled by rule: {len(settled['rule'])} "
