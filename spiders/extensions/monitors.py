@@ -23,17 +23,12 @@ SKIPPED_STAT = "offers_skipped/"
 
 def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
              errors: list[str], max_size: int = 0) -> list[str]:
-    """The failures of one crawl, as sentences; an empty list means it passed."""
+    """The failures of one crawl, as sentences; an empty list means it passed. The causes come
+    first (a status, a missing field, a parse error), the count of offers they left last: the
+    first sentence is the one a short view shows (`gpuprices sources`, a log line)."""
     failures = []
     if stats.get("finish_reason") != "finished":
         failures.append(f"crawl ended with {stats.get('finish_reason')!r}, not 'finished'")
-    if offers < min_offers:
-        failures.append(f"only {offers} offers collected (expected at least {min_offers})")
-        skipped = {k[len(SKIPPED_STAT):]: v for k, v in stats.items()
-                   if k.startswith(SKIPPED_STAT)}
-        if skipped:   # what the spider left out may be every row: a changed unit or label
-            failures.append("rows left out: " + ", ".join(
-                f"{reason} x{count}" for reason, count in sorted(skipped.items())))
     for field, count in sorted(missing.items()):
         failures.append(f"{count} of {offers} offers miss required field {field!r}")
     prefix = "downloader/exception_type_count/"
@@ -59,6 +54,13 @@ def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
         codes = ", ".join(f"HTTP {code} x{count}" for code, count in sorted(statuses.items()))
         failures.append(f"{sum(statuses.values())} responses had an error status ({codes})")
     failures.extend(errors[:5])
+    if offers < min_offers:
+        skipped = {k[len(SKIPPED_STAT):]: v for k, v in stats.items()
+                   if k.startswith(SKIPPED_STAT)}
+        if skipped:   # what the spider left out may be every row: a changed unit or label
+            failures.append("rows left out: " + ", ".join(
+                f"{reason} x{count}" for reason, count in sorted(skipped.items())))
+        failures.append(f"only {offers} offers collected (expected at least {min_offers})")
     return failures
 
 

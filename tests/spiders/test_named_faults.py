@@ -59,8 +59,17 @@ def test_json_is_still_read_whatever_its_label():
 def test_rows_left_out_are_named_when_too_few_offers_remain(offers, skipped, expected):
     stats = {**FINISHED, **{SKIPPED_STAT + reason: n for reason, n in skipped.items()}}
     failures = evaluate(stats, offers=offers, min_offers=20, missing=Counter(), errors=[])
-    assert failures[0].startswith(f"only {offers} offers collected")
-    assert expected in failures
+    # the cause first (what a short view shows), the count it left last
+    assert failures == [expected, f"only {offers} offers collected (expected at least 20)"]
+
+
+def test_the_cause_comes_before_the_count_it_left():
+    stats = {**FINISHED, "httperror/response_ignored_status_count/403": 1}
+    failures = evaluate(stats, offers=0, min_offers=20, missing=Counter(),
+                        errors=["parse error on https://x.test/: field 'gpu_name' missing"])
+    assert failures == ["1 responses had an error status (HTTP 403 x1)",
+                        "parse error on https://x.test/: field 'gpu_name' missing",
+                        "only 0 offers collected (expected at least 20)"]
 
 
 def test_rows_left_out_of_a_passing_crawl_are_no_failure():
