@@ -69,7 +69,10 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
         _write_batch(con, batch, quarantined, landing)
         # what is normalized together may differ from each crawl alone (an offer-hour a
         # left-out crawl kept now comes from the next crawl that saw it): judged again, so the
-        # blocking checks never meet a row no rule saw
+        # blocking checks never meet a row no rule saw (the same rows: judged already)
+        if _row_keys(batch) == _row_keys(judged[judged["crawl_id"].isin(outcome.landing)]
+                                         if len(judged) else judged):
+            break
         again = row_reasons(batch_frame(con), now)
         if not again:
             break
@@ -89,6 +92,12 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
     left_out = [q for _, refused in alone for q in refused if q["crawl_id"] not in outcome.landing]
     _record_quarantine(con, quarantined + left_out)
     return BatchMade(outcome, batch, quarantined + left_out, len(landing))
+
+
+def _row_keys(rows: pd.DataFrame) -> set[tuple]:
+    if not len(rows):
+        return set()
+    return set(zip(rows["crawl_id"], rows["offer_id"], rows["observed_hour"], strict=True))
 
 
 def _by_crawl(pending: list[tuple]) -> dict[str, list[tuple]]:

@@ -98,6 +98,8 @@ def fake_run(statuses: list[str], failed_step: str | None = None) -> SimpleNames
     (["passed", "failed"], None, 4),                       # partial
     (["failed", "failed"], None, 1),                       # every source failed
     (["passed", "passed"], "report__price_report", 1),     # a step failed
+    (["passed", "held"], None, 0),       # a source a blocking rule held back: a warning
+    (["held", "failed"], None, 4),       # held is not failed: not "every source failed"
 ])
 def test_the_run_summary_exits_as_documented(statuses, failed_step, code, monkeypatch, tmp_path):
     monkeypatch.setenv("GPUPRICES_DATA_DIR", str(tmp_path))      # nothing published here

@@ -201,6 +201,19 @@ def test_freshness_warns_about_stale_sources(db):
     assert [s["source"] for s in result.metadata["stale"].value] == ["idc_old"]
 
 
+def test_freshness_names_a_held_source_with_since_when(db):
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                    "finished_at) values ('a1', 'idc_a', 'live', true, 'passed', 5, now()), "
+                    "('b0', 'idc_b', 'live', true, 'passed', 5, now() - interval 1 hour), "
+                    "('b1', 'idc_b', 'live', true, 'held', 5, now())")
+    result = sources_are_fresh(duckdb=db)
+    assert not result.passed and result.severity == dg.AssetCheckSeverity.WARN
+    assert result.metadata["stale"].value == []        # its last crawl that landed is recent
+    assert [h["source"] for h in result.metadata["held"].value] == ["idc_b"]
+    assert result.description.startswith("held sources: idc_b (since ")
+
+
 def _seed_raw_offer(db: DuckDBResource) -> None:
     item = {"source": "idc_x", "vendor": "X IDC", "vendor_kind": "idc", "sku": "A100 | 1",
             "gpu_text": "NVIDIA A100 80G", "gpu_count": "1", "region_text": "北京",

@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from pipelines.cli.group import main
+from pipelines.cli.sources import holds_text
 from pipelines.defs.normalize import observation_batch, observations
 from pipelines.defs.quality import (
     batch_frame,
@@ -177,6 +178,12 @@ def test_a_faulty_source_is_held_and_the_others_land(spiked):
     assert (decision, by, check) == ("held", "rule:observation_batch_sources_consistent",
                                      "observation_batch_sources_consistent")
     assert (figure, bound) == ("3.4 (A100-80GB)", "0.333..3")
+    with duckdb.connect(db.database, read_only=True) as con:   # as `gpuprices sources` shows it
+        shown = holds_text(con)
+    assert list(shown) == ["idc_b"]
+    assert shown["idc_b"].startswith("HELD since 20") and f"({held}): " in shown["idc_b"]
+    assert "price_level_ratio 3.4 (A100-80GB), bound 0.333..3" in shown["idc_b"]
+    assert "last: held 20" in shown["idc_b"]
 
 
 def test_a_spike_that_reverts_is_rejected_and_every_source_lands(spiked):
@@ -187,6 +194,8 @@ def test_a_spike_that_reverts_is_rejected_and_every_source_lands(spiked):
     assert [d[:2] for d in _decisions(db, held)] == [("held", "rule:observation_batch_sources_"
                                                                "consistent"),
                                                       ("reverted", "rule:reverted")]
+    with duckdb.connect(db.database, read_only=True) as con:
+        assert holds_text(con)["idc_b"].startswith("last: reverted ")
 
 
 def test_a_move_the_next_crawls_confirm_lands_with_its_original_time(spiked):
