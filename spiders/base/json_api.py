@@ -66,11 +66,36 @@ def json_shape_problem(body: bytes) -> str | None:
     return None
 
 
+class NotJson(ValueError):
+    """An answer where JSON was expected that is not JSON: an error or login page, mostly."""
+
+
+_TITLE = re.compile(rb"<title[^>]*>(.{0,120}?)</title>", re.I | re.S)
+
+
+def not_json_reason(response: Response, error: ValueError) -> str:
+    """Why a body did not decode, naming what came instead: an HTML page (with its title and
+    Content-Type: a vendor's error or captcha page served with HTTP 200), or the decoder's
+    error."""
+    head = response.body[:2048].lstrip()
+    content_type = response.headers.get("Content-Type", b"").decode("latin-1") or "none"
+    if head[:1] == b"<" or "html" in content_type.lower():
+        title = _TITLE.search(response.body[:65536])
+        said = f", title {title[1].decode('utf-8', 'replace').strip()!r}" if title else ""
+        return (f"expected JSON from {response.url}, got an HTML page (HTTP {response.status}, "
+                f"Content-Type {content_type}{said})")
+    return f"expected JSON from {response.url}, got a body that is not JSON ({error})"
+
+
 def checked_json(response: Response) -> Any:
-    """`response.json()`, refusing a pathological body with a named reason first."""
+    """`response.json()`, refusing a pathological body with a named reason first, and naming what
+    came instead of JSON when the body is not JSON."""
     if (problem := json_shape_problem(response.body)) is not None:
         raise PathologicalJson(f"refused JSON from {response.url}: {problem}")
-    return response.json()
+    try:
+        return response.json()
+    except ValueError as exc:   # json.JSONDecodeError, or Scrapy's "not a text response"
+        raise NotJson(not_json_reason(response, exc)) from None
 
 
 def dig(data: Any, dotted_path: str) -> Any:

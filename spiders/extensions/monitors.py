@@ -17,15 +17,18 @@ from scrapy.crawler import Crawler
 from spiders.items import missing_fields
 from spiders.layout import crawl_verdict_path, data_dir
 
+# The stats a spider's skip() counts, one per reason (spiders/base/spider.py).
+SKIPPED_STAT = "offers_skipped/"
+
 
 def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
              errors: list[str], max_size: int = 0) -> list[str]:
-    """The failures of one crawl, as sentences; an empty list means it passed."""
+    """The failures of one crawl, as sentences; an empty list means it passed. The causes come
+    first (a status, a missing field, a parse error), the count of offers they left last: the
+    first sentence is the one a short view shows (`gpuprices sources`, a log line)."""
     failures = []
     if stats.get("finish_reason") != "finished":
         failures.append(f"crawl ended with {stats.get('finish_reason')!r}, not 'finished'")
-    if offers < min_offers:
-        failures.append(f"only {offers} offers collected (expected at least {min_offers})")
     for field, count in sorted(missing.items()):
         failures.append(f"{count} of {offers} offers miss required field {field!r}")
     prefix = "downloader/exception_type_count/"
@@ -51,7 +54,22 @@ def evaluate(stats: dict, *, offers: int, min_offers: int, missing: Counter,
         codes = ", ".join(f"HTTP {code} x{count}" for code, count in sorted(statuses.items()))
         failures.append(f"{sum(statuses.values())} responses had an error status ({codes})")
     failures.extend(errors[:5])
+    if offers < min_offers:
+        skipped = {k[len(SKIPPED_STAT):]: v for k, v in stats.items()
+                   if k.startswith(SKIPPED_STAT)}
+        if skipped:   # what the spider left out may be every row: a changed unit or label
+            failures.append("rows left out: " + ", ".join(
+                f"{reason} x{count}" for reason, count in sorted(skipped.items())))
+        failures.append(f"only {offers} offers collected (expected at least {min_offers})")
     return failures
+
+
+def parse_error_text(error: BaseException) -> str:
+    """A parse error in words. A KeyError's own text is the bare key (`'gpu_name'`); a key the
+    spider reads that is gone is a renamed or dropped field, and the verdict says so."""
+    if isinstance(error, KeyError) and error.args:
+        return f"field {error.args[0]!r} missing from the answer (KeyError: renamed or dropped?)"
+    return str(error) or type(error).__name__
 
 
 class OfferMonitor:
@@ -75,7 +93,7 @@ class OfferMonitor:
         self.missing.update(missing_fields(item))
 
     def spider_error(self, failure, response, spider) -> None:
-        self.errors.append(f"parse error on {response.url}: {failure.getErrorMessage()}")
+        self.errors.append(f"parse error on {response.url}: {parse_error_text(failure.value)}")
 
     def spider_closed(self, spider, reason) -> None:
         stats = dict(self.crawler.stats.get_stats())
@@ -95,7 +113,7 @@ class OfferMonitor:
             "failures": failures,
             "stats": {k: v for k, v in stats.items()
                       if k.startswith(("retry/", "downloader/response_status_count/",
-                                       "httperror/", "robotstxt/"))},
+                                       "httperror/", "robotstxt/", SKIPPED_STAT))},
         }
         crawl_id = verdict["crawl_id"] or "adhoc"
         path = crawl_verdict_path(spider.name, crawl_id,

@@ -68,8 +68,10 @@ class AzureSpider(JsonApiSpider):
         names = f"{offer.get('productName', '')} {offer.get('skuName', '')}"
         # Windows meters carry the OS licence ("Windows", some H100 ones "Win"); Low Priority
         # meters were retired in 2025. Neither is a GPU price.
-        if (re.search(r"\bWin(dows)?\b|Low Priority", names)
-                or offer.get("unitOfMeasure") != "1 Hour"):
+        if re.search(r"\bWin(dows)?\b|Low Priority", names):
+            return
+        if (unit := offer.get("unitOfMeasure")) != "1 Hour":   # named if it drops every row
+            self.skip(f"unitOfMeasure {unit!r}, not '1 Hour'")
             return
         card = next((v for k, v in GPU_SKUS.items() if re.fullmatch(k, offer["armSkuName"])), None)
         if card is None:
