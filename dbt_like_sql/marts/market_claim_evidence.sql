@@ -11,6 +11,8 @@
    the guides' words, see docs/market-claims.md. Claims about no named card look at the four
    mission families only (A100, H100, H800, RTX 4090). The families, the minimum of changes and
    the unit's precision: the `params` CTE. */
+-- grain: claim_id, vendor, offer_line, value
+-- audit: has_offers: copies < 1 or offers is null
 with params as (
     select
         -- Claims that name no card look at the four mission families only.
