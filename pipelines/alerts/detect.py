@@ -29,9 +29,8 @@ from pipelines.query.rows import records
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE
 
-# Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
-WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
 # Built by the SQL models; a database whose models predate it holds nothing back.
 HELD_TABLE = "marts.held_observations"
 
@@ -101,7 +100,7 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
             "ceiling": watch.max_price_cny_per_gpu_hour})
         alerts += [watch_alert(row, watch, texts) for row in rows]
     # The advisor writes the history; before its first run (or without it) there is none.
-    if rules.workload_cheaper.enabled and _table_exists(con, WORKLOAD_HISTORY_TABLE):
+    if rules.workload_cheaper.enabled and _table_exists(con, ADVICE_HISTORY_TABLE):
         rows = _records(con, "workload_cheaper",
                         {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
         alerts += [workload_cheaper_alert(row, texts, rules.workload_cheaper.channels)

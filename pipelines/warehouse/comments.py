@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_models import SqlModel, load_models, parsed_sql
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, ADVICE_TABLE, INDEX_TABLE
 from spiders.parsing.vendor_aliases import VENDOR_KINDS
 from spiders.price_basis import CRAWL_BASES
 
@@ -41,10 +42,10 @@ TABLES = {
                   "its offers.",
     "raw.offers": "Every offer a passing crawl yielded, exactly as the spider emitted it (JSON).",
     "alerts.outbox": "Every alert detected, with its delivery status: one row per alert.",
-    "advisor.workload_advice": "The cheapest configurations that fit each saved workload "
+    ADVICE_TABLE: "The cheapest configurations that fit each saved workload "
                                "(pipelines/workloads.yaml), from the latest prices.",
-    "advisor.workload_advice_history": "The best configuration of each workload at each run.",
-    "marts.price_index": "The GPU rental price index (docs/price-index.md): one row per series "
+    ADVICE_HISTORY_TABLE: "The best configuration of each workload at each run.",
+    INDEX_TABLE: "The GPU rental price index (docs/price-index.md): one row per series "
                          "(card class, market, offer kind, term) and closed day, chained on "
                          "matched offers; rows are only ever appended.",
 }
@@ -186,12 +187,10 @@ def _ddl_glossary() -> dict[str, str]:
 def _python_table_columns() -> dict[str, dict[str, str]]:
     """{table: {column: comment}} of the tables Python writes that describe their own columns."""
     from pipelines.advisor.records import ADVICE_COMMENTS
-    from pipelines.index import INDEX_TABLE
 
     index_ddl = Path(__file__).resolve().parents[1] / "index" / "sql" / "create_price_index.sql"
     return {INDEX_TABLE: ddl_comments(index_ddl),
-            "advisor.workload_advice": dict(ADVICE_COMMENTS),
-            "advisor.workload_advice_history": dict(ADVICE_COMMENTS)}
+            ADVICE_TABLE: dict(ADVICE_COMMENTS), ADVICE_HISTORY_TABLE: dict(ADVICE_COMMENTS)}
 
 
 def wanted_comments(models: tuple[SqlModel, ...] | None = None
