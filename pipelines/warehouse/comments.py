@@ -3,13 +3,14 @@
 
 The text comes from the SQL itself: a model's header block comment describes its table, and the
 trailing `-- ...` comment of a select line its column (read with sqlglot, outermost select only).
-A column without its own comment borrows the comment of the same column in the model it reads
-(then any model), then the comments of the DDL the Python assets run (pipelines/warehouse/sql/
-schema.sql, pipelines/alerts/sql/outbox.sql), then GLOSSARY below. TABLES describes the tables
-Python writes; the price index's columns are described by its own DDL (trailing comments of
-pipelines/index/sql/create_price_index.sql), the advisor's by ADVICE_COMMENTS
-(pipelines/advisor/records.py), beside their columns' types. Every column of every published
-table and view has a comment (tests/pipelines/test_published_catalog.py).
+A column without its own comment borrows the comment of the same column in the model it reads,
+then, for a column of the observations, its meaning there (OBSERVATION_GLOSSARY below), then the
+comment of the same column in any model, then the comments of the DDL the Python assets run
+(pipelines/warehouse/sql/schema.sql, pipelines/alerts/sql/outbox.sql), then GLOSSARY below.
+TABLES describes the tables Python writes; the price index's columns are described by its own
+DDL (trailing comments of pipelines/index/sql/create_price_index.sql), the advisor's by
+ADVICE_COMMENTS (pipelines/advisor/records.py), beside their columns' types. Every column of
+every published table and view has a comment (tests/pipelines/test_published_catalog.py).
 
 Also the list of internal bookkeeping tables (INTERNAL_TABLES), which the published copy drops.
 """
@@ -50,8 +51,9 @@ TABLES = {
                          "matched offers; rows are only ever appended.",
 }
 
-# Columns many tables share, and those of the Python-written tables without a DDL comment.
-GLOSSARY = {
+# The observations' columns, which many tables share and mean the same in each: a model's column
+# without its own comment (nor its input's) takes this one before another model's.
+OBSERVATION_GLOSSARY = {
     "offer_id": "one offer: hash of source, SKU, region, offer kind, billing period, card and "
                 "fraction (pipelines/normalize/offer.py; the GPU count is the SKU's)",
     "observed_at": "when the price was seen (UTC; in replay, the snapshot's capture time)",
@@ -81,6 +83,10 @@ GLOSSARY = {
     "fx_rate_date": "the day of the exchange rates used",
     "available": "in stock (null: the listing does not say)", "url": "where the price is listed",
     "raw_ref": "the raw offer it came from: crawl and item number",
+}
+# Those, and the columns of the Python-written tables without a DDL comment.
+GLOSSARY = {
+    **OBSERVATION_GLOSSARY,
     "crawl_id": "the crawl that read it", "item_no": "its position in the crawl's output",
     "run_id": "the run that crawled", "started_at": "when the crawl started",
     "finished_at": "when the crawl finished", "passed": "whether the crawl passed its monitors",
@@ -208,7 +214,9 @@ def wanted_comments(models: tuple[SqlModel, ...] | None = None
         upstream = {}
         for read in model.reads:
             upstream.update({k: v for k, v in own.get(read, {}).items() if k not in upstream})
-        columns[model.table] = upstream | anywhere | own[model.table]
+        # the model's own, then the model it reads', then the observations' meaning, then any
+        # model's: offer_id is not "the priced offer" of one pairing model
+        columns[model.table] = anywhere | OBSERVATION_GLOSSARY | upstream | own[model.table]
         if model.alias:      # the view main.<alias> is the same table
             tables[f"main.{model.alias}"] = model.description
             columns[f"main.{model.alias}"] = columns[model.table]

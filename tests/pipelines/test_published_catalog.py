@@ -80,6 +80,8 @@ def test_every_published_table_and_every_column_has_a_comment(published):
     # the index's columns from the trailing comments of its DDL
     assert comments[("marts.price_index", "vendors_matched")] == "vendors behind the day's change"
     assert comments[("advisor.workload_advice", "rentals")] == ADVICE_COMMENTS["rentals"]
+    # a mart's offer_id is the observations' offer, not what one pairing model calls it
+    assert comments[("marts.latest_prices", "offer_id")] == GLOSSARY["offer_id"]
 
 
 def test_every_advisor_column_is_described():
