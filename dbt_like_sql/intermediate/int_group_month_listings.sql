@@ -73,8 +73,8 @@ select
     count(*) filter (where month_window = 'baseline' and available)
         as baseline_available_offer_days,               -- offers available, days 8-22
     count(*) filter (where month_window = 'month_end' and available)
-        as month_end_available_offer_days,
+        as month_end_available_offer_days,              -- ... over the last 5 days
     count(*) filter (where month_window = 'next_start' and available)
-        as next_start_available_offer_days
+        as next_start_available_offer_days              -- ... over days 1-7 of M+1
 from windowed
 group by month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind

@@ -63,7 +63,8 @@ classed as (
 )
 
 select
-    concat_ws('|', c.index_card, c.market, c.offer_kind, c.billing_period) as series_id,
+    concat_ws('|', c.index_card, c.market, c.offer_kind, c.billing_period)
+        as series_id,                                   -- card|market|offer kind|term
     c.index_card,                                       -- H100/H800 SXM, A100-80GB, RTX4090, ...
     c.gpu_family,                                       -- A100, H100, H800, RTX4090, ...
     c.market,                                           -- china (CNY) | world (USD)
@@ -77,7 +78,8 @@ select
     c.close_price_amount,                               -- the day's close as listed
     c.close_price_per_gpu_hour,                         -- the same close per GPU-hour
     c.last_observed_at,                                 -- the day's last look (UTC)
-    c.last_observed_at >= c.day_end_at - to_hours(r.stale_after_hours) as fresh,
+    c.last_observed_at >= c.day_end_at - to_hours(r.stale_after_hours)
+        as fresh,                                       -- last look recent enough to count
     h.offer_id is not null as held                      -- an unconfirmed possible outlier
 from classed as c
 cross join rules as r

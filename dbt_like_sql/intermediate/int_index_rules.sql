@@ -21,11 +21,11 @@ with params as (
 )
 
 select
-    method_version,
-    max_relative,
-    stale_after_hours,
-    min_vendors,
-    coverage_days,
-    bootstrap_replicates,
-    interval_level
+    method_version,                    -- the method's version, on every published row
+    max_relative,                      -- a day-on-day relative beyond it either way: an error
+    stale_after_hours,                 -- a last look this long before its day's end: stale
+    min_vendors,                       -- vendors a day's change needs to print a level
+    coverage_days,                     -- vendors seen in these days make the series' vendors
+    bootstrap_replicates,              -- vendor-level Poisson bootstrap replicates
+    interval_level                     -- the coverage of the level's and change's interval
 from params

@@ -91,11 +91,12 @@ select
     s.offer_line,                                       -- the priced offer's line
     s.offer_id,                                         -- the priced offer
     s.sku,
-    s.close_price_cny_per_gpu_hour as price_cny_per_gpu_hour,
+    s.close_price_cny_per_gpu_hour as price_cny_per_gpu_hour, -- the day's close, CNY/GPU-h
     s.close_instance_price_cny_per_hour as instance_price_cny_per_hour,
     p.offer_id as partner_offer_id,                     -- the offer it is priced against
-    p.sku as partner_sku,
-    p.close_price_cny_per_gpu_hour as partner_price_cny_per_gpu_hour,
+    p.sku as partner_sku,                               -- the partner's SKU
+    p.close_price_cny_per_gpu_hour
+        as partner_price_cny_per_gpu_hour,              -- the partner's close, CNY/GPU-h
     case
         when not s.prefers_sku then 'card'
         when s.sku = p.sku then 'sku'

@@ -18,6 +18,6 @@ select
     -- a month is complete with enough days in each window: 5 of the 15 baseline days, 2 of the
     -- 5 month-end days, 2 of the 7 next-start days
     5 as min_baseline_days,
-    2 as min_month_end_days,
-    2 as min_next_start_days,
+    2 as min_month_end_days,           -- month-end days a complete month needs
+    2 as min_next_start_days,          -- next-start days a complete month needs
     1.645::double as z_one_sided        -- one-sided 5 %: the month-end verdicts' 90 % interval

@@ -13,9 +13,9 @@ with params as (
 )
 
 select
-    mads_allowed,
-    min_mad,
-    min_vendors,
-    market_days,
-    same_price_tolerance
+    mads_allowed,                      -- k: an outlier is more than k x max(MAD, min_mad) away
+    min_mad,                           -- the MAD's floor (log price)
+    min_vendors,                       -- fewer vendors: no market to judge by
+    market_days,                       -- offers seen in these days make the market
+    same_price_tolerance               -- a confirming later price: within this share
 from params

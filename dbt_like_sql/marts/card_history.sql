@@ -3,6 +3,9 @@
    card_rank ranks the cards by how many vendors list them, line_rank a card's vendors, those
    still listing it on the card's latest day first, by their latest price (the report draws the
    first few of each). */
+-- grain: gpu_model, vendor, day
+-- audit: price_positive: price is null or price <= 0
+-- audit: ranks_from_one: card_rank < 1 or line_rank < 1
 with daily as (
     select
         observed_date as day,

@@ -4,6 +4,8 @@
    price in twenty regions counts once (as in marts.regional_discount). Hourly billing only:
    monthly packages would pull the lines down. The chart keys and line labels are those of
    pipelines/report/charts.py. */
+-- grain: chart, gpu_family, series, day
+-- audit: price_positive: price is null or price <= 0
 with offers as (
     select
         d.observed_date as day,

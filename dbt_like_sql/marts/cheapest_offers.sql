@@ -8,6 +8,9 @@
    (UTC). A price held back as a possible outlier (marts.price_outliers: far from its card's
    market, not yet confirmed by a later crawl) is left out until it is confirmed, and so is an
    offer not counted (a non-direct twin of a direct offer: docs/signals.md, "Counted once"). */
+-- grain: gpu_model, offer_kind, billing_period, country, region_group, rank
+-- audit: price_positive: coalesce(price_per_gpu_hour_cny, 0) <= 0
+-- audit: ranks_from_one: rank < 1
 -- alias: cheapest_offers
 with params as (
     -- How many offers each group lists: the few a buyer compares, not the whole market.

@@ -7,6 +7,8 @@
    it (confirmed_at): from then on the price counts, and a drop to it is reported at
    confirmed_at. A held observation that is never confirmed never counts, not even as an earlier
    low. Rebuilt in full every run, as marts.price_outliers is. */
+-- grain: offer_id, observed_at
+-- audit: confirmed_later: confirmed_at <= observed_at
 with limits as (
     select distinct
         gpu_model,

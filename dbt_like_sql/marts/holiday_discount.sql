@@ -16,6 +16,9 @@
    observations fall on local days from their first UTC day (`since`) on (zones are UTC or east
    of it), so only the holidays ending on or after since_day() are rebuilt (0001-01-01 in a
    full build: every holiday). */
+-- grain: offer_id, holiday, holiday_first_day
+-- audit: prices_positive: least(baseline_price_amount, holiday_price_amount) <= 0
+-- audit: days_in_order: holiday_last_day < holiday_first_day
 -- incremental: holiday_last_day
 with params as (
     select

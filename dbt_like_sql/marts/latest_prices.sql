@@ -9,6 +9,9 @@
    day). price_basis and prices_as_of are the offer's own, from its latest observation (the
    snapshot entry, archive version or live answer its price was read from); a row from before
    observations carried them falls back to its source's latest crawl's. */
+-- grain: offer_id
+-- audit: price_positive: coalesce(price_per_gpu_hour_cny, 0) <= 0
+-- audit: seen_in_order: first_seen_at > last_seen_at
 -- alias: latest_prices
 -- incremental: vendor by key
 with first_seen as (

@@ -9,12 +9,14 @@
    Each row keeps the day it was measured on. The month-based claims (month end, month phase,
    holiday, off-peak) keep their own rule: the latest month, holiday or local day. Scopes follow
    the guides' words, see docs/market-claims.md. Claims about no named card look at the four
-   mission families only (A100, H100, H800, RTX 4090). The families, the minimum of changes and
-   the unit's precision: the `params` CTE. */
+   mission families only (mission_families(): spiders/parsing/card_catalog.py MISSION_FAMILIES).
+   The minimum of changes and the unit's precision: the `params` CTE. */
+-- grain: claim_id, vendor, offer_line, value
+-- audit: has_offers: copies < 1 or offers is null
 with params as (
     select
         -- Claims that name no card look at the four mission families only.
-        ['A100', 'H100', 'H800', 'RTX4090'] as mission_families,
+        mission_families() as mission_families,
         -- Month-phase stability counts an offer-month followed through 10+ day-to-day changes in
         -- days 2-22: a mean over fewer changes says little about a stable or moving price.
         10 as stable_min_changes,

@@ -14,6 +14,8 @@
    below 5: 1 - 2/2^4 = 0.875); 'interval overlaps the range' when it straddles an edge. Beside it
    `distinct_offers_needed`: how many distinct offers a verdict would need. The minimum and the
    interval's constants: the `params` CTE; each claim's expected range: the `claims` CTE. */
+-- grain: claim_id
+-- audit: has_verdict: verdict is null
 -- alias: market_claims
 with params as (
     select

@@ -17,6 +17,9 @@
    over the small per-month rows of intermediate.int_group_month_listings (offers listed per group
    and window) and intermediate.int_source_month_reads (days read per source and window), both
    incremental by month; the windows are theirs. */
+-- grain: source, vendor, gpu_model, gpu_variant, region_code, offer_kind, month
+-- audit: has_verdict: release_verdict is null
+-- audit: p_value_in_range: p_value < 0 or p_value > 1
 with params as (
     -- The signal's rules, in one place.
     select

@@ -4,6 +4,8 @@
    yet (with the median months still needed); the same for capacity released at month end; and
    the latest month of marts.month_end_dip. The evidence rules are the marts' own: their verdict
    columns say what they concluded, so nothing here repeats a threshold. */
+-- grain: latest_month
+-- audit: dips_add_up: dips_holding + dips_not_holding + dips_undecided <> dip_groups
 with latest_dip as (
     select *
     from marts.month_end_dip

@@ -22,6 +22,9 @@
    the depth and noise seen (months_needed). A group's recurring verdict needs min_months months;
    a single complete month gets its own verdict (month_verdict). Thresholds: the `params` CTE.
    A full rebuild each run, over the small per-offer-month rows. */
+-- grain: source, vendor, gpu_model, gpu_variant, region_code, offer_kind, month
+-- audit: has_verdict: dip_verdict is null or month_verdict is null
+-- audit: p_value_in_range: p_value < 0 or p_value > 1
 with params as (
     -- The signal's rules, in one place (tuned against `make truth`); the windows and the
     -- offer-month minimums are in intermediate.int_offer_month_depth.

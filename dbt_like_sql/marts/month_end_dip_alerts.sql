@@ -3,6 +3,8 @@
    (complete once the next month's first days are in) when that month's own verdict holds too.
    A link and the exchange rate come from the group's current hourly offers
    (marts.latest_prices). */
+-- grain: source, vendor, gpu_model, gpu_variant, region_code, offer_kind, month
+-- audit: dip_above_zero: depth_ci_low_pct is null or depth_ci_low_pct <= 0
 with latest as (
     select
         *,

@@ -11,6 +11,8 @@
    change, the only one reaching back, is in no phase). Zones are UTC or east of it, so new
    observations fall in local months from the month of their first UTC day on; since_day() is
    that month's first day (0001-01-01 in a full build). */
+-- grain: offer_id, local_month
+-- audit: changes_not_negative: least(start_mean_abs_change_pct, mid_mean_abs_change_pct) < 0
 -- incremental: local_month by month
 with params as (
     -- The phases of a local month, as the month-end signals window it (month_end_dip): the

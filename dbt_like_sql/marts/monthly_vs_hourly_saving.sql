@@ -7,6 +7,9 @@
    offer_id. The pairs: intermediate.int_like_for_like_pairs. Incremental by day: a row depends on
    its own day only (an incremental build reads the rebuilt days; since_day() is 0001-01-01 in a
    full build). */
+-- grain: monthly_offer_id, day
+-- audit: prices_positive: least(hourly_price_cny_per_gpu_hour, monthly_price_cny_per_gpu_hour) <= 0
+-- audit: pairing_known: pairing not in ('sku', 'line')
 -- incremental: day
 select
     observed_date as day,

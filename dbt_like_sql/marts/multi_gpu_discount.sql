@@ -5,6 +5,9 @@
    without such a single card that day has no row. The pairs:
    intermediate.int_like_for_like_pairs. Incremental by day: a row depends on its own day only (an
    incremental build reads the rebuilt days; since_day() is 0001-01-01 in a full build). */
+-- grain: server_offer_id, day
+-- audit: server_has_cards: server_gpu_count <= 1
+-- audit: prices_positive: least(server_price_cny_per_gpu_hour, single_price_cny_per_gpu_hour) <= 0
 -- incremental: day
 select
     observed_date as day,

@@ -8,6 +8,8 @@
    Incremental by local_date: local day `since` in Beijing starts at 16:00 UTC of the day before,
    so observations are read from `since` - 1 day on (the runner drops the partial earlier day).
    Where night ends: the `params` CTE. */
+-- grain: offer_id, local_date
+-- audit: both_sides_seen: night_looks < 1 or day_looks < 1
 -- incremental: local_date
 with params as (
     -- Night = local hours before 07:00 (00:00-06:59): the hours a working day does not use, when

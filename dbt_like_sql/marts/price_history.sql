@@ -8,6 +8,9 @@
    for this and the month-end signals: always as current as the intermediate, and the history is
    stored once, not twice (at a year it is the largest table; a copy made every published file
    bigger and every publish slower). */
+-- grain: offer_id, local_date
+-- audit: low_below_high: low_price_amount > high_price_amount
+-- audit: has_observations: observations < 1
 -- materialized: view
 select
     offer_id,                                           -- one offer: vendor, place, card, terms

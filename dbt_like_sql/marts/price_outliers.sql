@@ -15,6 +15,8 @@
    vendors and days of a market, the tolerance) live in intermediate.int_outlier_rules, which
    marts.held_observations reads too. Rebuilt in full every run: a new median can change any
    offer's verdict. */
+-- grain: offer_id
+-- audit: status_known: outlier_status not in ('ok', 'held', 'confirmed')
 -- alias: price_outliers
 with params as (   -- the rules, in their one home
     select * from intermediate.int_outlier_rules

@@ -13,6 +13,8 @@
    reference offer of the same line keeps its row with a NULL discount and vendors_paired = 0.
    Incremental by day: a row reads its own day of the intermediate models (whose windows read
    earlier days only; since_day() is 0001-01-01 in a full build). */
+-- grain: gpu_model, offer_kind, billing_period, day, country, region_group
+-- audit: ratio_in_order: ratio_low > ratio_high
 -- incremental: day
 with settings as (
     -- the least wander assumed of one list price around its level (%), until the market has

@@ -5,6 +5,9 @@
    without such a whole card that day has no row. The pairs: intermediate.int_like_for_like_pairs.
    Incremental by day: a row depends on its own day only (an incremental build reads the rebuilt
    days; since_day() is 0001-01-01 in a full build). */
+-- grain: slice_offer_id, day
+-- audit: is_a_slice: gpu_fraction <= 0 or gpu_fraction >= 1
+-- audit: prices_positive: least(slice_price_cny_per_hour, whole_price_cny_per_hour) <= 0
 -- incremental: day
 select
     observed_date as day,

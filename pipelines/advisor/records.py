@@ -42,6 +42,41 @@ ADVICE_COLUMNS = {
     "verdicts": "varchar",              # the workload's verdicts of the guides' rules, one a line
 }
 
+# What each advisor column means, as the published database's column comments say it
+# (pipelines/warehouse/comments.py); the offer's columns (gpu_model, vendor, sku, ...) share the
+# observations' comments.
+ADVICE_COMMENTS = {
+    "workload": "the saved profile's name (or its description)",
+    "workload_spec": "the profile in words: size, task, precision, hours per day, days",
+    "params_b": "the model's parameters, billions",
+    "task": "what the model is run for (docs/advisor.md)", "precision": "the weights' precision",
+    "hours_per_day": "hours a day the workload runs", "days": "days it runs",
+    "gpu_hours": "the work, in hours on one A100-80GB (null: not stated)",
+    "interruptible": "the job checkpoints: spot offers allowed",
+    "region_filter": "the profile's region (null: anywhere)",
+    "estimate_gb": "GPU memory the workload needs, GB", "assumptions": "what the estimate assumes",
+    "rank": "1 = cheapest", "kind": "whole card | slice | multi-GPU | spot",
+    "best_of_kind": "the cheapest option of its kind",
+    "configuration": "the cards rented: 2 × A100-80GB SXM, 1/2 A100-80GB (40 GB), ...",
+    "cards": "cards used", "parallelism": "how the cards share the work (model or data parallel)",
+    "interconnect": "the link assumed between the cards ('' for one card)",
+    "across_servers": "runs across servers (a cluster interconnect is stated)",
+    "billing_units": "hours, days or terms paid per rental",
+    "rentals": "how many of the offer are rented",
+    "total_cost_cny": "the whole workload's cost, CNY", "total_cost_usd": "the same in USD",
+    "wall_hours": "hours the configuration runs (and, if hourly, is paid)",
+    "days_used": "days the configuration runs",
+    "throughput_a100": "A100-80GB equivalents, every efficiency applied",
+    "work_gpu_hours": "A100-80GB GPU-hours of work done",
+    "cny_per_work_gpu_hour": "CNY per A100-80GB GPU-hour of work done",
+    "need_gb_per_card": "GPU memory each card must hold, GB",
+    "vram_gb_per_card": "GPU memory of each card (or slice), GB",
+    "price_as_of": "the date the price held", "price_age_days": "days from price_as_of to the "
+                                                                 "day the advice was made",
+    "why": "why the option fits and what it assumes",
+    "verdicts": "the workload's verdicts of the guides' rules, one a line",
+}
+
 
 def option_record(advice: Advice, option: Option, rank: int) -> dict:
     """One ranked option as a flat record (the columns of advisor.workload_advice)."""

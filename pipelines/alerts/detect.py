@@ -19,19 +19,21 @@ from pipelines.alerts.messages import (
     drop_alert,
     month_end_dip_alert,
     new_low_alert,
+    registered_alert,
     watch_alert,
     workload_cheaper_alert,
 )
 from pipelines.alerts.outbox import Alert, ensure_outbox, insert_alerts, read_state, write_state
-from pipelines.alerts.rules import RULES, AlertRules, OfferFilter
+from pipelines.alerts.registry import registered_rules
+from pipelines.alerts.rules import RULES, AlertRules, OfferFilter, RegisteredRuleSettings
 from pipelines.alerts.templating import alert_texts
 from pipelines.query.rows import records
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.sql_reads import tables_read as sql_tables_read
 from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE
 
-# Written by the advisor asset (pipelines/defs/advisor.py); absent until it has run once.
-WORKLOAD_HISTORY_TABLE = "advisor.workload_advice_history"
 # Built by the SQL models; a database whose models predate it holds nothing back.
 HELD_TABLE = "marts.held_observations"
 
@@ -101,14 +103,30 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
             "ceiling": watch.max_price_cny_per_gpu_hour})
         alerts += [watch_alert(row, watch, texts) for row in rows]
     # The advisor writes the history; before its first run (or without it) there is none.
-    if rules.workload_cheaper.enabled and _table_exists(con, WORKLOAD_HISTORY_TABLE):
+    if rules.workload_cheaper.enabled and _table_exists(con, ADVICE_HISTORY_TABLE):
         rows = _records(con, "workload_cheaper",
                         {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
         alerts += [workload_cheaper_alert(row, texts, rules.workload_cheaper.channels)
                    for row in rows]
+    alerts += registered_alerts(con, rules, texts)
     con.execute("drop table if exists alert_new_observations")
     con.execute("drop table if exists alert_held_observations")
     return alerts, new_observations
+
+
+def registered_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules, texts) -> list[Alert]:
+    """The alerts of every enabled registry rule (pipelines/alerts/registry/): its query, bound
+    to its settings (the rules file's, else the entry's defaults), one alert per row. A rule
+    whose tables a database does not hold yet (one made before its models) finds nothing."""
+    configured = dict(rules.registered)
+    alerts: list[Alert] = []
+    for rule in registered_rules():
+        settings = configured.get(rule.name, RegisteredRuleSettings(settings=rule.settings))
+        tables = [t for t in sql_tables_read(rule.sql, str(rule.path)) if "." in t]
+        if settings.enabled and all(_table_exists(con, t) for t in tables):
+            rows = records(con, rule.sql, dict(settings.settings))
+            alerts += [registered_alert(rule, row, texts, settings.channels) for row in rows]
+    return alerts
 
 
 def detect_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> Detection:
@@ -130,5 +148,7 @@ def detect_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> Detectio
 
 
 def tables_read() -> frozenset[str]:
-    """Every table the rules' SQL (sql/ beside this module) reads: the alerts' inputs."""
-    return tables_read_by_sql_dir(__file__)
+    """Every table the rules' SQL (sql/ beside this module, and the registry's) reads: the
+    alerts' inputs."""
+    return tables_read_by_sql_dir(__file__).union(
+        *(sql_tables_read(rule.sql, str(rule.path)) for rule in registered_rules()))

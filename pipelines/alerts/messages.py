@@ -18,6 +18,7 @@ from typing import Any
 
 from pipelines.alerts.escaping import inert_row
 from pipelines.alerts.outbox import Alert
+from pipelines.alerts.registry import RegisteredRule
 from pipelines.alerts.rules import DropRule, NewLowRule, WatchRule
 from pipelines.alerts.templating import AlertTexts, alert_texts
 
@@ -182,6 +183,15 @@ def watch_alert(row: dict, watch: WatchRule, texts: AlertTexts | None = None) ->
                   _payload(row, watch=watch.label, watch_id=watch.watch_id,
                            max_price_cny_per_gpu_hour=watch.max_price_cny_per_gpu_hour),
                   texts, watch.channels)
+
+
+def registered_alert(rule: RegisteredRule, row: dict, texts: AlertTexts | None = None,
+                     route: tuple[str, ...] = ()) -> Alert:
+    """An alert of a registry rule: its key from the rule's key columns, its texts from its one
+    template given the row (made inert; the key and payload keep the row as it is)."""
+    key = ":".join([rule.name, *(_key_ts(row[c]) if isinstance(row[c], datetime) else str(row[c])
+                                 for c in rule.key)])
+    return _alert(key, rule.name, {"row": inert_row(row)}, _payload(row), texts, route)
 
 
 def workload_cheaper_alert(row: dict, texts: AlertTexts | None = None,

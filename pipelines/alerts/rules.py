@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pipelines.alerts.channels import TAG_PATTERN
+from pipelines.alerts.registry import registered_rules
 from pipelines.lookup import match_place
 from pipelines.normalize import OFFER_KINDS
 from spiders.parsing.gpu_models import CANONICAL_MODELS
@@ -25,10 +26,12 @@ from spiders.parsing.regions import RegionParseError
 
 CONFIG_ENV = "GPUPRICES_ALERTS_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "alerts.toml"
-# Every rule that writes to alerts.outbox; run_failure comes from notices.py, not from the file.
+# Every rule that writes to alerts.outbox: the built-in ones, then the registry's
+# (pipelines/alerts/registry/); run_failure comes from notices.py, not from the file.
 # (The pipeline writes `held_crawl` alerts too, not a rule of the file either: a crawl held back
 # by a blocking rule past its hours, pipelines/defs/crawl_holds.py.)
-RULES = ("drop", "new_low", "month_end_dip", "watch", "workload_cheaper", "run_failure")
+BUILT_IN_RULES = ("drop", "new_low", "month_end_dip", "watch", "workload_cheaper", "run_failure")
+RULES = (*BUILT_IN_RULES, *(r.name for r in registered_rules()))
 
 
 class AlertConfigError(ValueError):
@@ -113,6 +116,14 @@ class WatchRule:
 
 
 @dataclass(frozen=True)
+class RegisteredRuleSettings:
+    """A registry rule's table of the rules file: its settings bound as $name in its query."""
+    enabled: bool = True
+    settings: tuple[tuple[str, float], ...] = ()
+    channels: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class DeliverySettings:
     attempts: int = 3
     backoff_seconds: float = 2.0      # waits backoff, 2 x backoff, ... between attempts
@@ -134,6 +145,7 @@ class AlertRules:
     workload_cheaper: WorkloadCheaperRule = WorkloadCheaperRule()
     run_failure: RunFailureRule = RunFailureRule()
     templates_dir: Path | None = None   # overrides of pipelines/alerts/templates/*.j2
+    registered: tuple[tuple[str, RegisteredRuleSettings], ...] = ()   # by rule name
 
 
 class _RulesTable:
@@ -286,6 +298,16 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
         default_channels=delivery_s.channels("default_channels"))
     delivery_s.done()
 
+    registered = []
+    for rule in registered_rules():
+        table = _RulesTable(top.pop(rule.name, dict, {}), rule.name, source)
+        registered.append((rule.name, RegisteredRuleSettings(
+            enabled=table.pop("enabled", bool, True),
+            settings=tuple((name, table.number(name, default, -math.inf, low_inclusive=True))
+                           for name, default in rule.settings),
+            channels=table.channels())))
+        table.done()
+
     watches = []
     for i, entry in enumerate(top.pop("watch", list, [])):
         w = _RulesTable(entry, f"watch[{i}]", source)
@@ -309,7 +331,8 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
         w.done()
     top.done()
     return AlertRules(drop, new_low, month_end_dip, tuple(watches), lookback, delivery, source,
-                      workload_cheaper, run_failure, _templates_dir(templates_dir, source))
+                      workload_cheaper, run_failure, _templates_dir(templates_dir, source),
+                      tuple(registered))
 
 
 def _templates_dir(text: str | None, source: str) -> Path | None:

@@ -1,6 +1,7 @@
 """Alert titles and bodies from Jinja2 templates: `templates/<rule>.title.j2` and
-`<rule>.body.j2` beside this module, each replaceable by a file of the same name in the folder
-named by `[templates] dir` in the rules file.
+`<rule>.body.j2` beside this module (a registry rule's one `<rule>.j2`: its first line the title,
+the rest the body; pipelines/alerts/registry.py), each replaceable by a file of the same name in
+the folder named by `[templates] dir` in the rules file.
 
 Sandboxed (a template is configuration, not code), autoescape off (the text is plain, not HTML).
 Every template is compiled, and the names it uses checked, when the rules are loaded: a bad
@@ -20,6 +21,8 @@ import jinja2
 from jinja2 import meta
 from jinja2.sandbox import SandboxedEnvironment
 
+from pipelines.alerts.registry import registered_rules
+
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 OFFER_NAMES = {"row", "card", "region", "offer", "price", "price_cny", "seen", "link"}
 # The names each rule's templates may use. `row` holds every column of the rule's query
@@ -34,6 +37,8 @@ TEMPLATE_NAMES: dict[str, set[str]] = {
                          "advised", "link"},
     "test": {"channel", "sent_at", "tags"},
 }
+# A registry rule's one template gets the row of its query.
+REGISTERED_NAMES = {rule.name: {"row"} for rule in registered_rules()}
 
 
 class TemplateProblem(ValueError):
@@ -50,19 +55,24 @@ def _environment(folder: Path | None) -> SandboxedEnvironment:
 
 def _check(env: SandboxedEnvironment, path: Path) -> None:
     name = path.name
-    rule, _, part = name.removesuffix(".j2").rpartition(".")
-    if rule not in TEMPLATE_NAMES or part not in ("title", "body") or not name.endswith(".j2"):
-        known = ", ".join(f"{r}.title.j2, {r}.body.j2" for r in TEMPLATE_NAMES)
+    stem = name.removesuffix(".j2")
+    rule, _, part = stem.rpartition(".")
+    allowed = TEMPLATE_NAMES.get(rule) if part in ("title", "body") else None
+    if stem in REGISTERED_NAMES:
+        rule, allowed = stem, REGISTERED_NAMES[stem]
+    if allowed is None or not name.endswith(".j2"):
+        known = ", ".join([*(f"{r}.title.j2, {r}.body.j2" for r in TEMPLATE_NAMES),
+                           *(f"{r}.j2" for r in REGISTERED_NAMES)])
         raise TemplateProblem(f"{path}: not a template name this version knows ({known})")
     source = path.read_text(encoding="utf-8")
     try:
         unknown = sorted(meta.find_undeclared_variables(env.parse(source, name, str(path)))
-                         - TEMPLATE_NAMES[rule] - set(env.globals))
+                         - allowed - set(env.globals))
     except jinja2.TemplateSyntaxError as exc:
         raise TemplateProblem(f"{path}:{exc.lineno}: {exc.message}") from exc
     if unknown:
         raise TemplateProblem(f"{path}: unknown name(s) {', '.join(unknown)} (known for {rule}: "
-                              f"{', '.join(sorted(TEMPLATE_NAMES[rule]))})")
+                              f"{', '.join(sorted(allowed))})")
 
 
 @dataclass(frozen=True)
@@ -84,8 +94,11 @@ class AlertTexts:
     @staticmethod
     def _render(env: SandboxedEnvironment, rule: str,
                 context: Mapping[str, Any]) -> tuple[str, str]:
-        title = env.get_template(f"{rule}.title.j2").render(context)
-        body = env.get_template(f"{rule}.body.j2").render(context)
+        if rule in REGISTERED_NAMES:
+            title, _, body = env.get_template(f"{rule}.j2").render(context).partition("\n")
+        else:
+            title = env.get_template(f"{rule}.title.j2").render(context)
+            body = env.get_template(f"{rule}.body.j2").render(context)
         # A title is one line; a body keeps its lines, without the blank ones at either end.
         return " ".join(title.split()), body.strip("\n")
 

@@ -30,10 +30,9 @@ from pipelines.advisor import (
 )
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.warehouse.db import transaction
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, ADVICE_TABLE
 
 DEFAULT_WORKLOADS = Path(__file__).resolve().parents[1] / "workloads.yaml"
-ADVICE_TABLE = "advisor.workload_advice"
-HISTORY_TABLE = "advisor.workload_advice_history"
 # The best option of each run, per workload; the columns are those of ADVICE_COLUMNS.
 HISTORY_COLUMNS = ("workload", "total_cost_cny", "total_cost_usd", "configuration", "kind",
                    "gpu_model", "offer_kind", "billing_period", "vendor", "source", "offer_id",
@@ -69,9 +68,9 @@ def append_history(con, best_records: list[dict], computed_at: datetime) -> int:
     (created on first use, never replaced). Returns the rows appended."""
     ddl = ", ".join(f"{name} {ADVICE_COLUMNS[name]}" for name in HISTORY_COLUMNS)
     con.execute("create schema if not exists advisor")
-    con.execute(f"create table if not exists {HISTORY_TABLE} ({ddl}, {HISTORY_KEY})")
+    con.execute(f"create table if not exists {ADVICE_HISTORY_TABLE} ({ddl}, {HISTORY_KEY})")
     if best_records:
-        con.executemany(_insert_statement(HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"]),
+        con.executemany(_insert_statement(ADVICE_HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"]),
                         [[*(row[c] for c in HISTORY_COLUMNS), computed_at]
                          for row in best_records])
     return len(best_records)

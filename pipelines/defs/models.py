@@ -4,7 +4,13 @@ Every model is its own asset (its own key, lineage, materializations and metadat
 all of them are built by one step, as dagster-dbt builds a dbt project: one connection, each model
 in its own transaction, in dependency order. A step per model cost a DuckDB open and checkpoint
 and Dagster's per-step bookkeeping, about 0.1 s each of 26, for a build of 10-20 ms. The step can
-be subset (`can_subset`): a run that selects some models builds those alone."""
+be subset (`can_subset`): a run that selects some models builds those alone.
+
+Each model that declares a contract (its grain and audits, pipelines/warehouse/model_contract.py)
+has a blocking check, `contract`, run right after the model is built: a failure names the model,
+the audit, the bad rows' count and a sample, fails the step, and so stops the feeds and the
+publish (data/prices.db is one copy of the whole working database: a bad mart holds back all of
+it, and the last published copy stays)."""
 
 from collections import Counter
 from collections.abc import Iterator
@@ -15,6 +21,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
 from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.model_contract import AuditFailure, audit_failures, model_contract
 from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModel, load_models, run_model
 from spiders.layout import SQL_DIR
 
@@ -62,15 +69,48 @@ def column_schema(model: SqlModel, columns: list[tuple]) -> dg.TableSchema:
                                    for name, kind, *_ in columns])
 
 
+# The blocking check of a model's grain and audits.
+CONTRACT_CHECK = "contract"
+
+
+def contract_spec(model: SqlModel) -> dg.AssetCheckSpec:
+    contract = model_contract(model)
+    audits = ", ".join(a.name for a in contract.audits) or "none"
+    return dg.AssetCheckSpec(
+        CONTRACT_CHECK, asset=_asset_key(model.table), blocking=True,
+        description=f"One row per {', '.join(contract.grain) or '(no grain declared)'}; audits "
+                    f"({model.path.name}'s header): {audits}. Blocking: a failure stops the "
+                    "publish.")
+
+
+def contract_result(model: SqlModel, failures: list[AuditFailure]) -> dg.AssetCheckResult:
+    contract = model_contract(model)
+    return dg.AssetCheckResult(
+        asset_key=_asset_key(model.table), check_name=CONTRACT_CHECK,
+        passed=not failures, severity=dg.AssetCheckSeverity.ERROR,
+        description=("; ".join(f.message for f in failures) if failures else
+                     f"grain ({', '.join(contract.grain) or 'none'}) and "
+                     f"{len(contract.audits)} audits hold"),
+        metadata={"failures": dg.MetadataValue.json(
+            [{"audit": f.audit, "bad_rows": f.bad_rows, "sample": f.sample} for f in failures])})
+
+
+def has_contract(model: SqlModel) -> bool:
+    contract = model_contract(model)
+    return bool(contract.grain or contract.audits)
+
+
 class ModelsFailed(Exception):
     """Some models failed to build; the models that do not read them were built."""
 
 
-def build_models(con, models: list[SqlModel], log) -> Iterator[dg.MaterializeResult]:
+def build_models(con, models: list[SqlModel], log, checked: set[str] | None = None
+                 ) -> Iterator[dg.MaterializeResult | dg.AssetCheckResult]:
     """Build `models` (in dependency order) on one connection, each in its own transaction, and
-    yield each one's materialization. A model that fails is rolled back alone: the models that
-    read it (directly or not) are not built, every other model is, and ModelsFailed names them
-    all at the end."""
+    yield each one's materialization, then its contract's check result (for the tables in
+    `checked`, whose check is selected; None: every model with a contract). A model that fails
+    is rolled back alone: the models that read it (directly or not) are not built, every other
+    model is, and ModelsFailed names them all at the end."""
     ensure_schema(con)
     failed: dict[str, str] = {}     # table -> why
     hows: Counter[str] = Counter()
@@ -93,6 +133,11 @@ def build_models(con, models: list[SqlModel], log) -> Iterator[dg.MaterializeRes
             asset_key=_asset_key(model.table),
             metadata={"row_count": rows, "build": how,
                       "dagster/column_schema": column_schema(model, columns)})
+        if has_contract(model) and (checked is None or model.table in checked):
+            failures = audit_failures(con, model)
+            for failure in failures:
+                log.error(f"{failure.message}; first rows: {failure.sample}")
+            yield contract_result(model, failures)
     # one line for the step (each model's build and rows are in its materialization's metadata;
     # every log line is an event Dagster stores)
     log.info(f"{sum(hows.values())} models built ("
@@ -109,6 +154,7 @@ assert set(EXTERNAL_TABLES) == PYTHON_TABLES, "every table the Python assets wri
 @dg.multi_asset(
     name="sql_models",
     specs=[model_spec(m) for m in SQL_MODELS],
+    check_specs=[contract_spec(m) for m in SQL_MODELS if has_contract(m)],
     can_subset=True,
     pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
     description="Every SQL model of dbt_like_sql/, in dependency order, inside DuckDB.",
@@ -116,6 +162,7 @@ assert set(EXTERNAL_TABLES) == PYTHON_TABLES, "every table the Python assets wri
 def sql_models(context: dg.AssetExecutionContext,
                duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
     selected = context.selected_asset_keys
+    checked = {".".join(key.asset_key.path) for key in context.selected_asset_check_keys}
     with duckdb.get_connection() as con:
         yield from build_models(con, [m for m in SQL_MODELS if _asset_key(m.table) in selected],
-                                context.log)
+                                context.log, checked)

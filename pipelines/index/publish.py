@@ -14,8 +14,10 @@ from pipelines.index.chain import INDEX_COLUMNS, SERIES_COLUMNS, chain_rows
 from pipelines.index.method import Rules, series_days
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.tables import INDEX_TABLE
 
-INDEX_TABLE = "marts.price_index"
+__all__ = ["INDEX_TABLE", "Publication", "ensure_index_table", "new_rows", "publish_index",
+           "read_rules"]
 
 
 @dataclass

@@ -10,8 +10,9 @@ from datetime import date
 from pipelines.query.choices import KINDS, PERIODS, Spellings
 from pipelines.query.errors import UnknownValueError
 from pipelines.query.filters import day_bounds, sql_in
+from pipelines.warehouse.tables import INDEX_TABLE
 
-INDEX_TABLES = ("marts.price_index",)
+INDEX_TABLES = (INDEX_TABLE,)
 MARKETS = Spellings(lambda: {"china": ("cn", "中国", "国内", "cny"),
                              "world": ("global", "intl", "international", "全球", "usd")})
 
@@ -46,7 +47,7 @@ def index_query(con, card: str | None = None, market: str | None = None,
     world (CN, 中国, global, ...); `kind` and `term` as the prices' kind and period."""
     # the rows of the method that published last (a new method version publishes its own rows)
     where = ["method_version = (select arg_max(method_version, published_at) "
-             "from marts.price_index)"]
+             f"from {INDEX_TABLE})"]
     params: list = []
     if card is not None:
         from pipelines.lookup import LookupTextError, match_card
@@ -55,7 +56,7 @@ def index_query(con, card: str | None = None, market: str | None = None,
         except LookupTextError as exc:
             raise UnknownValueError(str(exc), "card") from None
         known = [r[0] for r in con.execute(
-            "select distinct index_card from marts.price_index order by 1").fetchall()]
+            f"select distinct index_card from {INDEX_TABLE} order by 1").fetchall()]
         cards = series_cards(models, known)
         if not cards:
             raise UnknownValueError(f"card: no index series for {card!r} (series: "
@@ -69,5 +70,5 @@ def index_query(con, card: str | None = None, market: str | None = None,
             where.append(f"{column} = ?")
             params.append(spellings.read(value, field))
     days, day_params = day_bounds("index_date", since, until)
-    return (f"select * from marts.price_index where {' and '.join([*where, *days])} "
+    return (f"select * from {INDEX_TABLE} where {' and '.join([*where, *days])} "
             "order by series_id, index_date", [*params, *day_params])

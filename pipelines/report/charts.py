@@ -12,9 +12,11 @@ import plotly.io as pio
 from markupsafe import Markup
 
 from pipelines.report.queries import named_query
+from spiders.parsing.card_catalog import MISSION_FAMILIES
 
-# The card families the brief tracks; RTX4090D (a different, cut-down card) is left out.
-FAMILIES = ("A100", "H100", "H800", "RTX4090")
+# The card families the brief tracks (their one home: the card catalog); RTX4090D (a different,
+# cut-down card) is not one of them.
+FAMILIES = MISSION_FAMILIES
 
 MARKERS_UP_TO_DAYS = 45    # longer series are drawn as lines only (markers would merge)
 CHART_HEIGHT_PX = 360

@@ -12,8 +12,8 @@ import plotly.graph_objects as go
 
 from pipelines.report.charts import CHART_HEIGHT_PX, FONT_STACK, date_axis, plot_html
 from pipelines.report.queries import named_query, table_names
+from pipelines.warehouse.tables import INDEX_TABLE
 
-INDEX_TABLE = "marts.price_index"
 # The card classes of the families the report tracks (charts.FAMILIES), in the order shown.
 INDEX_CARDS = ("A100-80GB", "A100-40GB", "H100/H800 SXM", "H100 PCIe", "H100 NVL", "H800 PCIe",
                "RTX4090")

@@ -10,12 +10,15 @@ import duckdb
 from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
+from pipelines.warehouse.tables import ADVICE_TABLE, INDEX_TABLE
 
-# Written by the advisor asset; optional: the page says so when it is not there yet.
-ADVICE_TABLE = "advisor.workload_advice"
+__all__ = ["ADVICE_TABLE", "OPTIONAL_TABLES", "REPORT_TABLES", "named_query", "table_names"]
+
+# advisor.workload_advice is written by the advisor asset; optional: the page says so when it is
+# not there yet.
 # Read when there: a simulated database's truth (the banner); the advice; the price index
 # (written by its own step, after the models).
-OPTIONAL_TABLES = frozenset({ADVICE_TABLE, "truth.scenario", "marts.price_index"})
+OPTIONAL_TABLES = frozenset({ADVICE_TABLE, "truth.scenario", INDEX_TABLE})
 # Counted in Python (check_tables), not read by the page's SQL.
 COUNTED_TABLES = frozenset({"observations", "quarantine"})
 # Every table the page reads, as its SQL files say (the asset depends on exactly these): derived,

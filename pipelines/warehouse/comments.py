@@ -3,10 +3,14 @@
 
 The text comes from the SQL itself: a model's header block comment describes its table, and the
 trailing `-- ...` comment of a select line its column (read with sqlglot, outermost select only).
-A column without its own comment borrows the comment of the same column in the model it reads
-(then any model), then the comments of the DDL the Python assets run (pipelines/warehouse/sql/
-schema.sql, pipelines/alerts/sql/outbox.sql), then GLOSSARY below. TABLES describes the tables
-Python writes.
+A column without its own comment borrows the comment of the same column in the model it reads,
+then, for a column of the observations, its meaning there (OBSERVATION_GLOSSARY below), then the
+comment of the same column in any model, then the comments of the DDL the Python assets run
+(pipelines/warehouse/sql/schema.sql, pipelines/alerts/sql/outbox.sql), then GLOSSARY below.
+TABLES describes the tables Python writes; the price index's columns are described by its own
+DDL (trailing comments of pipelines/index/sql/create_price_index.sql), the advisor's by
+ADVICE_COMMENTS (pipelines/advisor/records.py), beside their columns' types. Every column of
+every published table and view has a comment (tests/pipelines/test_published_catalog.py).
 
 Also the list of internal bookkeeping tables (INTERNAL_TABLES), which the published copy drops.
 """
@@ -21,6 +25,9 @@ from sqlglot import exp
 
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_models import SqlModel, load_models, parsed_sql
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, ADVICE_TABLE, INDEX_TABLE
+from spiders.parsing.vendor_aliases import VENDOR_KINDS
+from spiders.price_basis import CRAWL_BASES
 
 # The runner's and the pipeline's bookkeeping: kept in the working database, dropped from the
 # published copy (pipelines/publish.py), since they describe runs, not prices.
@@ -40,19 +47,24 @@ TABLES = {
                            "cleared), alerted on (unresolved), or accepted / rejected by a "
                            "person; who, when, why.",
     "alerts.outbox": "Every alert detected, with its delivery status: one row per alert.",
-    "advisor.workload_advice": "The cheapest configurations that fit each saved workload "
+    ADVICE_TABLE: "The cheapest configurations that fit each saved workload "
                                "(pipelines/workloads.yaml), from the latest prices.",
-    "advisor.workload_advice_history": "The best configuration of each workload at each run.",
+    ADVICE_HISTORY_TABLE: "The best configuration of each workload at each run.",
+    INDEX_TABLE: "The GPU rental price index (docs/price-index.md): one row per series "
+                         "(card class, market, offer kind, term) and closed day, chained on "
+                         "matched offers; rows are only ever appended.",
 }
 
-# Columns many tables share, and those of the Python-written tables without a DDL comment.
-GLOSSARY = {
-    "offer_id": "one offer: hash of source, SKU, region, card, count, fraction, kind, period",
+# The observations' columns, which many tables share and mean the same in each: a model's column
+# without its own comment (nor its input's) takes this one before another model's.
+OBSERVATION_GLOSSARY = {
+    "offer_id": "one offer: hash of source, SKU, region, offer kind, billing period, card and "
+                "fraction (pipelines/normalize/offer.py; the GPU count is the SKU's)",
     "observed_at": "when the price was seen (UTC; in replay, the snapshot's capture time)",
     "observed_hour": "observed_at truncated to the hour (UTC)",
     "observed_date": "the UTC day", "observed_month": "first day of the UTC month",
     "source": "the spider that read it (a vendor, or one IDC's table)",
-    "vendor": "the vendor's name as shown", "vendor_kind": "cloud, marketplace or idc",
+    "vendor": "the vendor's name as shown", "vendor_kind": " | ".join(sorted(VENDOR_KINDS)),
     "region_code": "the vendor's own region code", "country": "ISO 3166 country code",
     "province_or_state": "province (China) or state, when the region names one",
     "city": "city, when the region names one", "is_tier1_city": "Beijing, Shanghai, "
@@ -75,6 +87,10 @@ GLOSSARY = {
     "fx_rate_date": "the day of the exchange rates used",
     "available": "in stock (null: the listing does not say)", "url": "where the price is listed",
     "raw_ref": "the raw offer it came from: crawl and item number",
+}
+# Those, and the columns of the Python-written tables without a DDL comment.
+GLOSSARY = {
+    **OBSERVATION_GLOSSARY,
     "crawl_id": "the crawl that read it", "item_no": "its position in the crawl's output",
     "run_id": "the run that crawled", "started_at": "when the crawl started",
     "finished_at": "when the crawl finished", "passed": "whether the crawl passed its monitors",
@@ -120,6 +136,17 @@ GLOSSARY = {
     "quarantined_rows": "how many of its offers normalization refused",
     "created_at": "when the alert was detected",
     "delivered_to": "ids (URL hashes) of the channels that have it",
+    # the columns schema.sql and outbox.sql add with `alter table` (their comments precede them)
+    "reaches_via": "how the source reached the offer: direct, aggregator, second_path, archive",
+    "local_time_zone": "the zone of the offer's billing calendar (its local days)",
+    "archive": "the public price archive a backfilled row comes from (null: crawled)",
+    "archive_commit": "the archive's git commit whose file was read",
+    "archive_file": "the file's path in the archive", "archive_line": "the row's line in it",
+    "price_basis": "where the price comes from: " + " | ".join(CRAWL_BASES),
+    "prices_as_of": "the date the price held", "opted_in": "the run named this source",
+    "calendar_signal": "whether observation times carry a calendar signal (null: true)",
+    "route": "the rule's channel tags (null: the default channels)",
+    "channel_status": "per channel, whether it has the alert",
 }
 
 
@@ -166,6 +193,16 @@ def _ddl_glossary() -> dict[str, str]:
     return found
 
 
+@cache
+def _python_table_columns() -> dict[str, dict[str, str]]:
+    """{table: {column: comment}} of the tables Python writes that describe their own columns."""
+    from pipelines.advisor.records import ADVICE_COMMENTS
+
+    index_ddl = Path(__file__).resolve().parents[1] / "index" / "sql" / "create_price_index.sql"
+    return {INDEX_TABLE: ddl_comments(index_ddl),
+            ADVICE_TABLE: dict(ADVICE_COMMENTS), ADVICE_HISTORY_TABLE: dict(ADVICE_COMMENTS)}
+
+
 def wanted_comments(models: tuple[SqlModel, ...] | None = None
                     ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """(table -> comment, table -> {column -> comment}) for every model and Python table."""
@@ -176,12 +213,14 @@ def wanted_comments(models: tuple[SqlModel, ...] | None = None
         for name, text in columns.items():
             anywhere.setdefault(name, text)
     tables = {m.table: m.description for m in models} | dict(TABLES)
-    columns: dict[str, dict[str, str]] = {}
+    columns: dict[str, dict[str, str]] = dict(_python_table_columns())
     for model in models:
         upstream = {}
         for read in model.reads:
             upstream.update({k: v for k, v in own.get(read, {}).items() if k not in upstream})
-        columns[model.table] = upstream | anywhere | own[model.table]
+        # the model's own, then the model it reads', then the observations' meaning, then any
+        # model's: offer_id is not "the priced offer" of one pairing model
+        columns[model.table] = anywhere | OBSERVATION_GLOSSARY | upstream | own[model.table]
         if model.alias:      # the view main.<alias> is the same table
             tables[f"main.{model.alias}"] = model.description
             columns[f"main.{model.alias}"] = columns[model.table]

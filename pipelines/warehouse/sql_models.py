@@ -300,13 +300,23 @@ def create_terms_macro(con) -> None:
                                                                  for k in keys})))
 
 
+def create_mission_families_macro(con) -> None:
+    """mission_families() (sql/mission_families_macro.sql): the card families of
+    spiders/parsing/card_catalog.py MISSION_FAMILIES, their one home, for the models."""
+    from spiders.parsing.card_catalog import MISSION_FAMILIES
+
+    con.execute(sql_text(__file__, "mission_families_macro").format(
+        families=sql_list(MISSION_FAMILIES)))
+
+
 def create_model_macros(con) -> None:
     """Every macro a model may call, stored in the connection's database: the incremental filter,
-    the terms' index filter, the price-age macros marts.cheapest_offers counts ages with, and
-    price_basis_label(basis, as_of) / is_real_price(basis) (sql/price_basis_macros.sql: a
-    source's and an offer's basis read in one wording)."""
+    the terms' index filter, mission_families(), the price-age macros marts.cheapest_offers
+    counts ages with, and price_basis_label(basis, as_of) / is_real_price(basis)
+    (sql/price_basis_macros.sql: a source's and an offer's basis read in one wording)."""
     create_since_macros(con)
     create_terms_macro(con)
+    create_mission_families_macro(con)
     create_price_age_macros(con)
     con.execute(sql_text(__file__, "price_basis_macros"))
 

@@ -110,7 +110,8 @@ def test_asset_detects_delivers_and_reports(tmp_path, receiver, monkeypatch):
     # The default rules: the 12 % drop is also a new low for the card in Beijing.
     assert (meta["detected"], meta["delivered"], meta["failed"], meta["pending"]) == (2, 2, 0, 0)
     assert meta["detected_by_rule"] == {"drop": 1, "new_low": 1, "month_end_dip": 0, "watch": 0,
-                                        "workload_cheaper": 0}   # no advisor history here
+                                        "workload_cheaper": 0,   # no advisor history here
+                                        "back_in_stock": 0}
     assert sorted(p["json"]["title"].split(":")[0] for p in receiver.posts) == \
         ["New low for A100-80GB on_demand in Beijing", "Price drop -12.0 %"]
     assert price_alerts.key == dg.AssetKey(["alerts", "price_alerts"])

@@ -1,16 +1,22 @@
 """The published database explains itself and holds only the user's tables: every table and
-column of the models gets a COMMENT from the SQL's own comments; the internal bookkeeping tables
+column gets a COMMENT (the models' from the SQL's own comments, the price index's from its DDL,
+the advisor's from pipelines/advisor/records.py); the internal bookkeeping tables
 stay in the working database only; marts.price_history is a feed like every mart."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from pipelines.advisor.records import ADVICE_COLUMNS, ADVICE_COMMENTS
+from pipelines.alerts.outbox import ensure_outbox
+from pipelines.defs.advisor import write_advice
+from pipelines.index.publish import ensure_index_table
 from pipelines.publish import publish_database
-from pipelines.warehouse.comments import INTERNAL_TABLES, select_comments
+from pipelines.warehouse.comments import GLOSSARY, INTERNAL_TABLES, select_comments
 from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
 from tests.helpers.observations import build
 from tests.helpers.published import market
@@ -31,7 +37,10 @@ def published(tmp_path_factory) -> tuple[Path, Path]:
         ensure_schema(con)
         con.execute("create schema if not exists alerts")
         con.execute("create table alerts.state (name varchar, value timestamptz)")
+        ensure_outbox(con)
         build(con, market())
+        ensure_index_table(con)                 # the tables the Python assets write
+        write_advice(con, [], datetime(2026, 12, 1, tzinfo=UTC))
         con.execute("checkpoint")
     publish_database(work, root / "prices.db")
     return work, root / "prices.db"
@@ -53,20 +62,58 @@ def test_internal_tables_are_not_published_but_kept_in_the_working_database(publ
     assert not list(target.parent.glob(".prices.db.*"))       # no temporary, no WAL left
 
 
-def test_every_published_table_and_every_mart_column_has_a_comment(published):
+def test_every_published_table_and_every_column_has_a_comment(published):
     _, target = published
     tables = dict(_rows(target, TABLES))
+    assert {"marts.price_index", "advisor.workload_advice", "advisor.workload_advice_history",
+            "alerts.outbox", "raw.crawls"} <= set(tables)
     assert not [name for name, comment in tables.items() if not comment]
     assert "open, close, low and high" in tables["marts.price_history"]
     columns = _rows(target, COLUMNS)
-    missing = [(t, c) for t, c, comment in columns
-               if t.startswith("marts.") and not comment]
+    missing = [(t, c) for t, c, comment in columns if not comment]
     assert not missing
     comments = {(t, c): comment for t, c, comment in columns}
     assert comments[("marts.latest_prices", "price_amount")] == "as listed, per billing_period"
     # a column without its own comment borrows the glossary's
     assert comments[("marts.latest_prices", "gpu_model")] == "canonical card, e.g. A100-80GB"
     assert comments[("main.latest_prices", "price_amount")] == "as listed, per billing_period"
+    # the index's columns from the trailing comments of its DDL
+    assert comments[("marts.price_index", "vendors_matched")] == "vendors behind the day's change"
+    assert comments[("advisor.workload_advice", "rentals")] == ADVICE_COMMENTS["rentals"]
+    # a mart's offer_id is the observations' offer, not what one pairing model calls it
+    assert comments[("marts.latest_prices", "offer_id")] == GLOSSARY["offer_id"]
+
+
+def test_every_advisor_column_is_described():
+    assert not set(ADVICE_COLUMNS) - set(ADVICE_COMMENTS) - set(GLOSSARY)
+    assert not set(ADVICE_COMMENTS) - set(ADVICE_COLUMNS)
+
+
+def test_the_offer_id_comment_names_what_the_id_hashes():
+    """The comment names the parts normalization hashes into offer_id (the call of offer_id()
+    in pipelines/normalize/offer.py), and claims no GPU count while the id has none."""
+    import ast
+    import inspect
+
+    from pipelines.normalize import offer
+
+    [call] = [node for node in ast.walk(ast.parse(inspect.getsource(offer)))
+              if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "offer_id"]
+    parts = [ast.unparse(arg) for arg in call.args]
+    text = GLOSSARY["offer_id"].split(" (")[0]
+    named = {"source": "source", "sku": "SKU", "region": "region", "offer_kind": "offer kind",
+             "period": "billing period", "gpu_model": "card", "fraction": "fraction"}
+    assert len(parts) == len(named)
+    for part, words in named.items():
+        assert any(part in p for p in parts) and words in text
+    assert not any("count" in p for p in parts) and "count" not in text
+
+
+def test_the_vendor_kind_comment_lists_the_kinds_the_spiders_use():
+    from spiders.registry import source_names, spider_class
+
+    used = {spider_class(s).vendor_kind for s in source_names()}
+    assert GLOSSARY["vendor_kind"] == " | ".join(sorted(used))
 
 
 def test_a_second_publish_writes_no_comment_and_keeps_them(published):
