@@ -147,6 +147,13 @@ GLOSSARY = {
     "calendar_signal": "whether observation times carry a calendar signal (null: true)",
     "route": "the rule's channel tags (null: the default channels)",
     "channel_status": "per channel, whether it has the alert",
+    # raw.crawl_decisions (schema.sql; docs/robustness.md, "Blast radius")
+    "decided_at": "when the decision was made (UTC)",
+    "decision": "held | confirmed | reverted | cleared | unresolved | accepted | rejected",
+    "decided_by": "rule:<name> (a check or a settlement rule) or person:<login>",
+    "check_name": "the blocking check that held the crawl (null: a settlement)",
+    "figure": "the figure the check judged (null: a settlement)",
+    "bound": "the bound the figure broke (null: a settlement)",
 }
 
 
