@@ -30,9 +30,10 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
                      "currency", "billing_period", "url", "raw_ref", "observed_at",
                      "price_basis", "prices_as_of",
                      "effective_at", "config_text", "range_end", "vcpus_text", "memory_text",
-                     "disk_text"), TEXT),
+                     "disk_text", "price_unit", "memory_unit", "disk_unit", "vram_unit"), TEXT),
     **dict.fromkeys(("gpu_count", "vram_gb", "price_amount", "price_low", "price_high",
-                     "list_price_amount", "min_term_hours"), NUMBER_OR_TEXT),
+                     "list_price_amount", "min_term_hours", "vcpus", "memory", "disk", "vram"),
+                    NUMBER_OR_TEXT),
     **dict.fromkeys(("available", "price_per_card", "tax_included"), FLAG),
     "vendor_data": OBJECT,
 }

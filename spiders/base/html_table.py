@@ -52,8 +52,9 @@ A table is read by its header texts, so a vendor is configuration, not code:
                 price ("A100、A800") yields one offer per card (gpu_models.card_alternatives).
   offer_kind    default "on_demand"
   range_end, price_per_card   see GpuPriceSpider
-The GPU count comes from the count column when there is one, else from the card and configuration
-cells ("A100 80G ×8", "8卡整机"); normalization quarantines a row whose texts disagree with it.
+The GPU count is the count column when there is one; normalization reads the count the card and
+configuration cells write ("A100 80G ×8", "8卡整机") and quarantines a row whose column and texts
+disagree. The sku names a row by its card text and count (`sku_count`), an identity only.
 A struck-through price in a price cell (<del>, <s>, <strike>, line-through) is its original price.
 A cell merged over several rows or columns (rowspan, colspan: fee tables that write a unit or a
 name once for a group of rows) is read in every row and column it covers.
@@ -272,16 +273,23 @@ class HtmlTableSpider(GpuPriceSpider):
         names = [header] if isinstance(header, str) else header
         return " ".join(cells.get(n, "") for n in names).strip() or None
 
-    def gpu_count(self, cells: dict[str, str]) -> str | int | None:
-        """The count column, else the count written in the card or configuration cells."""
+    def gpu_count(self, cells: dict[str, str]) -> str | None:
+        """The count column as written; None without one (normalization reads the count the
+        card or configuration cells write, once, and checks it against this column)."""
+        return self.column(cells, "gpu_count")
+
+    def sku_count(self, cells: dict[str, str]) -> str | int:
+        """The count that names the row in its sku: the count column, else the count the card
+        or configuration cells write, else 1. An identity only (rows that share a card text
+        stay apart); the offer's gpu_count is never taken from it."""
         column = self.column(cells, "gpu_count")
         if column:
             return column
         try:
             return gpu_count_in_text(self.column(cells, "gpu_text"),
-                                     self.column(cells, "config_text"))
+                                     self.column(cells, "config_text")) or 1
         except GpuCountError:   # normalization reads the same cells and quarantines with why
-            return None
+            return 1
 
     def price_cells(self, cells: dict[str, str]) -> Iterator[tuple[str, str, str, str]]:
         """(offer kind, billing period, header, price text) of each price the row lists; a bare
@@ -354,8 +362,8 @@ class HtmlTableSpider(GpuPriceSpider):
         for kind, period, header, price_text in self.price_cells(cells):
             per_card = {"price_per_card": True} if is_per_card(f"{header} {unit_cell}") else {}
             row_id = self.column(cells, "sku_text")
-            sku = (f"{row_text} | {fields['gpu_count'] or 1}" + (f" | {row_id}" if row_id else "")
-                   + several)
+            sku = (f"{row_text} | {mapped.get('gpu_count') or self.sku_count(cells)}"
+                   + (f" | {row_id}" if row_id else "") + several)
             yield self.offer(response, sku=sku,
                              price_text=price_text, billing_period=period, offer_kind=kind,
                              **per_card, **fields)

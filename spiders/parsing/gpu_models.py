@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from spiders.parsing.card_catalog import CARDS, CARDS_BY_FAMILY, Card
 
@@ -118,7 +118,26 @@ def _hint(value: Decimal | float | str | None) -> Decimal | None:
     m = re.fullmatch(rf"\s*([0-9]+(?:\.[0-9]+)?)\s*{_VRAM_UNIT}?\s*", str(value).upper())
     if m is None or isinstance(value, bool) or not Decimal(m.group(1)):
         raise GpuParseError(f"VRAM hint is not a memory size: {value!r}")
-    return Decimal(m.group(1)) / (1024 if m.group(2) in ("MB", "MIB") else 1)
+    return Decimal(m.group(1)) / (VRAM_UNITS["MiB"] if m.group(2) in ("MB", "MIB") else 1)
+
+
+# The memory units a typed vram field is served in -> GB; GPU memory is binary (81920 MiB is 80 GB).
+VRAM_UNITS = {"GB": Decimal(1), "GiB": Decimal(1), "MB": Decimal(1024), "MiB": Decimal(1024)}
+
+
+def vram_gb_of(value: object, unit: str) -> Decimal:
+    """A typed vram as served, in GB: `vram_gb_of(49140, "MB") == 47.98828125`."""
+    if unit not in VRAM_UNITS:
+        raise GpuParseError(f"unknown vram_unit {unit!r} (known: {', '.join(VRAM_UNITS)})")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise GpuParseError(f"vram {value!r} is not a number of {unit}")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise GpuParseError(f"vram {value!r} is not a number of {unit}") from exc
+    if not number.is_finite() or number <= 0:
+        raise GpuParseError(f"vram {value!r} is not a positive number of {unit}")
+    return number / VRAM_UNITS[unit]
 
 
 def _blank(m: re.Match) -> str:

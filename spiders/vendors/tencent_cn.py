@@ -224,6 +224,7 @@ class TencentCNSpider(JsonApiSpider):
             vendor_data={"price_member": price_member, "region": region, "zone": item.Zone,
                          **{k: getattr(item, k) for k in EXTRAS},
                          **{k: getattr(price, k) for k in kept}},
-            vcpus_text=_text(item.Cpu), memory_text=_text(item.Memory, " GB"),
+            **({} if item.Cpu is None else {"vcpus": item.Cpu}),
+            **({} if item.Memory is None else {"memory": item.Memory, "memory_unit": "GB"}),
         )
 

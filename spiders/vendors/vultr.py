@@ -77,17 +77,18 @@ class VultrSpider(JsonApiSpider):
                     **machine_fields(plan))
 
 
-def machine_fields(plan: dict) -> dict[str, str]:
-    """vcpus_text, memory_text and disk_text of a plan (the whole VM or server the price buys),
-    in the units of Vultr's plan fields: `ram` MB, `disk` GB per disk, `disk_count` disks."""
-    said = {}
+def machine_fields(plan: dict) -> dict[str, object]:
+    """vcpus, memory (typed, as served) and disk_text of a plan (the whole VM or server the price
+    buys), in the units of Vultr's plan fields: `ram` MB, `disk` GB per disk, `disk_count` disks
+    (the disks as the plan lists them: "2 x 1920 GB NVMe")."""
+    said: dict[str, object] = {}
     # a bare-metal plan counts physical cores (cpu_count) and threads; a vCPU is a thread
     if plan.get("cpu_threads"):
-        said["vcpus_text"] = f"{plan['cpu_threads']} threads"
+        said["vcpus"] = plan["cpu_threads"]
     elif plan.get("vcpu_count"):
-        said["vcpus_text"] = str(plan["vcpu_count"])
+        said["vcpus"] = plan["vcpu_count"]
     if plan.get("ram"):
-        said["memory_text"] = f"{plan['ram']} MB"
+        said.update(memory=plan["ram"], memory_unit="MB")
     if plan.get("disk"):
         count = plan.get("disk_count") or 1
         # on a bare-metal plan `type` is the disk kind (SSD, NVMe); on a cloud plan the plan kind
