@@ -150,16 +150,16 @@ def test_a100_bare_metal_without_preemptible_price_has_no_spot_offer(by_key):
 
 
 @pytest.mark.parametrize("sku, texts, specs", [
-    # a vGPU slice: the VM's own vCPUs, RAM (MB) and one disk
-    ("vcg-a100-1c-6g-4vram", ("1", "6144 MB", "70 GB"), (1, 6, 70)),
-    ("vcg-l40s-16c-180g-48vram", ("16", "184320 MB", "1200 GB"), (16, 180, 1200)),
+    # a vGPU slice: the VM's own vCPUs, RAM (MB, as served) and one disk
+    ("vcg-a100-1c-6g-4vram", (1, 6144, "MB", "70 GB"), (1, 6, 70)),
+    ("vcg-l40s-16c-180g-48vram", (16, 184320, "MB", "1200 GB"), (16, 180, 1200)),
     # bare metal: threads (not the 112 cores), 2 TiB of RAM, two NVMe disks
-    ("vbm-112c-2048gb-8-h100-gpu", ("224 threads", "2097152 MB", "2 x 960 GB NVMe"),
+    ("vbm-112c-2048gb-8-h100-gpu", (224, 2097152, "MB", "2 x 960 GB NVMe"),
      (224, 2048, 1920)),
 ])
 def test_plans_state_their_machine(sku, texts, specs, offers):
     mine = [o for o in offers if o["sku"] == sku]
-    assert {(o["vcpus_text"], o["memory_text"], o["disk_text"]) for o in mine} == {texts}
+    assert {(o["vcpus"], o["memory"], o["memory_unit"], o["disk_text"]) for o in mine} == {texts}
     assert machine_specs(mine[0]) == dict(zip(("vcpus", "memory_gib", "disk_gb"), specs,
                                               strict=True))
 
@@ -167,7 +167,7 @@ def test_plans_state_their_machine(sku, texts, specs, offers):
 def test_plan_without_machine_fields_states_none(metal):
     plan = {"id": "vbm-72c-480gb-gh200-gpu", "hourly_cost": 2.99, "locations": ["ewr"]}
     [offer] = spider.parse_offer(plan, metal)
-    assert not {"vcpus_text", "memory_text", "disk_text"} & set(offer)
+    assert not {"vcpus", "memory", "disk_text"} & set(offer)
     assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
