@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spiders.parsing.units import PRICE_UNITS, major_units
 from spiders.parsing.currencies import SUB_UNITS
 from spiders.parsing.prices import PriceParseError, parse_price
+from spiders.parsing.units import PRICE_UNITS, major_units
 
 # Written here, not read from SUB_UNITS, so that a wrong factor in the table fails a test:
 # unit -> (major units per unit, its currency; None: a cent of the named currency)

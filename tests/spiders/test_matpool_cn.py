@@ -87,7 +87,7 @@ def test_the_list_price_is_the_fallback_and_kept_beside_a_discount():
     # both in millicent, both converted by normalization: the discount lands, below its list
     assert normalize_offer(o)["price_amount"] == Decimal("1.98")
     o["list_price_amount"] = 150000
-    with pytest.raises(Quarantined, match="original price 1.5 below the current price 1.98"):
+    with pytest.raises(Quarantined, match=r"original price 1\.5 below the current price 1\.98"):
         normalize_offer(o)
 
 

@@ -4,6 +4,7 @@ offer (a check that cannot fail checks nothing)."""
 
 import pytest
 
+from spiders.layout import REPO_ROOT
 from spiders.registry import source_names, spider_class
 from tests.helpers import responses, spider_contract
 from tests.helpers.spider_contract import (
@@ -14,6 +15,7 @@ from tests.helpers.spider_contract import (
     OFFER_KEYS,
     PUBLIC,
     contract_problems,
+    converter_imports,
     leaked_keys,
     path_problems,
     paths,
@@ -32,6 +34,39 @@ def test_every_path_of_every_source_meets_the_contract(source, path):
 @pytest.mark.parametrize("source", source_names())
 def test_every_source_reads_its_whole_snapshot_and_needs_each_exception(source):
     assert source_problems(source) == {}
+
+
+SPIDER_MODULES = sorted([*(REPO_ROOT / "spiders" / "vendors").glob("*.py"),
+                         *(REPO_ROOT / "spiders" / "base").glob("*.py")])
+
+
+@pytest.mark.parametrize("module", SPIDER_MODULES, ids=[m.name for m in SPIDER_MODULES])
+def test_no_spider_converts_a_unit_or_parses_a_price(module):
+    """Rule: no spider module imports a unit converter or a price parser (spiders/parsing/units.py,
+    machine.py, parse_price, per_hour, fx_rate ...): a spider hands numbers as served with their
+    unit, and normalization alone reads prices and converts units."""
+    assert converter_imports(module) == []
+
+
+def test_the_converter_guard_finds_an_import(tmp_path):
+    """The guard above can fail: an import of a converter or a price parser is named."""
+    module = tmp_path / "bad_spider.py"
+    module.write_text("from spiders.parsing.units import major_units\n"
+                      "from spiders.parsing.prices import displayed_text, parse_price\n"
+                      "import spiders.parsing.machine\n", encoding="utf-8")
+    assert converter_imports(module) == [
+        "bad_spider.py: from spiders.parsing.units import major_units",
+        "bad_spider.py: from spiders.parsing.prices import parse_price",
+        "bad_spider.py: import spiders.parsing.machine"]
+
+
+@pytest.mark.parametrize("source, path", PATHS, ids=[f"{s}-{p}" for s, p in PATHS])
+def test_typed_fields_carry_the_vendors_unit_as_served(source, path):
+    """Rule: an offer's typed fields (price_amount with price_unit, vcpus, memory, disk, vram)
+    hold numbers as the vendor serves them, each size with its unit from the tables normalization
+    converts with (check "units"; part of the whole contract above, named here on its own)."""
+    offers = replayed(source, path).offers
+    assert contract_problems(source, offers).get("units", []) == []
 
 
 def test_the_contract_names_only_registered_sources_and_checks():
@@ -84,6 +119,10 @@ DROP = object()
     ("azure", {"gpu_count": 0}, "count", "no whole number"),
     ("azure", {"gpu_count": "two"}, "count", "no whole number"),
     ("azure", {"gpu_count": True}, "count", "no whole number"),
+    ("azure", {"price_unit": "分钱"}, "units", "price_unit '分钱'"),
+    ("vastai", {"memory": "64 GB"}, "units", "memory '64 GB' is no number as served"),
+    ("vastai", {"vram_unit": "GB?"}, "units", "vram in vram_unit 'GB?'"),
+    ("vastai", {"memory": 65536, "memory_unit": None}, "units", "memory in memory_unit None"),
     ("azure", {"gpu_text": "Voodoo2 12MB"}, "normalizes", "card: unknown GPU model"),
     ("azure", {"region_text": "atlantis"}, "normalizes", "region"),
     ("azure", {"price_amount": "36730"}, "normalizes", "bounds"),
