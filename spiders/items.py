@@ -20,8 +20,8 @@ every unit there. A spider extracts and never interprets:
 
 Units a typed field may carry: price_unit, a key of spiders/parsing/units.py PRICE_UNITS;
 memory_unit and disk_unit "B", "MB", "MiB", "GB", "GiB", "TB", "TiB" (memory's GB is binary,
-disk's decimal: spiders/parsing/machine.py); vram_unit "MB", "MiB", "GB", "GiB"
-(spiders/parsing/gpu_models.py VRAM_UNITS).
+disk's decimal: spiders/parsing/machine.py); vram_unit and plan_vram_unit "MB", "MiB", "GB",
+"GiB" (spiders/parsing/gpu_models.py VRAM_UNITS).
 """
 
 import scrapy
@@ -51,6 +51,12 @@ class RawOffer(scrapy.Item):
     # field: a number of GB, or a memory cell as written ("40960 MIB")
     vram = scrapy.Field()
     vram_unit = scrapy.Field()
+    # typed: a slice or count the API states as numbers, read by spiders/parsing/slices.py: the
+    # fraction of one card as served (0.25), and the GPU memory of the whole offer as served with
+    # its unit (Vultr's gpu_vram_gb: 4 "GB" of an A100 is a slice, 96 "GB" of L40S two cards)
+    gpu_fraction = scrapy.Field()
+    plan_vram = scrapy.Field()
+    plan_vram_unit = scrapy.Field()
     vram_gb = scrapy.Field()
     region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"
     offer_kind = scrapy.Field()    # "on_demand" | "spot" | "reserved"

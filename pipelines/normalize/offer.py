@@ -42,6 +42,7 @@ from spiders.parsing.prices import (
     per_hour,
 )
 from spiders.parsing.regions import RegionParseError, resolve_region
+from spiders.parsing.slices import PlanGpus, plan_gpus, served_fraction
 from spiders.parsing.units import PRICE_UNITS, UnitError, major_units
 from spiders.price_basis import CRAWL_BASES
 
@@ -189,7 +190,9 @@ def _gpu_count(item: dict) -> int | None:
     text writes ("A100 80G ×8", "8卡整机"), else None. The texts are read here only (no spider
     reads a count out of them), so both stated and written are two readings: different ->
     quarantine."""
-    value = item.get("gpu_count")
+    value, plan = item.get("gpu_count"), _plan_gpus(item)
+    if plan is not None and value in (None, ""):
+        value = plan.count   # the count the offer's whole GPU memory says (slices.py)
     try:
         written = gpu_count_in_text(item.get("gpu_text"), item.get("config_text"))
     except GpuCountError as exc:
@@ -215,9 +218,13 @@ def _card(item: dict) -> GpuSpec:
     "1.00 RMB/V100·HOUR")."""
     if item.get("no_card_reason"):
         raise Quarantined("card", item["no_card_reason"])
-    hint = _vram_hint(item)
+    plan = _plan_gpus(item)
+    hint = _vram_hint(item) if plan is None else plan.vram_gb_hint
     try:
-        return parse_gpu(item.get("gpu_text") or "", vram_gb_hint=hint)
+        fraction = None if item.get("gpu_fraction") in (None, "") else \
+            served_fraction(item["gpu_fraction"])
+        return parse_gpu(item.get("gpu_text") or "", vram_gb_hint=hint, fraction=fraction,
+                         slice_gb=plan and plan.slice_gb)
     except GpuParseError as exc:
         try:
             unit_card = parse_price(item.get("price_text") or "").unit_card
@@ -225,6 +232,17 @@ def _card(item: dict) -> GpuSpec:
                 return parse_gpu(unit_card, vram_gb_hint=hint)
         except (PriceParseError, GpuParseError):
             pass
+        raise Quarantined("card", str(exc)) from exc
+
+
+def _plan_gpus(item: dict) -> PlanGpus | None:
+    """The cards or slice the offer's whole GPU memory says, when the API serves it."""
+    if item.get("plan_vram") in (None, ""):
+        return None
+    try:
+        return plan_gpus(item.get("gpu_text") or "", item["plan_vram"],
+                         item.get("plan_vram_unit") or "")
+    except GpuParseError as exc:
         raise Quarantined("card", str(exc)) from exc
 
 

@@ -175,12 +175,13 @@ def test_sold_out_type_is_unavailable_without_spot(offers, by_zone):
 
 
 @pytest.mark.parametrize("family, gpu_count, gpu, expected", [
-    ("GT4", 8, 8, ("NVIDIA A100-NVLINK-40G", 8)),
-    ("GT4", 1.0, 1, ("NVIDIA A100-NVLINK-40G", 1)),
-    ("GN7", 0.25, 1, ("Tesla T4 1/4", 1)),
-    ("GN7", 0.5, 1, ("Tesla T4 1/2", 1)),
-    ("GN10Xp", None, 2, ("Tesla V100-NVLINK-32G", 2)),      # no GpuCount: Gpu
-    ("HCCPNV5v", 8, 8, ("HCCPNV5v", 8)),                     # unknown family: its own text
+    ("GT4", 8, 8, {"gpu_text": "NVIDIA A100-NVLINK-40G", "gpu_count": 8}),
+    ("GT4", 1.0, 1, {"gpu_text": "NVIDIA A100-NVLINK-40G", "gpu_count": 1}),
+    # a slice: the fraction as served, for normalization to read (spiders/parsing/slices.py)
+    ("GN7", 0.25, 1, {"gpu_text": "Tesla T4", "gpu_count": 1, "gpu_fraction": 0.25}),
+    ("GN7", 0.5, 1, {"gpu_text": "Tesla T4", "gpu_count": 1, "gpu_fraction": 0.5}),
+    ("GN10Xp", None, 2, {"gpu_text": "Tesla V100-NVLINK-32G", "gpu_count": 2}),  # Gpu
+    ("HCCPNV5v", 8, 8, {"gpu_text": "HCCPNV5v", "gpu_count": 8}),  # unknown: its own text
     ("S5", 0, 0, None),                                      # a CPU type
     ("GN7", None, None, None),
     ("GN7", -1, 0, None),

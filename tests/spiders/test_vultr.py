@@ -57,21 +57,18 @@ def test_a40_slice_and_l40s_card_normalize(by_key):
     assert (a40["gpu_model"], a40["gpu_fraction"], a40["vram_gb"]) == (
         "A40-48GB", Decimal(8) / Decimal(48), Decimal(8))
     l40s = by_key["vcg-l40s-16c-180g-48vram", "ewr", "on_demand", "hour"]
-    assert (l40s["gpu_text"], l40s["gpu_count"], l40s["price_amount"]) == ("L40S 48GB", 1, "1.671")
+    assert (l40s["gpu_text"], l40s["plan_vram"], l40s["price_amount"]) == ("L40S", 48, "1.671")
     row = normalize_offer(l40s)
-    assert (row["gpu_model"], row["gpu_fraction"]) == ("L40S-48GB", 1)
+    assert (row["gpu_model"], row["gpu_fraction"], row["gpu_count"]) == ("L40S-48GB", 1, 1)
 
 
 @pytest.mark.parametrize("gpu_type, vram, expected", [
-    ("NVIDIA_A100", 4, ("A100 80GB vGPU 4GB", 1, 4)),     # a slice of the 80 GB card
-    ("NVIDIA_A100", 80, ("A100 80GB", 1, 80)),
-    ("NVIDIA_L40S", 96, ("L40S 48GB", 2, 48)),            # a plan of two whole cards
-    ("AMD_MI300X", 192, ("MI300X 192GB", 1, 192)),
-    ("NVIDIA_L40S", 72, ("L40S", None, 72)),              # neither a slice nor whole cards
-    ("NVIDIA_A16", 2, ("A16", 1, 2)),                     # a card the catalog does not know
-    ("NVIDIA_GH200", None, ("GH200", 1, None)),
+    # the plan's whole GPU memory as served; normalization reads slice or count from it
+    ("NVIDIA_A100", 4, {"gpu_text": "A100", "plan_vram": 4, "plan_vram_unit": "GB"}),
+    ("NVIDIA_L40S", 96, {"gpu_text": "L40S", "plan_vram": 96, "plan_vram_unit": "GB"}),
+    ("NVIDIA_GH200", None, {"gpu_text": "GH200", "gpu_count": 1}),   # no memory: one card
 ])
-def test_cloud_gpu_reads_card_count_and_slice_from_the_plan_memory(gpu_type, vram, expected):
+def test_cloud_gpu_hands_the_plan_memory_as_served(gpu_type, vram, expected):
     assert cloud_gpu(gpu_type, vram) == expected
 
 
@@ -99,8 +96,11 @@ def test_smallest_slice_hourly_and_monthly(by_key):
     month = by_key["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "month"]
     assert (hour["price_amount"], hour["price_text"]) == ("0.123", "$0.123/hr")
     assert (month["price_amount"], month["price_text"]) == ("90", "$90/mo")
-    assert hour["gpu_text"] == "A100 80GB vGPU 4GB" and hour["vram_gb"] == 4
-    assert hour["currency"] == "USD" and hour["gpu_count"] == 1
+    assert (hour["gpu_text"], hour["plan_vram"], hour["plan_vram_unit"]) == ("A100", 4, "GB")
+    assert hour["currency"] == "USD"
+    row = normalize_offer(hour)
+    assert (row["gpu_model"], row["gpu_fraction"], row["vram_gb"], row["gpu_count"]) == (
+        "A100-80GB", Decimal("0.05"), 4, 1)
 
 
 @pytest.mark.parametrize("sku, fraction", [
@@ -130,7 +130,8 @@ def test_half_card_prices(by_key):
 
 def test_whole_card_plan(by_key):
     o = by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "hour"]
-    assert (o["gpu_text"], o["price_amount"]) == ("A100 80GB", "2.397")
+    assert (o["gpu_text"], o["plan_vram"], o["price_amount"]) == ("A100", 80, "2.397")
+    assert normalize_offer(o)["gpu_model"] == "A100-80GB"
     assert by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "month"]["price_amount"] == "1750"
 
 
