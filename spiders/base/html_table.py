@@ -78,9 +78,9 @@ from scrapy.http import Response
 
 from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
-from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.gpu_models import card_alternatives, memory_unit
 from spiders.parsing.prices import displayed_text, is_per_card
+from spiders.parsing.row_ids import sku_count
 
 _UNAVAILABLE = re.compile(r"售罄|无货|缺货|已满|暂无|sold\s*out|unavailable", re.I)
 _AVAILABLE = re.compile(r"有货|充足|可租|紧张|in\s*stock|available", re.I)
@@ -279,17 +279,10 @@ class HtmlTableSpider(GpuPriceSpider):
         return self.column(cells, "gpu_count")
 
     def sku_count(self, cells: dict[str, str]) -> str | int:
-        """The count that names the row in its sku: the count column, else the count the card
-        or configuration cells write, else 1. An identity only (rows that share a card text
-        stay apart); the offer's gpu_count is never taken from it."""
-        column = self.column(cells, "gpu_count")
-        if column:
-            return column
-        try:
-            return gpu_count_in_text(self.column(cells, "gpu_text"),
-                                     self.column(cells, "config_text")) or 1
-        except GpuCountError:   # normalization reads the same cells and quarantines with why
-            return 1
+        """The count that names the row in its sku (spiders/parsing/row_ids.py): an identity
+        only; the offer's gpu_count is never taken from it."""
+        return sku_count(self.column(cells, "gpu_count"), self.column(cells, "gpu_text"),
+                         self.column(cells, "config_text"))
 
     def price_cells(self, cells: dict[str, str]) -> Iterator[tuple[str, str, str, str]]:
         """(offer kind, billing period, header, price text) of each price the row lists; a bare

@@ -53,15 +53,6 @@ from tests.helpers.responses import Replay, replay_spider, snapshot_entries
 PUBLIC, KEYED = "public", "keyed"
 # memory_unit and disk_unit: what spiders/parsing/machine.py reads (memory_gib_of, disk_gb_of)
 MEMORY_UNITS = ("B", "MB", "MiB", "GB", "GiB", "TB", "TiB")
-# What no spider module imports: the helpers that convert a unit or parse a price, which
-# normalization alone calls (module -> the names; None: the whole module).
-CONVERTERS: dict[str, frozenset[str] | None] = {
-    "spiders.parsing.units": None,
-    "spiders.parsing.machine": None,
-    "spiders.parsing.prices": frozenset({"parse_price", "raw_price_fields", "per_hour",
-                                         "parse_period", "HOURS_PER_PERIOD"}),
-    "spiders.parsing.currencies": frozenset({"convert", "fx_rate", "SUB_UNITS"}),
-}
 # What a keyed path is given: a fake value per key, except where the recorded request body holds
 # the value (Huawei's project id is part of the rated body the snapshot answers).
 FAKE_KEYS = {"HUAWEICLOUD_SDK_PROJECT_ID": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"}
@@ -274,7 +265,8 @@ def _count(source: str, offer: dict) -> list[str]:
 
 # typed field -> its unit field and the units it may name (the tables normalization reads)
 SIZE_FIELDS = {"memory": ("memory_unit", MEMORY_UNITS), "disk": ("disk_unit", MEMORY_UNITS),
-               "vram": ("vram_unit", tuple(VRAM_UNITS))}
+               "vram": ("vram_unit", tuple(VRAM_UNITS)),
+               "plan_vram": ("plan_vram_unit", tuple(VRAM_UNITS))}
 
 
 def _units(source: str, offer: dict) -> list[str]:
@@ -403,17 +395,3 @@ def check_contract(source: str, offers: list[dict]) -> None:
     assert offers, f"{source}: no offers to check"
     problems = contract_problems(source, offers)
     assert not problems, json.dumps({source: problems}, indent=1, ensure_ascii=False)[:4000]
-
-
-def converter_imports(path) -> list[str]:
-    """Each import in the module at `path` of a unit converter or price parser (CONVERTERS)."""
-    import ast
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module in CONVERTERS:
-            banned = CONVERTERS[node.module]
-            names = [a.name for a in node.names if banned is None or a.name in banned]
-            found += [f"{path.name}: from {node.module} import {n}" for n in names]
-        elif isinstance(node, ast.Import):
-            found += [f"{path.name}: import {a.name}" for a in node.names if a.name in CONVERTERS]
-    return found

@@ -7,6 +7,7 @@ import pytest
 from spiders.layout import REPO_ROOT
 from spiders.registry import source_names, spider_class
 from tests.helpers import responses, spider_contract
+from tests.helpers.converter_guard import converter_imports
 from tests.helpers.spider_contract import (
     EXPECTED_QUARANTINES,
     KEYED,
@@ -15,7 +16,6 @@ from tests.helpers.spider_contract import (
     OFFER_KEYS,
     PUBLIC,
     contract_problems,
-    converter_imports,
     leaked_keys,
     path_problems,
     paths,
@@ -42,9 +42,10 @@ SPIDER_MODULES = sorted([*(REPO_ROOT / "spiders" / "vendors").glob("*.py"),
 
 @pytest.mark.parametrize("module", SPIDER_MODULES, ids=[m.name for m in SPIDER_MODULES])
 def test_no_spider_converts_a_unit_or_parses_a_price(module):
-    """Rule: no spider module imports a unit converter or a price parser (spiders/parsing/units.py,
-    machine.py, parse_price, per_hour, fx_rate ...): a spider hands numbers as served with their
-    unit, and normalization alone reads prices and converts units."""
+    """Rule: no spider module imports a unit converter, a price parser or the count reader
+    (spiders/parsing/units.py, machine.py, counts.py, parse_price, per_hour, fx_rate ...): a
+    spider hands numbers as served with their unit, and normalization alone reads prices and
+    counts and converts units."""
     assert converter_imports(module) == []
 
 
@@ -53,11 +54,17 @@ def test_the_converter_guard_finds_an_import(tmp_path):
     module = tmp_path / "bad_spider.py"
     module.write_text("from spiders.parsing.units import major_units\n"
                       "from spiders.parsing.prices import displayed_text, parse_price\n"
-                      "import spiders.parsing.machine\n", encoding="utf-8")
+                      "import spiders.parsing.machine\n"
+                      "from spiders.parsing.counts import gpu_count_in_text\n"
+                      "from spiders.parsing import fx_rate, gpu_family, counts\n",
+                      encoding="utf-8")
     assert converter_imports(module) == [
         "bad_spider.py: from spiders.parsing.units import major_units",
         "bad_spider.py: from spiders.parsing.prices import parse_price",
-        "bad_spider.py: import spiders.parsing.machine"]
+        "bad_spider.py: import spiders.parsing.machine",
+        "bad_spider.py: from spiders.parsing.counts import gpu_count_in_text",
+        "bad_spider.py: from spiders.parsing import fx_rate",     # re-exported by the package
+        "bad_spider.py: from spiders.parsing import counts"]
 
 
 @pytest.mark.parametrize("source, path", PATHS, ids=[f"{s}-{p}" for s, p in PATHS])
