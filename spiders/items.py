@@ -60,8 +60,9 @@ class RawOffer(scrapy.Item):
     vram_gb = scrapy.Field()
     region_text = scrapy.Field()   # region as the vendor writes it: "eastus", "西北B区"
     offer_kind = scrapy.Field()    # "on_demand" | "spot" | "reserved"
-    price_text = scrapy.Field()    # raw: the price as written: "¥62.00/时", "1,299元/月"; for
-    #                                an API, the price field as served ("payg_price 2720")
+    price_text = scrapy.Field()    # raw: the price as written: "¥62.00/时", "1,299元/月";
+    #                                absent when the vendor serves a number (price_amount): a
+    #                                spider writes no text from a number (the contract checks it)
     # typed: the price as served (a number, or a decimal string copied unchanged) when the
     # vendor gives a number, in `price_unit` when that is not the currency's major unit
     price_amount = scrapy.Field()

@@ -122,8 +122,7 @@ def served_price(raw: object) -> dict[str, object]:
     it. A null or unreadable value goes on as served and is quarantined with it."""
     typed = {"price_amount": raw} if isinstance(raw, (int, float, str)) and \
         not isinstance(raw, bool) else {}
-    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY",
-            "price_text": f"payg_price: {raw!r} ({PRICE_UNIT})"}
+    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY"}
 
 
 def machine_fields(machine: dict) -> dict[str, object]:

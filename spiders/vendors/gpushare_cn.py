@@ -109,5 +109,4 @@ def sku_price(raw: object) -> dict[str, object]:
     or unreadable value goes on as served and normalization quarantines it with it."""
     typed = {"price_amount": raw} if isinstance(raw, (int, float, str)) and \
         not isinstance(raw, bool) else {}
-    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY",
-            "price_text": f"payg price: {raw!r} ({PRICE_UNIT})"}
+    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY"}

@@ -301,7 +301,6 @@ class HuaweiCloudCnSpider(JsonApiSpider):
         return self.offer(
             response, sku=vm["spec"], gpu_text=card, gpu_count=count, region_text=region,
             offer_kind=kind, price_amount=str(amount), currency=currency, billing_period=period,
-            price_text=f"{amount} {currency}/{period}",
             available=None,     # a calculator price does not say there is capacity (fuzzbuster)
             vcpus_text=unit_text(vm.get("cpu"), "vCPUs"),
             memory_text=unit_text(vm.get("mem"), "GiB"),

@@ -108,7 +108,7 @@ class LambdaCloudSpider(HtmlTableSpider):
             for region, available in [(r["name"], True) for r in regions] or [(self.region, False)]:
                 yield self.offer(
                     response, sku=name, gpu_text=gpu_text, gpu_count=count, region_text=region,
-                    offer_kind="on_demand", price_text=f"price_cents_per_hour: {cents}",
+                    offer_kind="on_demand",
                     price_amount=cents, price_unit="cents", currency="USD", billing_period="hour",
                     available=available, **machine,
                     vendor_data={"description": itype["description"], "specs": itype.get("specs"),

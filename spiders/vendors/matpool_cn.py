@@ -106,8 +106,7 @@ def pool_price(hardware: dict) -> dict[str, object]:
     unreadable value goes on as served and normalization quarantines it with it."""
     field = next((f for f in PRICE_FIELDS if hardware.get(f) is not None), PRICE_FIELDS[0])
     raw = hardware.get(field)
-    price: dict[str, object] = {"price_unit": PRICE_UNIT, "currency": "CNY",
-                                "price_text": f"{field}: {raw!r} ({PRICE_UNIT})"}
+    price: dict[str, object] = {"price_unit": PRICE_UNIT, "currency": "CNY"}
     if _number(raw):
         price["price_amount"] = raw
     listed = hardware.get("priceMillicent")

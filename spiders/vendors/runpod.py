@@ -105,7 +105,7 @@ class RunpodSpider(JsonApiSpider):
             response, sku=f"{gpu['id']} | {tier}", gpu_text=gpu["displayName"], gpu_count=1,
             vram_gb=gpu["memoryInGb"], region_text=place, offer_kind=kind,
             price_amount=str(price), currency="USD", billing_period="hour",
-            price_text=f"${price}/GPU/hr", available=True,
+            available=True,
             vendor_data={"field": field, "gpuTypeId": gpu["id"],
                          "stockStatus": lowest["stockStatus"],
                          "uninterruptablePrice": lowest.get("uninterruptablePrice"),

@@ -210,16 +210,16 @@ class TencentCNSpider(JsonApiSpider):
                                 item.InstanceChargeType, item.Zone, price_member)
             return
         if offer_kind == "on_demand" and price_member == "OriginalPrice":
-            period, per = "month", "month"
+            period = "month"
         else:   # a postpaid price is per its ChargeUnit; another unit is quarantined with it
             period = CHARGE_UNITS.get(price.ChargeUnit or "")
-            per = period or f"{price.ChargeUnit!r} (ChargeUnit)"
         yield self.offer(
             response, sku=item.InstanceType, **gpu,
             region_text=item.Zone or region, offer_kind=offer_kind, price_amount=_text(amount),
-            currency="CNY", billing_period=period, price_text=f"{_text(amount)} CNY/{per}",
+            currency="CNY", billing_period=period,
             available=AVAILABLE.get(item.Status or ""),
-            vendor_data={"price_member": price_member, "region": region, "zone": item.Zone,
+            vendor_data={"price_member": price_member, "ChargeUnit": price.ChargeUnit,
+                         "region": region, "zone": item.Zone,
                          **{k: getattr(item, k) for k in EXTRAS},
                          **{k: getattr(price, k) for k in kept}},
             **({} if item.Cpu is None else {"vcpus": item.Cpu}),

@@ -104,7 +104,7 @@ class VastaiSpider(JsonApiSpider):
             # a listing without a bid floor has no spot offer; a 0 goes on to quarantine
             if price not in (None, ""):
                 yield self.offer(response, offer_kind=kind, price_amount=str(price),
-                                 price_text=f"${price}/hr", **common)
+                                 **common)
 
     def closed(self, reason: str) -> None:
         hidden = self.crawler.stats.get_value("vastai/offers_without_location", 0)

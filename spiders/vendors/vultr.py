@@ -69,7 +69,7 @@ class VultrSpider(JsonApiSpider):
                     response, sku=plan["id"], **gpus, region_text=location, offer_kind=kind,
                     price_amount=str(price),
                     currency="USD", billing_period=period,
-                    price_text=f"${price}/{'hr' if period == 'hour' else 'mo'}", available=True,
+                    available=True,
                     vendor_data={"field": field, "gpu_type": plan.get("gpu_type"),
                                  "type": plan.get("type")},
                     **machine_fields(plan))

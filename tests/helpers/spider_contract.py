@@ -11,7 +11,8 @@ What each offer meets (the check's name, used by KNOWN_EXCEPTIONS):
   recorded      url is the live URL of a recorded entry, raw_ref the sha256 of that entry's
                 bytes, observed_at its capture time (never the clock: a replay is reproducible)
   terms         offer_kind and billing_period are normalization's words
-  price         a price_amount is a positive decimal with its currency; else a price_text
+  price         a price_amount is a positive decimal with its currency, with no price_text when
+                read from data (no text written from a number); else a page's price_text
   count         a gpu_count, when stated, is a whole number of at least 1
   units         a typed field (price_amount with price_unit, vcpus, memory, disk, vram) holds a
                 number as served, and each size its unit from the tables normalization converts
@@ -233,14 +234,17 @@ PAGE_TYPES = ("text/html", "text/plain")
 
 
 def _price(source: str, offer: dict) -> list[str]:
-    """The price as written is always kept; an amount is stated when the body is data."""
+    """A page's price is kept as written (price_text); data's price is its amount as served,
+    with no price_text a spider would write from the number."""
     amount, entry = offer.get("price_amount"), _entry(source, offer)
-    if not offer.get("price_text"):
-        return ["no price_text (the price as written)"]
+    data = entry is not None and not entry["content_type"].startswith(PAGE_TYPES)
     if amount in (None, ""):
-        if entry and not entry["content_type"].startswith(PAGE_TYPES):
+        if data:
             return [f"no price_amount, though read from {entry['content_type']} data"]
-        return []
+        return [] if offer.get("price_text") else ["no price_text (the price as written)"]
+    if data and offer.get("price_text"):
+        return [f"price_text {offer['price_text']!r} beside an amount served as data: a spider "
+                "writes no text from a number"]
     try:
         positive = Decimal(str(amount)) > 0
     except InvalidOperation:

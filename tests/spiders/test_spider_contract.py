@@ -122,7 +122,9 @@ DROP = object()
     ("azure", {"currency": None}, "price", "in currency None"),
     ("azure", {"currency": "dollars-ish"}, "price", "in currency 'dollars-ish'"),
     ("azure", {"price_amount": DROP}, "price", "though read from application/json"),
-    ("azure", {"price_text": DROP}, "price", "no price_text"),
+    # data's amount with a text written from it; a page's price without its text
+    ("azure", {"price_text": "3.67 USD/hour"}, "price", "beside an amount served as data"),
+    ("idc_guian", {"price_text": DROP}, "price", "no price_text"),
     ("azure", {"gpu_count": 0}, "count", "no whole number"),
     ("azure", {"gpu_count": "two"}, "count", "no whole number"),
     ("azure", {"gpu_count": True}, "count", "no whole number"),

@@ -100,7 +100,7 @@ def test_on_demand_offer_fields(by_key):
     assert (o["vram"], o["vram_unit"]) == (81559, "MB")   # as served: 79.65 GB
     assert o["region_text"] == "Texas, US"
     assert o["price_amount"] == "1.87"
-    assert o["price_text"] == "$1.87/hr"
+    assert "price_text" not in o   # the API serves a number: no text is written from it
     assert (o["currency"], o["billing_period"], o["available"]) == ("USD", "hour", True)
     assert o["vendor"] == "vast.ai" and o["vendor_kind"] == "marketplace"
     assert o["observed_at"] == "2026-11-30T09:00:00Z"
