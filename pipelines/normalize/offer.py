@@ -26,7 +26,13 @@ from spiders.parsing.calendars import offer_time_zone, source_time_zone
 from spiders.parsing.card_catalog import CARDS
 from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.currencies import FxRateError, fx_rate, iso_currency
-from spiders.parsing.gpu_models import GpuParseError, GpuSpec, gpu_family, parse_gpu
+from spiders.parsing.gpu_models import (
+    GpuParseError,
+    GpuSpec,
+    gpu_family,
+    parse_gpu,
+    vram_gb_of,
+)
 from spiders.parsing.machine import machine_specs
 from spiders.parsing.prices import (
     HOURS_PER_PERIOD,
@@ -36,6 +42,8 @@ from spiders.parsing.prices import (
     per_hour,
 )
 from spiders.parsing.regions import RegionParseError, resolve_region
+from spiders.parsing.slices import PlanGpus, plan_gpus, served_fraction
+from spiders.parsing.units import PRICE_UNITS, UnitError, major_units
 from spiders.price_basis import CRAWL_BASES
 
 OFFER_KINDS = ("on_demand", "spot", "reserved")
@@ -82,15 +90,40 @@ def checked_amount(amount: Decimal, what: str, value: object) -> Decimal:
 
 
 def _decimal(item: dict, field: str) -> Decimal | None:
+    """An amount field (price_amount, price_low, price_high, list_price_amount) in its currency's
+    major unit: converted here from the item's price_unit when the vendor serves another
+    ("厘", "millicent", "cents": spiders/parsing/units.py), the one place a price unit is."""
     value = item.get(field)
     if value in (None, ""):
         return None
     # a value of the wrong JSON type (true, a list, an object) was refused at stage "item"
+    if item.get("price_unit"):
+        try:
+            amount = major_units(value, item["price_unit"])
+        except UnitError as exc:
+            raise Quarantined("price", f"{field}: {exc}") from exc
+        return checked_amount(amount, field, value)
     try:
         amount = Decimal(str(value))
     except InvalidOperation as exc:
         raise Quarantined("price", f"{field} is not a number: {_shown(value)}") from exc
     return checked_amount(amount, field, value)
+
+
+def _amount_currency(item: dict) -> str:
+    """The ISO currency of a stated amount: the item's, which a price_unit of another currency
+    (厘 of a USD amount) contradicts."""
+    if not item.get("currency"):
+        raise Quarantined("currency", "price_amount without a currency")
+    try:
+        currency = iso_currency(item["currency"])
+    except ValueError as exc:
+        raise Quarantined("currency", str(exc)) from exc
+    unit = PRICE_UNITS.get(item.get("price_unit") or "")
+    if unit is not None and unit.currency not in (None, currency):
+        raise Quarantined("currency", f"price_unit {item['price_unit']!r} is a unit of "
+                                      f"{unit.currency}, not of {currency}")
+    return currency
 
 
 def _range_price(low: Decimal, high: Decimal, range_end: str | None, written: str) -> Decimal:
@@ -115,12 +148,7 @@ def _listed_price(item: dict) -> _Listed:
         amount = _decimal(item, "price_amount") or _range_price(
             low, high, range_end, f"{low}-{high} {item.get('currency')}")  # type: ignore[arg-type]
         # (a range given as two numbers, e.g. an API's min and max, and no price text)
-        if not item.get("currency"):
-            raise Quarantined("currency", "price_amount without a currency")
-        try:
-            currency = iso_currency(item["currency"])
-        except ValueError as exc:
-            raise Quarantined("currency", str(exc)) from exc
+        currency = _amount_currency(item)
         if period not in HOURS_PER_PERIOD:
             raise Quarantined("price", f"unknown billing period {period!r}")
         listed = _Listed(amount, currency, period, stated_per_card)
@@ -139,11 +167,18 @@ def _listed_price(item: dict) -> _Listed:
         listed = _Listed(amount, parsed.currency,  # type: ignore[arg-type]
                          parsed.period or period, parsed.per_card or stated_per_card,
                          parsed.per_machine, parsed.unit_card)
+        # two readings: the flag the vendor states apart (a column, a note) against the text's
         if item.get("tax_included") is not None and parsed.tax_included is not None \
                 and item["tax_included"] != parsed.tax_included:
             raise Quarantined("price", f"tax_included={item['tax_included']} but the price says "
                                        f"otherwise: {item.get('price_text')!r}")
-    original = _decimal(item, "list_price_amount")
+        if parsed.list_amount is not None and item.get("list_price_amount") in (None, ""):
+            return _checked_original(parsed.list_amount, listed)
+    return _checked_original(_decimal(item, "list_price_amount"), listed)
+
+
+def _checked_original(original: Decimal | None, listed: _Listed) -> _Listed:
+    """The listed price, unless its original (struck-through) price is below it."""
     if original is not None and original < listed.amount:
         raise Quarantined("price", f"original price {original} below the current price "
                                    f"{listed.amount}")
@@ -152,8 +187,12 @@ def _listed_price(item: dict) -> _Listed:
 
 def _gpu_count(item: dict) -> int | None:
     """The stated count (a count column or API field), else the count the card or configuration
-    text writes ("A100 80G ×8", "8卡整机"), else None; both written and different -> quarantine."""
-    value = item.get("gpu_count")
+    text writes ("A100 80G ×8", "8卡整机"), else None. The texts are read here only (no spider
+    reads a count out of them), so both stated and written are two readings: different ->
+    quarantine."""
+    value, plan = item.get("gpu_count"), _plan_gpus(item)
+    if plan is not None and value in (None, ""):
+        value = plan.count   # the count the offer's whole GPU memory says (slices.py)
     try:
         written = gpu_count_in_text(item.get("gpu_text"), item.get("config_text"))
     except GpuCountError as exc:
@@ -179,9 +218,13 @@ def _card(item: dict) -> GpuSpec:
     "1.00 RMB/V100·HOUR")."""
     if item.get("no_card_reason"):
         raise Quarantined("card", item["no_card_reason"])
-    hint = item.get("vram_gb") or None
+    plan = _plan_gpus(item)
+    hint = _vram_hint(item) if plan is None else plan.vram_gb_hint
     try:
-        return parse_gpu(item.get("gpu_text") or "", vram_gb_hint=hint)
+        fraction = None if item.get("gpu_fraction") in (None, "") else \
+            served_fraction(item["gpu_fraction"])
+        return parse_gpu(item.get("gpu_text") or "", vram_gb_hint=hint, fraction=fraction,
+                         slice_gb=plan and plan.slice_gb)
     except GpuParseError as exc:
         try:
             unit_card = parse_price(item.get("price_text") or "").unit_card
@@ -189,6 +232,28 @@ def _card(item: dict) -> GpuSpec:
                 return parse_gpu(unit_card, vram_gb_hint=hint)
         except (PriceParseError, GpuParseError):
             pass
+        raise Quarantined("card", str(exc)) from exc
+
+
+def _plan_gpus(item: dict) -> PlanGpus | None:
+    """The cards or slice the offer's whole GPU memory says, when the API serves it."""
+    if item.get("plan_vram") in (None, ""):
+        return None
+    try:
+        return plan_gpus(item.get("gpu_text") or "", item["plan_vram"],
+                         item.get("plan_vram_unit") or "")
+    except GpuParseError as exc:
+        raise Quarantined("card", str(exc)) from exc
+
+
+def _vram_hint(item: dict) -> Decimal | str | float | None:
+    """The card's or slice's memory the listing states apart from the card text: the typed
+    vram in its vram_unit, converted here, else vram_gb (a number of GB, or a cell as written)."""
+    if item.get("vram") in (None, ""):
+        return item.get("vram_gb") or None
+    try:
+        return vram_gb_of(item["vram"], item.get("vram_unit") or "")
+    except GpuParseError as exc:
         raise Quarantined("card", str(exc)) from exc
 
 

@@ -52,8 +52,9 @@ A table is read by its header texts, so a vendor is configuration, not code:
                 price ("A100、A800") yields one offer per card (gpu_models.card_alternatives).
   offer_kind    default "on_demand"
   range_end, price_per_card   see GpuPriceSpider
-The GPU count comes from the count column when there is one, else from the card and configuration
-cells ("A100 80G ×8", "8卡整机"); normalization quarantines a row whose texts disagree with it.
+The GPU count is the count column when there is one; normalization reads the count the card and
+configuration cells write ("A100 80G ×8", "8卡整机") and quarantines a row whose column and texts
+disagree. The sku names a row by its card text and count (`sku_count`), an identity only.
 A struck-through price in a price cell (<del>, <s>, <strike>, line-through) is its original price.
 A cell merged over several rows or columns (rowspan, colspan: fee tables that write a unit or a
 name once for a group of rows) is read in every row and column it covers.
@@ -77,9 +78,9 @@ from scrapy.http import Response
 
 from spiders.base.spider import GpuPriceSpider
 from spiders.items import RawOffer
-from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 from spiders.parsing.gpu_models import card_alternatives, memory_unit
 from spiders.parsing.prices import displayed_text, is_per_card
+from spiders.parsing.row_ids import sku_count
 
 _UNAVAILABLE = re.compile(r"售罄|无货|缺货|已满|暂无|sold\s*out|unavailable", re.I)
 _AVAILABLE = re.compile(r"有货|充足|可租|紧张|in\s*stock|available", re.I)
@@ -272,16 +273,16 @@ class HtmlTableSpider(GpuPriceSpider):
         names = [header] if isinstance(header, str) else header
         return " ".join(cells.get(n, "") for n in names).strip() or None
 
-    def gpu_count(self, cells: dict[str, str]) -> str | int | None:
-        """The count column, else the count written in the card or configuration cells."""
-        column = self.column(cells, "gpu_count")
-        if column:
-            return column
-        try:
-            return gpu_count_in_text(self.column(cells, "gpu_text"),
-                                     self.column(cells, "config_text"))
-        except GpuCountError:   # normalization reads the same cells and quarantines with why
-            return None
+    def gpu_count(self, cells: dict[str, str]) -> str | None:
+        """The count column as written; None without one (normalization reads the count the
+        card or configuration cells write, once, and checks it against this column)."""
+        return self.column(cells, "gpu_count")
+
+    def sku_count(self, cells: dict[str, str]) -> str | int:
+        """The count that names the row in its sku (spiders/parsing/row_ids.py): an identity
+        only; the offer's gpu_count is never taken from it."""
+        return sku_count(self.column(cells, "gpu_count"), self.column(cells, "gpu_text"),
+                         self.column(cells, "config_text"))
 
     def price_cells(self, cells: dict[str, str]) -> Iterator[tuple[str, str, str, str]]:
         """(offer kind, billing period, header, price text) of each price the row lists; a bare
@@ -354,8 +355,8 @@ class HtmlTableSpider(GpuPriceSpider):
         for kind, period, header, price_text in self.price_cells(cells):
             per_card = {"price_per_card": True} if is_per_card(f"{header} {unit_cell}") else {}
             row_id = self.column(cells, "sku_text")
-            sku = (f"{row_text} | {fields['gpu_count'] or 1}" + (f" | {row_id}" if row_id else "")
-                   + several)
+            sku = (f"{row_text} | {mapped.get('gpu_count') or self.sku_count(cells)}"
+                   + (f" | {row_id}" if row_id else "") + several)
             yield self.offer(response, sku=sku,
                              price_text=price_text, billing_period=period, offer_kind=kind,
                              **per_card, **fields)

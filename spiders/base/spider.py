@@ -47,9 +47,10 @@ Attributes a vendor spider sets:
                 An offer carries local_time_zone and region_key when the spider declares a value
                 its name does not imply; other sources' items stay as they were.
 Every request goes through `request()`, which renders it in Chromium when render_js is set.
-Every offer goes through `offer()`, which also reads what the listing writes in its texts: a GPU
-count in the card or configuration text ("A100 80G ×8", "8卡整机") when no count was given, and a
-price text's range ends, original price, per-card marker, tax flag and minimum term.
+Every offer goes through `offer()`, which adds the provenance and what the source declares once
+(range_end, price_per_card, effective_at, ...). It reads nothing out of the texts: the count a
+card text writes ("A100 80G ×8"), a price text's range, original price, per-card marker and tax
+flag are read by normalization, once (spiders/items.py says which fields are raw, which typed).
 """
 
 from __future__ import annotations
@@ -69,8 +70,7 @@ from spiders.items import RawOffer
 from spiders.middlewares.raw_archive import answer_price_basis, captured_at
 from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.calendars import source_time_zone
-from spiders.parsing.counts import GpuCountError, gpu_count_in_text
-from spiders.parsing.prices import RANGE_ENDS, raw_price_fields
+from spiders.parsing.prices import RANGE_ENDS
 from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
 
 
@@ -236,16 +236,9 @@ class GpuPriceSpider(scrapy.Spider):
         )
 
     def written_fields(self, fields: dict[str, Any]) -> dict[str, Any]:
-        """`fields` plus what the listing writes in its texts; a value the spider set wins.
-        Normalization reads the same texts again and quarantines what contradicts."""
+        """`fields` plus what the source declares once for all its offers; a value the spider
+        set wins. Nothing is read out of the texts here: normalization reads each text once."""
         fields = dict(fields)
-        if fields.get("gpu_count") in (None, ""):
-            try:
-                written = gpu_count_in_text(fields.get("gpu_text"), fields.get("config_text"))
-            except GpuCountError:   # two counts: normalization quarantines the offer with why
-                written = None
-            if written is not None:
-                fields["gpu_count"] = written
         if self.range_end:
             fields.setdefault("range_end", self.range_end)
         if self.price_per_card:
@@ -259,10 +252,4 @@ class GpuPriceSpider(scrapy.Spider):
             fields.setdefault("local_time_zone", self.time_zone())
         if self.regions_key() != self.name:
             fields.setdefault("region_key", self.regions_key())
-        if fields.get("price_text") and fields.get("price_amount") in (None, ""):
-            said = raw_price_fields(fields["price_text"], fields.get("currency"),
-                                    fields.get("billing_period"))
-            for name, value in said.items():
-                if fields.get(name) is None:
-                    fields[name] = value
         return fields

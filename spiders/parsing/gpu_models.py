@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
 from spiders.parsing.card_catalog import CARDS, CARDS_BY_FAMILY, Card
 
@@ -118,7 +118,26 @@ def _hint(value: Decimal | float | str | None) -> Decimal | None:
     m = re.fullmatch(rf"\s*([0-9]+(?:\.[0-9]+)?)\s*{_VRAM_UNIT}?\s*", str(value).upper())
     if m is None or isinstance(value, bool) or not Decimal(m.group(1)):
         raise GpuParseError(f"VRAM hint is not a memory size: {value!r}")
-    return Decimal(m.group(1)) / (1024 if m.group(2) in ("MB", "MIB") else 1)
+    return Decimal(m.group(1)) / (VRAM_UNITS["MiB"] if m.group(2) in ("MB", "MIB") else 1)
+
+
+# The memory units a typed vram field is served in -> GB; GPU memory is binary (81920 MiB is 80 GB).
+VRAM_UNITS = {"GB": Decimal(1), "GiB": Decimal(1), "MB": Decimal(1024), "MiB": Decimal(1024)}
+
+
+def vram_gb_of(value: object, unit: str) -> Decimal:
+    """A typed vram as served, in GB: `vram_gb_of(49140, "MB") == 47.98828125`."""
+    if unit not in VRAM_UNITS:
+        raise GpuParseError(f"unknown vram_unit {unit!r} (known: {', '.join(VRAM_UNITS)})")
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise GpuParseError(f"vram {value!r} is not a number of {unit}")
+    try:
+        number = Decimal(str(value).strip())
+    except InvalidOperation as exc:
+        raise GpuParseError(f"vram {value!r} is not a number of {unit}") from exc
+    if not number.is_finite() or number <= 0:
+        raise GpuParseError(f"vram {value!r} is not a positive number of {unit}")
+    return number / VRAM_UNITS[unit]
 
 
 def _blank(m: re.Match) -> str:
@@ -135,10 +154,13 @@ def _card(s: str, text: str) -> tuple[Card, int]:
     return CARDS_BY_FAMILY[family], names[0].end()
 
 
-def _fraction(s: str, text: str) -> tuple[tuple[int, int] | None, list[int], str]:
-    """The slice written as a fraction ("1/4", "半卡", "0.5 卡"), where it is written, and the
-    text without it."""
+def _fraction(s: str, text: str, stated: tuple[int, int] | None
+              ) -> tuple[tuple[int, int] | None, list[int], str]:
+    """The slice written as a fraction ("1/4", "半卡", "0.5 卡") or `stated` apart from the text
+    (an API's served fraction), where it is written (-1: not in the text), and the text without
+    it."""
     marks = [(m.start(), (int(m[1]), int(m[2]))) for m in _FRACTION_RE.finditer(s)]
+    marks += [(-1, stated)] if stated else []
     marks += [(m.start(), f) for word, f in _CN_FRACTIONS.items() for m in re.finditer(word, s)]
     for m in _DECIMAL_CARD_RE.finditer(s):
         if Decimal(m[1]) not in _DECIMAL_FRACTIONS:
@@ -207,12 +229,16 @@ class _Row:
         return f"{what} in {self.text!r}"
 
 
-def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None) -> GpuSpec:
+def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None, *,
+              fraction: tuple[int, int] | None = None, slice_gb: Decimal | None = None
+              ) -> GpuSpec:
     """Vendor card text ("A100-SXM4-80GB", "RTX 4090D", "A100 80GB MIG 3g.40gb") -> GpuSpec.
 
     `vram_gb_hint` is VRAM the listing states elsewhere (a 显存 column): on a whole-card row the
     card's memory; on a slice row the slice's memory, or a restatement of a memory the row
     already states (the slice's, or the card's). Any other reading raises (see `_read_hint`).
+    `fraction` and `slice_gb` are a slice an API states apart from the text (spiders/parsing/
+    slices.py), read as if written: a text that says another raises.
     """
     s = re.sub(r"[_\-]+", " ", unicodedata.normalize("NFKC", text or "")).upper()
     card, name_end = _card(s, text)
@@ -222,11 +248,12 @@ def parse_gpu(text: str, vram_gb_hint: Decimal | float | str | None = None) -> G
     mig = _one({(int(g), Decimal(mem)) for g, mem in _MIG_RE.findall(s)}, "MIG profiles", text)
     if mig and card.mig_slices is None:
         raise GpuParseError(f"MIG profile on a GPU without MIG in {text!r}")
-    frac, frac_at, s = _fraction(_MIG_RE.sub(_blank, s), text)
+    frac, frac_at, s = _fraction(_MIG_RE.sub(_blank, s), text, fraction)
     after = min((at for at in frac_at if at >= name_end), default=None)
     card_mem, slice_mem = _memories(s, card, frac, after, text)
     row = _Row(card, variant, mig, frac, _one(card_mem, "card memory sizes", text),
-               _one(slice_mem, "slice memory sizes", text), bool(re.search(_SLICE_MARK, s)),
+               _one(slice_mem | ({slice_gb} if slice_gb is not None else set()),
+                    "slice memory sizes", text), bool(re.search(_SLICE_MARK, s)),
                text)
     size, slice_gb = _read_hint(row, _hint(vram_gb_hint))
     fraction, vram = _slice_of(row, size, slice_gb)

@@ -3,7 +3,9 @@
 ("512 GiB SSD", "2 x 3.84 TB NVMe", "系统盘50G + 数据盘100G").
 
 Spiders keep the vendor's words (`vcpus_text`, `memory_text`, `disk_text`, or a `config_text`
-that lists them); normalization reads them here into `vcpus`, `memory_gib` and `disk_gb`. What
+that lists them), or an API's numbers as served with their unit (`vcpus`; `memory` and
+`memory_unit`; `disk` and `disk_unit`); normalization reads them here into `vcpus`, `memory_gib`
+and `disk_gb`, the one place their units are converted. What
 cannot be read is None: a machine spec never costs an offer its price.
 
 Units. Memory is in GiB: vendors' "GB" of RAM is binary (a "64GB" instance has 64 GiB), so GB and
@@ -126,6 +128,40 @@ def _amount_in(text: object, bare_unit: str | None, units: dict[str, Decimal],
     return _bounded(_sizes(s, units), ceiling)
 
 
+def _served(value: object) -> str | None:
+    """A typed field's number as served (a JSON number or a decimal string), written plainly."""
+    if value in (None, "") or isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    number = _number(str(value).strip())
+    return None if number is None or not number.is_finite() else format(number, "f")
+
+
+def vcpus_of(value: object) -> Decimal | None:
+    """A typed vCPU count as served (30, 12.0, "16"), or None."""
+    return vcpus_in(_served(value))
+
+
+def memory_gib_of(value: object, unit: str | None) -> Decimal | None:
+    """A typed memory size as served, in its unit ("B", "MB", "MiB", "GB", "GiB", "TB"), in GiB;
+    None when either is missing or unreadable. Read by the same table as a text's units."""
+    return _size_of(value, unit, _MEMORY_GIB, MAX_MEMORY_GIB, Decimal(2**30))
+
+
+def disk_gb_of(value: object, unit: str | None) -> Decimal | None:
+    """A typed disk size as served, in its unit, in decimal GB; None when unreadable."""
+    return _size_of(value, unit, _DISK_GB_DECIMAL, MAX_DISK_GB, Decimal(10**9))
+
+
+def _size_of(value: object, unit: str | None, units: dict[str, Decimal], ceiling: Decimal,
+             bytes_per_unit: Decimal) -> Decimal | None:
+    served = _served(value)
+    if served is None or not unit:
+        return None
+    if unit == "B":     # bytes: no letter of the text tables names them
+        return _bounded(Decimal(served) / bytes_per_unit, ceiling)
+    return _amount_in(served, unit, units, ceiling)
+
+
 def specs_in_config(config_text: object) -> dict[str, Decimal | None]:
     """vcpus, memory_gib and disk_gb from a configuration text that lists the machine
     ("2×Xeon 8358 64核 / 内存 512GB / 系统盘 480G + 数据盘 2×3.84T NVMe / 8×A100"): each from the
@@ -144,11 +180,14 @@ def specs_in_config(config_text: object) -> dict[str, Decimal | None]:
 
 
 def machine_specs(item: dict) -> dict[str, Decimal | None]:
-    """An offer's vcpus, memory_gib and disk_gb: the spider's own fields first, then what its
-    configuration text lists."""
+    """An offer's vcpus, memory_gib and disk_gb: the typed fields (a number as served with its
+    unit) first, then the spider's texts, then what its configuration text lists."""
     from_config = specs_in_config(item.get("config_text"))
     return {
-        "vcpus": vcpus_in(item.get("vcpus_text")) or from_config["vcpus"],
-        "memory_gib": memory_gib_in(item.get("memory_text")) or from_config["memory_gib"],
-        "disk_gb": disk_gb_in(item.get("disk_text")) or from_config["disk_gb"],
+        "vcpus": vcpus_of(item.get("vcpus")) or vcpus_in(item.get("vcpus_text"))
+        or from_config["vcpus"],
+        "memory_gib": memory_gib_of(item.get("memory"), item.get("memory_unit"))
+        or memory_gib_in(item.get("memory_text")) or from_config["memory_gib"],
+        "disk_gb": disk_gb_of(item.get("disk"), item.get("disk_unit"))
+        or disk_gb_in(item.get("disk_text")) or from_config["disk_gb"],
     }

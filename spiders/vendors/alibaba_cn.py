@@ -159,7 +159,7 @@ class AlibabaCNSpider(GpuPriceSpider):
             yield self.offer(
                 response, sku=itype, gpu_text=gpu_text, gpu_count=gpu_count, region_text=region,
                 offer_kind="on_demand", price_amount=price, currency=body["currency"],
-                billing_period=period, price_text=f"{price} {body['currency']}/{period}",
+                billing_period=period,
                 available=None,   # the file says nothing of stock
                 vendor_data={"price_key": key, "price_list": field, "version": body.get("version"),
                              "publicationDate": body.get("publicationDate"),
@@ -245,7 +245,7 @@ class AlibabaCNSpider(GpuPriceSpider):
             response, sku=itype.instance_type_id, gpu_text=gpu_text,
             gpu_count=str(itype.gpuamount), region_text=region, offer_kind="on_demand",
             price_amount=amount, currency=price.currency, billing_period=period,
-            price_text=f"{amount} {price.currency}/{period}", available=None,
+            available=None,
             list_price_amount=None if price.original_price is None else f"{price.original_price}",
             vendor_data={"GPUSpec": itype.gpuspec, "GPUMemorySize": itype.gpumemory_size,
                          "InstanceTypeFamily": itype.instance_type_family,

@@ -24,7 +24,6 @@ Machine specs: `cpu_per_gpu` vCPUs and `mem_per_gpu` memory come with each rente
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import suppress
 from typing import Any
 
 from scrapy.http import Response
@@ -32,7 +31,6 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
-from spiders.parsing.api_units import UnitError, gib, yuan
 
 MACHINE_LIST_URL = "https://api.autodl.com/api/v1/user/machine/list"
 PAGE_SIZE = 20          # the public client's page size
@@ -102,16 +100,11 @@ class AutodlCNSpider(JsonApiSpider):
             if (crawler := getattr(self, "crawler", None)) is not None:
                 crawler.stats.inc_value("autodl_cn/not_payg_skipped")
             return
-        raw = machine["payg_price"]
-        try:
-            price = {"price_amount": yuan(raw, PRICE_UNIT), "currency": "CNY",
-                     "price_text": f"{raw}厘/卡/时"}
-        except UnitError:   # null or unreadable: normalization quarantines it, with the raw value
-            price = {"price_text": f"payg_price: {raw!r} ({PRICE_UNIT})"}
         yield self.offer(
             response, sku=str(machine["machine_id"]), gpu_text=machine["gpu_name"], gpu_count=1,
             region_text=machine["region_name"], offer_kind="on_demand", billing_period="hour",
-            available=_rentable(machine), **price, **machine_fields(machine),
+            available=_rentable(machine), **served_price(machine["payg_price"]),
+            **machine_fields(machine),
             vendor_data={k: machine.get(k) for k in (
                 "machine_alias", "region_sign", "gpu_idle_num", "gpu_order_num",
                 "highest_cuda_version")},
@@ -124,13 +117,19 @@ def _rentable(machine: dict) -> bool:
         int(machine.get("gpu_order_num", machine.get("gpu_idle_num")) or 0) > 0
 
 
-def machine_fields(machine: dict) -> dict[str, str]:
-    """vcpus_text and memory_text of one rented card: cpu_per_gpu, mem_per_gpu (bytes -> GiB)."""
-    said = {}
+def served_price(raw: object) -> dict[str, object]:
+    """payg_price as served, in 厘 (normalization converts it to 元); the field as served beside
+    it. A null or unreadable value goes on as served and is quarantined with it."""
+    typed = {"price_amount": raw} if isinstance(raw, (int, float, str)) and \
+        not isinstance(raw, bool) else {}
+    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY"}
+
+
+def machine_fields(machine: dict) -> dict[str, object]:
+    """vcpus and memory of one rented card as served: cpu_per_gpu, mem_per_gpu (bytes)."""
+    said: dict[str, object] = {}
     if machine.get("cpu_per_gpu"):
-        said["vcpus_text"] = str(machine["cpu_per_gpu"])
+        said["vcpus"] = machine["cpu_per_gpu"]
     if machine.get("mem_per_gpu"):
-        # an unreadable size costs the offer its spec, never its price
-        with suppress(UnitError):
-            said["memory_text"] = f"{gib(machine['mem_per_gpu'], 'B')} GiB"
+        said.update(memory=machine["mem_per_gpu"], memory_unit="B")
     return said

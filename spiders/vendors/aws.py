@@ -316,5 +316,5 @@ class AwsSpider(GpuPriceSpider):
         return self.offer(response, sku=instance, gpu_text=gpu_text, gpu_count=gpu_count,
                           region_text=region, offer_kind=kind, price_amount=price,
                           currency=currency, billing_period="hour",
-                          price_text=f"{price} {currency}/hour", available=None,
+                          available=None,
                           vendor_data=extra, **machine)

@@ -86,7 +86,6 @@ class AzureSpider(JsonApiSpider):
             region_text=offer["armRegionName"], offer_kind="spot" if spot else "on_demand",
             price_amount=str(offer["retailPrice"]), currency=offer["currencyCode"],
             billing_period="hour",
-            price_text=f"{offer['retailPrice']} {offer['currencyCode']}/hour",
             available=True,
             vendor_data={k: offer.get(k) for k in ("meterId", "skuName", "location",
                                                    "effectiveStartDate")},

@@ -132,7 +132,7 @@ class GcpSpider(HtmlTableSpider):
                 yield self.offer(response, sku=sku["skuId"], gpu_text=sku["description"],
                                  gpu_count=1, region_text=region, offer_kind=kind,
                                  price_amount=str(amount), currency=currency,
-                                 billing_period="hour", price_text=f"{amount} {currency}/h",
+                                 billing_period="hour",
                                  available=None, vendor_data={"description": sku["description"],
                                                               "usageType": category["usageType"]})
         if token := body.get("nextPageToken"):

@@ -49,7 +49,7 @@ class GpugeekCNSpider(JsonApiSpider):
                 sku=str(offer["id"]), gpu_text=offer["gpu_name"], vram_gb=offer.get("gpu_memory"),
                 gpu_count=int(offer["gpu_num"]), region_text=offer["region_name"],
                 offer_kind="on_demand", price_amount=str(price), currency="CNY",
-                billing_period=period, price_text=f"¥{price}/{_UNIT[period]}",
+                billing_period=period,
                 available=int(offer.get("idle_num") or 0) > 0,
                 vendor_data={k: offer.get(k) for k in ("region_code", "idle_num", "status")},
                 **machine_fields(offer),

@@ -26,7 +26,6 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
-from spiders.parsing.api_units import UnitError, yuan
 
 LIST_URL = "https://api.gpushare.com/app/api/market/machine/list"
 PAGE_SIZE = 50
@@ -105,9 +104,9 @@ class GpushareCNSpider(JsonApiSpider):
         )
 
 
-def sku_price(raw: object) -> dict[str, str]:
-    try:
-        return {"price_amount": yuan(raw, PRICE_UNIT), "currency": "CNY",
-                "price_text": f"¥{raw}/h"}
-    except UnitError:   # null or unreadable: normalization quarantines it, with the raw value
-        return {"price_text": f"payg price: {raw!r} ({PRICE_UNIT})"}
+def sku_price(raw: object) -> dict[str, object]:
+    """The payg sku's price as served, in 元 per hour, and the field as served beside it; a null
+    or unreadable value goes on as served and normalization quarantines it with it."""
+    typed = {"price_amount": raw} if isinstance(raw, (int, float, str)) and \
+        not isinstance(raw, bool) else {}
+    return {**typed, "price_unit": PRICE_UNIT, "currency": "CNY"}

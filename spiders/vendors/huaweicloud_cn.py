@@ -51,7 +51,6 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
-from spiders.parsing.counts import GpuCountError, gpu_count_in_text
 
 PORTAL = "https://portal.huaweicloud.com/api/calculator/rest/cbc/portalcalculatornodeservice/v4/api"
 MENU_URL = f"{PORTAL}/menuInfo?sign=common&language=zh-cn"
@@ -90,8 +89,10 @@ _UNIT_KEY_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*"
 
 def accelerator(text: Any) -> tuple[str, int | str | None] | None:
     """(card as written, cards per flavor) of an `acceleratorCard` text, None for no GPU.
-    "2 * NVIDIA T4 / 2 * 16G" -> ("NVIDIA T4 16G", 2); a text of another form is kept whole with
-    no count (one written in it is read later), two counts that disagree with UNREAD_COUNT."""
+    "2 * NVIDIA T4 / 2 * 16G" -> ("NVIDIA T4 16G", 2): the calculator's own "cards * card /
+    cards * memory" form, split as fields. A text of another form is kept whole with no count
+    (the flavor offer then carries UNREAD_COUNT and is quarantined with its text: no second
+    reader guesses a count out of it), two counts that disagree with UNREAD_COUNT."""
     if text is None or not str(text).strip() or str(text).strip() == "0":
         return None
     written = _GLUED_MAKER_RE.sub("NVIDIA ", str(text).strip())
@@ -291,11 +292,6 @@ class HuaweiCloudCnSpider(JsonApiSpider):
     def flavor_offer(self, vm: dict, response: Response, region: str, kind: str, period: str,
                      amount: Decimal, currency: str, extra: dict) -> RawOffer:
         card, count = accelerator(vm["acceleratorCard"])  # type: ignore[misc]  # a GPU flavor
-        if count is None:
-            try:
-                count = gpu_count_in_text(card)
-            except GpuCountError:
-                count = None
         if count in (None, UNREAD_COUNT):
             self.crawler.stats.inc_value(f"{self.name}/unread_gpu_counts")
             self.logger.warning("%s: no card count in %r (%s): its offer goes to quarantine",
@@ -305,7 +301,6 @@ class HuaweiCloudCnSpider(JsonApiSpider):
         return self.offer(
             response, sku=vm["spec"], gpu_text=card, gpu_count=count, region_text=region,
             offer_kind=kind, price_amount=str(amount), currency=currency, billing_period=period,
-            price_text=f"{amount} {currency}/{period}",
             available=None,     # a calculator price does not say there is capacity (fuzzbuster)
             vcpus_text=unit_text(vm.get("cpu"), "vCPUs"),
             memory_text=unit_text(vm.get("mem"), "GiB"),

@@ -108,18 +108,21 @@ class LambdaCloudSpider(HtmlTableSpider):
             for region, available in [(r["name"], True) for r in regions] or [(self.region, False)]:
                 yield self.offer(
                     response, sku=name, gpu_text=gpu_text, gpu_count=count, region_text=region,
-                    offer_kind="on_demand", price_text=f"{cents} cents/hour",
-                    price_amount=str(Decimal(cents) / 100), currency="USD", billing_period="hour",
+                    offer_kind="on_demand",
+                    price_amount=cents, price_unit="cents", currency="USD", billing_period="hour",
                     available=available, **machine,
                     vendor_data={"description": itype["description"], "specs": itype.get("specs"),
                                  "regions": regions})
 
 
-def api_machine(specs: dict) -> dict[str, str | None]:
-    """The instance's vcpus_text, memory_text and disk_text from the API's specs, with the unit
-    each field is documented in (memory_gib and storage_gib are GiB)."""
-    def stated(field: str, unit: str = "") -> str | None:
-        value = specs.get(field)
-        return None if value in (None, "") else f"{value} {unit}".strip()
-    return {"vcpus_text": stated("vcpus"), "memory_text": stated("memory_gib", "GiB"),
-            "disk_text": stated("storage_gib", "GiB")}
+def api_machine(specs: dict) -> dict[str, object]:
+    """The instance's vcpus, memory and disk from the API's specs as served, with the unit each
+    field is documented in (memory_gib and storage_gib are GiB)."""
+    said: dict[str, object] = {}
+    for field, name, unit in (("vcpus", "vcpus", None), ("memory_gib", "memory", "GiB"),
+                              ("storage_gib", "disk", "GiB")):
+        if specs.get(field) not in (None, ""):
+            said[name] = specs[field]
+            if unit:
+                said[f"{name}_unit"] = unit
+    return said

@@ -12,7 +12,8 @@ Each pool: `gpu_model` ("NVIDIA RTX A2000"), `domain` (zone id: 0 is zone 1),
 Unit: `*PriceMillicent / 100000` is 元 per hour per unit (1 millicent = 1/1000 分). An agent note
 on the logged-in `/api/machines` called the same field 厘 yet gave 55000 = ¥0.55/h; the keyless
 machine_pools note settles it ("discountPriceMillicent / 100000 为折扣后的元/小时/份"), and the
-2026-10-04 prices (RTX 4090 ¥2.20/h) fit it: see spiders/parsing/api_units.py.
+2026-10-04 prices (RTX 4090 ¥2.20/h) fit it: see spiders/parsing/units.py, where normalization
+converts it.
 
 Evidence: a note dated 2026-09-07, "从官网公开客户端代码确认并实测" (code-search index file
 70205348888; its repository is not named by the index), quoted in ../shared/research/cn-prices.md
@@ -22,7 +23,6 @@ Evidence: a note dated 2026-09-07, "从官网公开客户端代码确认并实�
 from __future__ import annotations
 
 from collections.abc import Iterable
-from contextlib import suppress
 from typing import Any
 from urllib.parse import urlencode
 
@@ -31,7 +31,6 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import checked_json
 from spiders.items import RawOffer
-from spiders.parsing.api_units import UnitError, yuan
 
 POOLS_URL = "https://matgo.cn/api/machine_pools"
 GPU_CATEGORY = 0
@@ -97,19 +96,20 @@ class MatpoolCNSpider(JsonApiSpider):
         )
 
 
-def pool_price(hardware: dict) -> dict[str, str]:
-    """price_amount/currency/price_text from the discounted price, else the list price; the list
-    price beside a discount as list_price_amount. Unreadable: the raw field, for quarantine."""
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float, str)) and not isinstance(value, bool)
+
+
+def pool_price(hardware: dict) -> dict[str, object]:
+    """The discounted price as served, else the list price, in millicent (normalization converts
+    it to 元); the list price beside a discount as list_price_amount, in the same unit. A null or
+    unreadable value goes on as served and normalization quarantines it with it."""
     field = next((f for f in PRICE_FIELDS if hardware.get(f) is not None), PRICE_FIELDS[0])
     raw = hardware.get(field)
-    try:
-        price = {"price_amount": yuan(raw, PRICE_UNIT), "currency": "CNY",
-                 "price_text": f"{field} {raw} ({PRICE_UNIT}/时)"}
-    except UnitError:
-        return {"price_text": f"{field}: {raw!r} ({PRICE_UNIT})"}
+    price: dict[str, object] = {"price_unit": PRICE_UNIT, "currency": "CNY"}
+    if _number(raw):
+        price["price_amount"] = raw
     listed = hardware.get("priceMillicent")
-    if field == "discountPriceMillicent" and listed is not None:
-        # the list price is extra: an unreadable one leaves the current price alone
-        with suppress(UnitError):
-            price["list_price_amount"] = yuan(listed, PRICE_UNIT)
+    if field == "discountPriceMillicent" and _number(listed):
+        price["list_price_amount"] = listed
     return price

@@ -177,7 +177,6 @@ class PrimeintellectSpider(JsonApiSpider):
             region_text=offer.country or "",
             offer_kind="spot" if offer.is_spot else "on_demand",
             price_amount=str(price), currency=offer.prices.currency, billing_period="hour",
-            price_text=" ".join(p for p in (str(price), offer.prices.currency) if p) + "/hour",
             available=(True if offer.stock_status in IN_STOCK
                        else False if offer.stock_status in OUT_OF_STOCK else None),
             vcpus_text=_count(offer.vcpu.default_count),

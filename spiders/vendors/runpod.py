@@ -105,19 +105,19 @@ class RunpodSpider(JsonApiSpider):
             response, sku=f"{gpu['id']} | {tier}", gpu_text=gpu["displayName"], gpu_count=1,
             vram_gb=gpu["memoryInGb"], region_text=place, offer_kind=kind,
             price_amount=str(price), currency="USD", billing_period="hour",
-            price_text=f"${price}/GPU/hr", available=True,
+            available=True,
             vendor_data={"field": field, "gpuTypeId": gpu["id"],
                          "stockStatus": lowest["stockStatus"],
                          "uninterruptablePrice": lowest.get("uninterruptablePrice"),
                          "countryCode": lowest.get("countryCode")},
             # asked with gpuCount 1, minVcpu / minMemory (GB) are the one-GPU pod this price buys
-            vcpus_text=_text(lowest.get("minVcpu")),
-            memory_text=_text(lowest.get("minMemory"), " GB"))
+            **_served(vcpus=lowest.get("minVcpu"), memory=lowest.get("minMemory")))
 
 
-def _text(number: float | None, unit: str = "") -> str | None:
-    """A number the API gives, with the unit its field is in; None when not given."""
-    return None if number in (None, "") else f"{number}{unit}"
+def _served(vcpus: float | None, memory: float | None) -> dict[str, object]:
+    """vcpus and memory as the API serves them (minMemory in GB); unset when not given."""
+    said: dict[str, object] = {} if vcpus in (None, "") else {"vcpus": vcpus}
+    return said if memory in (None, "") else {**said, "memory": memory, "memory_unit": "GB"}
 
 
 def _data(response: Response, *fields: str) -> dict:

@@ -31,8 +31,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
@@ -130,16 +128,17 @@ def response_of(body: Any, url: str) -> dict:
     return inner
 
 
-def gpu_of(family: str | None, gpu_count: Any, gpu: Any) -> tuple[str, Any] | None:
-    """(card text, count) of a GPU instance type, None for one without GPUs: a vGPU slice
-    (GpuCount 0.25) is one card's fraction ("Tesla T4 1/4", 1)."""
+def gpu_of(family: str | None, gpu_count: Any, gpu: Any) -> dict[str, Any] | None:
+    """The card fields of a GPU instance type, None for one without GPUs: a vGPU slice
+    (GpuCount 0.25) is one card with the fraction as served (normalization reads it,
+    spiders/parsing/slices.py)."""
     count = gpu_count if gpu_count not in (None, 0) else gpu
     if not isinstance(count, int | float) or count <= 0:
         return None
     card = FAMILY_CARDS.get(family or "", family or "")
     if count < 1:
-        return f"{card} {Fraction(Decimal(str(count))).limit_denominator(8)}", 1
-    return card, int(count) if float(count).is_integer() else count
+        return {"gpu_text": card, "gpu_count": 1, "gpu_fraction": count}
+    return {"gpu_text": card, "gpu_count": int(count) if float(count).is_integer() else count}
 
 
 def _text(number: Any, unit: str = "") -> str | None:
@@ -211,19 +210,19 @@ class TencentCNSpider(JsonApiSpider):
                                 item.InstanceChargeType, item.Zone, price_member)
             return
         if offer_kind == "on_demand" and price_member == "OriginalPrice":
-            period, per = "month", "month"
+            period = "month"
         else:   # a postpaid price is per its ChargeUnit; another unit is quarantined with it
             period = CHARGE_UNITS.get(price.ChargeUnit or "")
-            per = period or f"{price.ChargeUnit!r} (ChargeUnit)"
-        card, count = gpu
         yield self.offer(
-            response, sku=item.InstanceType, gpu_text=card, gpu_count=count,
+            response, sku=item.InstanceType, **gpu,
             region_text=item.Zone or region, offer_kind=offer_kind, price_amount=_text(amount),
-            currency="CNY", billing_period=period, price_text=f"{_text(amount)} CNY/{per}",
+            currency="CNY", billing_period=period,
             available=AVAILABLE.get(item.Status or ""),
-            vendor_data={"price_member": price_member, "region": region, "zone": item.Zone,
+            vendor_data={"price_member": price_member, "ChargeUnit": price.ChargeUnit,
+                         "region": region, "zone": item.Zone,
                          **{k: getattr(item, k) for k in EXTRAS},
                          **{k: getattr(price, k) for k in kept}},
-            vcpus_text=_text(item.Cpu), memory_text=_text(item.Memory, " GB"),
+            **({} if item.Cpu is None else {"vcpus": item.Cpu}),
+            **({} if item.Memory is None else {"memory": item.Memory, "memory_unit": "GB"}),
         )
 

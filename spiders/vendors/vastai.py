@@ -93,7 +93,7 @@ class VastaiSpider(JsonApiSpider):
         common = dict(
             sku=str(offer["id"]), gpu_text=offer["gpu_name"], gpu_count=offer["num_gpus"],
             # gpu_ram is MB per card: 49140 MB says a 48 GB modded "RTX 4090", a different SKU.
-            vram_gb=round(offer["gpu_ram"] / 1024, 2),
+            vram=offer["gpu_ram"], vram_unit="MB",
             region_text=offer["geolocation"] if place else NO_LOCATION,
             currency="USD", billing_period="hour", available=True,
             vendor_data={k: offer.get(k) for k in _KEPT},
@@ -104,7 +104,7 @@ class VastaiSpider(JsonApiSpider):
             # a listing without a bid floor has no spot offer; a 0 goes on to quarantine
             if price not in (None, ""):
                 yield self.offer(response, offer_kind=kind, price_amount=str(price),
-                                 price_text=f"${price}/hr", **common)
+                                 **common)
 
     def closed(self, reason: str) -> None:
         hidden = self.crawler.stats.get_value("vastai/offers_without_location", 0)
@@ -113,20 +113,20 @@ class VastaiSpider(JsonApiSpider):
                                 "quarantine (stage region)", hidden)
 
 
-def machine_fields(offer: dict) -> dict[str, str]:
-    """vcpus_text, memory_text and disk_text of a listing, in the units vast-cli documents:
+def machine_fields(offer: dict) -> dict[str, object]:
+    """vcpus, memory and disk of a listing as served, in the units vast-cli documents:
     `cpu_cores_effective` "virtual cpus you get", `disk_space` GB, `cpu_ram` MB (the host's)."""
-    said = {}
+    said: dict[str, object] = {}
     if offer.get("cpu_cores_effective"):
-        said["vcpus_text"] = str(offer["cpu_cores_effective"])
+        said["vcpus"] = offer["cpu_cores_effective"]
     # the disk the listing may allocate; dph_base excludes it (billed at storage_cost $/GB/month)
     if offer.get("disk_space"):
-        said["disk_text"] = f"{offer['disk_space']} GB"
+        said.update(disk=offer["disk_space"], disk_unit="GB")
     # cpu_ram is the host's RAM; a listing of part of the host gets a share vast does not state
     # (gpuhunt prorates it by cores), so it is the offer's only when the offer is the whole host.
     frac = offer.get("gpu_frac")
     whole = frac == 1 if frac is not None else (
         bool(offer.get("cpu_cores")) and offer.get("cpu_cores_effective") == offer["cpu_cores"])
     if whole and offer.get("cpu_ram"):
-        said["memory_text"] = f"{offer['cpu_ram']} MB"
+        said.update(memory=offer["cpu_ram"], memory_unit="MB")
     return said

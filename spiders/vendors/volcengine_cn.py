@@ -250,7 +250,6 @@ class VolcengineCNSpider(JsonApiSpider):
                 region_text=region_of(charge), offer_kind="on_demand",
                 price_amount=None if amount in (None, "") else str(amount), currency="CNY",
                 billing_period=PERIODS.get(period, period),
-                price_text="" if amount in (None, "") else f"{amount} 元",
                 available=None,
                 vendor_data={"ConfigurationCode": code, "ChargeItemCode": charge,
                              "Product": row.get("Product"), "Period": period, "Times": times,

@@ -22,8 +22,6 @@ from scrapy.http import Response
 from spiders.base import JsonApiSpider
 from spiders.base.json_api import dig
 from spiders.items import RawOffer
-from spiders.parsing.card_catalog import CARDS_BY_FAMILY
-from spiders.parsing.gpu_models import GpuParseError, gpu_family, parse_gpu
 
 PLANS_URL = "https://api.vultr.com/v2/plans?type=all&per_page=500"
 METAL_URL = "https://api.vultr.com/v2/plans-metal?per_page=500"
@@ -56,9 +54,9 @@ class VultrSpider(JsonApiSpider):
 
     def parse_offer(self, plan: dict, response: Response) -> Iterable[RawOffer]:
         if plan.get("gpu_type"):
-            gpu_text, count, vram = cloud_gpu(plan["gpu_type"], plan.get("gpu_vram_gb"))
+            gpus = cloud_gpu(plan["gpu_type"], plan.get("gpu_vram_gb"))
         elif m := METAL_RE.search(plan["id"]):
-            count, gpu_text, vram = int(m[1] or 1), METAL_CARDS.get(m[2], m[2].upper()), None
+            gpus = {"gpu_text": METAL_CARDS.get(m[2], m[2].upper()), "gpu_count": int(m[1] or 1)}
         else:
             self.crawler.stats.inc_value("vultr/cpu_plans_skipped")
             return
@@ -68,26 +66,27 @@ class VultrSpider(JsonApiSpider):
                 continue
             for location in plan.get("locations") or []:
                 yield self.offer(
-                    response, sku=plan["id"], gpu_text=gpu_text, gpu_count=count, vram_gb=vram,
-                    region_text=location, offer_kind=kind, price_amount=str(price),
+                    response, sku=plan["id"], **gpus, region_text=location, offer_kind=kind,
+                    price_amount=str(price),
                     currency="USD", billing_period=period,
-                    price_text=f"${price}/{'hr' if period == 'hour' else 'mo'}", available=True,
+                    available=True,
                     vendor_data={"field": field, "gpu_type": plan.get("gpu_type"),
                                  "type": plan.get("type")},
                     **machine_fields(plan))
 
 
-def machine_fields(plan: dict) -> dict[str, str]:
-    """vcpus_text, memory_text and disk_text of a plan (the whole VM or server the price buys),
-    in the units of Vultr's plan fields: `ram` MB, `disk` GB per disk, `disk_count` disks."""
-    said = {}
+def machine_fields(plan: dict) -> dict[str, object]:
+    """vcpus, memory (typed, as served) and disk_text of a plan (the whole VM or server the price
+    buys), in the units of Vultr's plan fields: `ram` MB, `disk` GB per disk, `disk_count` disks
+    (the disks as the plan lists them: "2 x 1920 GB NVMe")."""
+    said: dict[str, object] = {}
     # a bare-metal plan counts physical cores (cpu_count) and threads; a vCPU is a thread
     if plan.get("cpu_threads"):
-        said["vcpus_text"] = f"{plan['cpu_threads']} threads"
+        said["vcpus"] = plan["cpu_threads"]
     elif plan.get("vcpu_count"):
-        said["vcpus_text"] = str(plan["vcpu_count"])
+        said["vcpus"] = plan["vcpu_count"]
     if plan.get("ram"):
-        said["memory_text"] = f"{plan['ram']} MB"
+        said.update(memory=plan["ram"], memory_unit="MB")
     if plan.get("disk"):
         count = plan.get("disk_count") or 1
         # on a bare-metal plan `type` is the disk kind (SSD, NVMe); on a cloud plan the plan kind
@@ -97,22 +96,13 @@ def machine_fields(plan: dict) -> dict[str, str]:
     return said
 
 
-def cloud_gpu(gpu_type: str, vram_gb: int | None) -> tuple[str, int | None, int | None]:
-    """(gpu_text, gpu_count, vram hint) of a cloud GPU plan from its gpu_type ("NVIDIA_A100") and
-    gpu_vram_gb, the memory of the whole plan. Vultr's cloud GPUs are vGPU partitions of a card
-    (vcg-a100-1c-6g-4vram is 4 GB of an 80 GB A100) or whole cards (96 GB of L40S = 2 cards). The
-    card's full memory is the catalog's size for a slice named by its memory (A100: 80 GB); a
-    card the catalog does not know, or a size that is neither, goes on as written and
-    normalization says why it cannot be read."""
+def cloud_gpu(gpu_type: str, vram_gb: int | None) -> dict[str, object]:
+    """The card fields of a cloud GPU plan: its gpu_type ("NVIDIA_A100") as the card's name, and
+    gpu_vram_gb, the GPU memory of the whole plan, as served. Vultr's cloud GPUs are vGPU
+    partitions of a card (vcg-a100-1c-6g-4vram is 4 GB of an 80 GB A100) or whole cards (96 GB
+    of L40S = 2 cards): normalization reads which from the memory (spiders/parsing/slices.py).
+    A plan that states no memory is one card."""
     name = gpu_type.split("_", 1)[-1].replace("_", " ")   # NVIDIA_A100 -> A100
-    try:
-        full_gb = CARDS_BY_FAMILY[gpu_family(parse_gpu(name).gpu_model)].slice_default_gb
-    except GpuParseError:
-        return name, 1, vram_gb
     if not vram_gb:
-        return name, 1, None
-    if vram_gb < full_gb:
-        return f"{name} {full_gb}GB vGPU {vram_gb}GB", 1, vram_gb
-    if vram_gb % full_gb == 0:
-        return f"{name} {full_gb}GB", vram_gb // full_gb, full_gb
-    return name, None, vram_gb
+        return {"gpu_text": name, "gpu_count": 1}
+    return {"gpu_text": name, "plan_vram": vram_gb, "plan_vram_unit": "GB"}

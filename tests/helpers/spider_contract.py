@@ -11,8 +11,12 @@ What each offer meets (the check's name, used by KNOWN_EXCEPTIONS):
   recorded      url is the live URL of a recorded entry, raw_ref the sha256 of that entry's
                 bytes, observed_at its capture time (never the clock: a replay is reproducible)
   terms         offer_kind and billing_period are normalization's words
-  price         a price_amount is a positive decimal with its currency; else a price_text
+  price         a price_amount is a positive decimal with its currency, with no price_text when
+                read from data (no text written from a number); else a page's price_text
   count         a gpu_count, when stated, is a whole number of at least 1
+  units         a typed field (price_amount with price_unit, vcpus, memory, disk, vram) holds a
+                number as served, and each size its unit from the tables normalization converts
+                with (spiders/items.py): the spider converted nothing
   unique        no two offers share the source's offer key (OFFER_KEYS)
   normalizes    every offer lands (its card known, its region placed, its price per GPU-hour
                 within the card's plausible bounds), or is quarantined for a reason the source
@@ -39,13 +43,17 @@ from pipelines.normalize import OFFER_KINDS, Quarantined
 from spiders.items import missing_fields
 from spiders.layout import SNAPSHOT_DIR
 from spiders.parsing.currencies import iso_currency
+from spiders.parsing.gpu_models import VRAM_UNITS
 from spiders.parsing.prices import HOURS_PER_PERIOD
+from spiders.parsing.units import PRICE_UNITS
 from spiders.price_basis import manifest_price_basis
 from spiders.registry import source_names, spider_class
 from tests.helpers.normalized import normalized
 from tests.helpers.responses import Replay, replay_spider, snapshot_entries
 
 PUBLIC, KEYED = "public", "keyed"
+# memory_unit and disk_unit: what spiders/parsing/machine.py reads (memory_gib_of, disk_gb_of)
+MEMORY_UNITS = ("B", "MB", "MiB", "GB", "GiB", "TB", "TiB")
 # What a keyed path is given: a fake value per key, except where the recorded request body holds
 # the value (Huawei's project id is part of the rated body the snapshot answers).
 FAKE_KEYS = {"HUAWEICLOUD_SDK_PROJECT_ID": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"}
@@ -226,14 +234,17 @@ PAGE_TYPES = ("text/html", "text/plain")
 
 
 def _price(source: str, offer: dict) -> list[str]:
-    """The price as written is always kept; an amount is stated when the body is data."""
+    """A page's price is kept as written (price_text); data's price is its amount as served,
+    with no price_text a spider would write from the number."""
     amount, entry = offer.get("price_amount"), _entry(source, offer)
-    if not offer.get("price_text"):
-        return ["no price_text (the price as written)"]
+    data = entry is not None and not entry["content_type"].startswith(PAGE_TYPES)
     if amount in (None, ""):
-        if entry and not entry["content_type"].startswith(PAGE_TYPES):
+        if data:
             return [f"no price_amount, though read from {entry['content_type']} data"]
-        return []
+        return [] if offer.get("price_text") else ["no price_text (the price as written)"]
+    if data and offer.get("price_text"):
+        return [f"price_text {offer['price_text']!r} beside an amount served as data: a spider "
+                "writes no text from a number"]
     try:
         positive = Decimal(str(amount)) > 0
     except InvalidOperation:
@@ -256,9 +267,31 @@ def _count(source: str, offer: dict) -> list[str]:
     return []
 
 
+# typed field -> its unit field and the units it may name (the tables normalization reads)
+SIZE_FIELDS = {"memory": ("memory_unit", MEMORY_UNITS), "disk": ("disk_unit", MEMORY_UNITS),
+               "vram": ("vram_unit", tuple(VRAM_UNITS)),
+               "plan_vram": ("plan_vram_unit", tuple(VRAM_UNITS))}
+
+
+def _units(source: str, offer: dict) -> list[str]:
+    problems = []
+    if offer.get("price_unit") not in (None, *PRICE_UNITS):
+        problems.append(f"price_unit {offer.get('price_unit')!r} is no unit of units.py")
+    for field in ("vcpus", *SIZE_FIELDS):
+        value = offer.get(field)
+        if value is not None and (isinstance(value, bool) or not re.fullmatch(
+                r"[0-9]+(\.[0-9]+)?", str(value).strip())):
+            problems.append(f"{field} {value!r} is no number as served")
+    for field, (unit_field, units) in SIZE_FIELDS.items():
+        if offer.get(field) is not None and offer.get(unit_field) not in units:
+            problems.append(f"{field} in {unit_field} {offer.get(unit_field)!r}, not one of "
+                            f"{', '.join(units)}")
+    return problems
+
+
 OFFER_CHECKS = {"fields": lambda source, offer: [f"missing {f}" for f in missing_fields(offer)],
                 "identity": _identity, "recorded": _recorded_entry, "terms": _terms,
-                "price": _price, "count": _count}
+                "price": _price, "count": _count, "units": _units}
 
 
 def offer_key(source: str, offer: dict) -> tuple:

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from spiders.parsing.api_units import PRICE_UNITS, yuan
 from spiders.parsing.currencies import SUB_UNITS
 from spiders.parsing.prices import PriceParseError, parse_price
+from spiders.parsing.units import PRICE_UNITS, major_units
 
 # Written here, not read from SUB_UNITS, so that a wrong factor in the table fails a test:
 # unit -> (major units per unit, its currency; None: a cent of the named currency)
@@ -171,9 +171,9 @@ def test_letters_that_are_no_sub_unit(text, reading):
         assert got.amount >= 1 and (reading == "no sub-unit" or got.currency == reading)
 
 
-def test_api_units_read_li_from_the_same_table():
-    assert PRICE_UNITS["厘"][0] is SUB_UNITS["厘"].factor
-    assert D(yuan(2720, "厘")) == parse_price("2720厘/时").amount == D("2.72")
+def test_served_units_read_li_from_the_same_table():
+    assert PRICE_UNITS["厘"].factor is SUB_UNITS["厘"].factor
+    assert major_units(2720, "厘") == parse_price("2720厘/时").amount == D("2.72")
 
 
 UNITS = sorted(EXPECTED)

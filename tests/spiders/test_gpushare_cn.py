@@ -66,7 +66,7 @@ def test_every_machine_with_a_payg_sku_is_one_card_offer_in_yuan():
     payg = [m for m in machines if m["skuList"]]
     assert [o["sku"] for o in got] == [str(m["id"]) for m in payg]
     for o, m in zip(got, payg, strict=True):
-        assert Decimal(o["price_amount"]) == Decimal(str(m["skuList"][0]["price"]))
+        assert (o["price_amount"], o["price_unit"]) == (m["skuList"][0]["price"], "元")
         assert (o["currency"], o["billing_period"], o["gpu_count"]) == ("CNY", "hour", 1)
         assert o["gpu_text"] == m["baseInfo"]["gpuName"] and o["region_text"] == "中国"
 

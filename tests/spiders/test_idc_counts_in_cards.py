@@ -112,17 +112,21 @@ def test_nvlink_is_no_card_variant(offers):
     assert ok[("8卡 H800 NVLink", "hour")]["gpu_variant"] in (None, "SXM")   # never "NVL"
 
 
-def test_raw_items_keep_what_the_texts_say(offers):
+def test_raw_items_keep_what_the_texts_say_and_normalization_reads_them(offers):
     by_key = {(o["gpu_text"], o["billing_period"]): o for o in offers}
-    assert by_key[("A100 80G ×8", "hour")]["gpu_count"] == 8           # read from the card cell
+    # the spider reads nothing out of a text: no count, range ends or original price
+    assert by_key[("A100 80G ×8", "hour")].get("gpu_count") is None
+    assert normalize_offer(dict(by_key[("A100 80G ×8", "hour")]))["gpu_count"] == 8
     assert by_key[("A100 80G ×8", "month")]["price_text"] == "6,000 元/卡/月"   # header unit
     assert by_key[("A100 80G ×8", "month")]["price_per_card"] is True
     assert by_key[("A100 80G ×8", "hour")].get("price_per_card") is None
     h100 = by_key[("H100 80G SXM5", "hour")]
-    assert (h100["price_low"], h100["price_high"], h100.get("range_end")) == ("55", "65", None)
+    assert not {"price_low", "price_high", "range_end"} & set(h100)
+    with pytest.raises(Quarantined, match=r"price range .*55.*65"):
+        normalize_offer(dict(h100))
     h800 = by_key[("H800 80G SXM5 单卡", "hour")]
-    assert (h800["price_text"], h800["list_price_amount"]) == (
-        "原价 ¥52.00/时 现价 ¥46.00/时", "52.00")
+    assert (h800["price_text"], h800.get("list_price_amount")) == (
+        "原价 ¥52.00/时 现价 ¥46.00/时", None)
     assert by_key[("A100 80G 单卡", "hour")]["sku"] == "A100 80G 单卡 | 1"
     assert by_key[("RTX 4090 24G ×4", "hour")]["sku"] == "RTX 4090 24G ×4 | 4"
 
@@ -155,7 +159,7 @@ def test_a_count_column_wins_and_the_card_text_fills_in():
     rows = ("<tr><td>A100 80G 8卡整机</td><td>8</td><td>¥240/时</td><td></td></tr>"
             "<tr><td>A100 80G ×8</td><td></td><td>¥240/时</td><td></td></tr>")
     offers = _table(rows, {"gpu_text": "型号", "gpu_count": "卡数"})
-    assert [o["gpu_count"] for o in offers] == ["8", 8]
+    assert [o["gpu_count"] for o in offers] == ["8", None]   # the column; no column: unset
     assert {normalize_offer(dict(o))["price_per_gpu_hour_cny"] for o in offers} == {Decimal(30)}
 
 
@@ -193,7 +197,7 @@ def test_per_card_headers_divide_once(header, cell, cny):
 
 # ---- every base spider reads the texts: the JSON-API base goes through the same offer() ---------
 
-def test_json_api_spider_reads_counts_and_price_fields_from_its_texts():
+def test_json_api_spider_hands_its_texts_on_and_normalization_reads_them_once():
     from scrapy.http import TextResponse
 
     from spiders.base import JsonApiSpider
@@ -211,8 +215,9 @@ def test_json_api_spider_reads_counts_and_price_fields_from_its_texts():
             ' {"id": "b", "name": "8x A100 80GB", "price": "$2/hr", "n": 4}]}')
     response = TextResponse(url=URL, body=body.encode(), encoding="utf-8", request=Request(URL))
     ranged, stated = TinyApi(crawl_id="test").parse(response)
-    assert (ranged["gpu_count"], ranged["price_low"], ranged["price_high"]) == (8, "10", "12")
-    assert ranged["tax_included"] is False
+    # nothing read out of the texts by the spider: no count, range ends or tax flag
+    assert not {"gpu_count", "price_low", "price_high", "tax_included"} & {
+        k for k, v in ranged.items() if v is not None}
     assert stated["gpu_count"] == 4   # the API's count is kept; normalization sees the conflict
     with pytest.raises(Quarantined, match="range"):
         normalize_offer({**ranged, "observed_at": "2026-11-30T09:00:00Z"})

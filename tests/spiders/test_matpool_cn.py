@@ -59,7 +59,8 @@ def test_every_pool_is_one_offer_priced_from_millicent():
     for o, p in zip(got, pools, strict=True):
         hw = p["machine"]["hardware"]
         raw = hw.get("discountPriceMillicent", hw.get("priceMillicent"))
-        assert Decimal(o["price_amount"]) == Decimal(raw) / 100000
+        # as served, in millicent: normalization converts it (tests/parsing/test_units.py)
+        assert (o["price_amount"], o["price_unit"]) == (raw, "millicent")
         assert (o["currency"], o["billing_period"], o["gpu_count"]) == ("CNY", "hour", 1)
         assert o["available"] is (p["max_available_units"] > 0)
 
@@ -76,13 +77,18 @@ def test_published_prices_land_per_gpu_hour():
 
 def test_the_list_price_is_the_fallback_and_kept_beside_a_discount():
     by_sku = {o["sku"]: o for o in offers(1) + offers(2)}
-    assert by_sku["rp-t4-a1"]["price_amount"] == "1.35"          # priceMillicent only
+    assert by_sku["rp-t4-a1"]["price_amount"] == 135000          # priceMillicent only
     assert "list_price_amount" not in by_sku["rp-t4-a1"]
     body = page(1)
     body["pools"][0]["machine"]["hardware"].update(discountPriceMillicent=198000)
     [o] = [dict(x) for x in spider().parse(response(body), page=2)
            if not isinstance(x, Request)][:1]
-    assert (o["price_amount"], o["list_price_amount"]) == ("1.98", "2.2")
+    assert (o["price_amount"], o["list_price_amount"]) == (198000, 220000)
+    # both in millicent, both converted by normalization: the discount lands, below its list
+    assert normalize_offer(o)["price_amount"] == Decimal("1.98")
+    o["list_price_amount"] = 150000
+    with pytest.raises(Quarantined, match=r"original price 1\.5 below the current price 1\.98"):
+        normalize_offer(o)
 
 
 def test_sold_out_pool_is_unavailable():

@@ -159,7 +159,7 @@ def test_display_names_normalize_to_the_right_card(offers):
 ])
 def test_offer_states_its_one_gpu_pods_vcpus_and_memory(sku, place, vcpus, memory_gib, by_key):
     o = by_key[sku, place]
-    assert (o["vcpus_text"], o["memory_text"]) == (str(vcpus), f"{memory_gib} GB")
+    assert (o["vcpus"], o["memory"], o["memory_unit"]) == (vcpus, memory_gib, "GB")
     assert machine_specs(o) == {"vcpus": vcpus, "memory_gib": memory_gib, "disk_gb": None}
 
 
@@ -168,7 +168,7 @@ def test_offer_without_min_vcpu_and_memory_states_none():
     gpu = {**response.json()["data"]["gpuTypes"][1]}
     gpu["lowestPrice"] = {**gpu["lowestPrice"], "minVcpu": None, "minMemory": None}
     [on_demand, *_] = spider.parse_offer(gpu, response, place="US-TX-3", secure=True)
-    assert (on_demand["vcpus_text"], on_demand["memory_text"]) == (None, None)
+    assert not {"vcpus", "memory", "memory_unit"} & set(on_demand)
     assert machine_specs(on_demand) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 

@@ -4,8 +4,10 @@ offer (a check that cannot fail checks nothing)."""
 
 import pytest
 
+from spiders.layout import REPO_ROOT
 from spiders.registry import source_names, spider_class
 from tests.helpers import responses, spider_contract
+from tests.helpers.converter_guard import converter_imports
 from tests.helpers.spider_contract import (
     EXPECTED_QUARANTINES,
     KEYED,
@@ -32,6 +34,46 @@ def test_every_path_of_every_source_meets_the_contract(source, path):
 @pytest.mark.parametrize("source", source_names())
 def test_every_source_reads_its_whole_snapshot_and_needs_each_exception(source):
     assert source_problems(source) == {}
+
+
+SPIDER_MODULES = sorted([*(REPO_ROOT / "spiders" / "vendors").glob("*.py"),
+                         *(REPO_ROOT / "spiders" / "base").glob("*.py")])
+
+
+@pytest.mark.parametrize("module", SPIDER_MODULES, ids=[m.name for m in SPIDER_MODULES])
+def test_no_spider_converts_a_unit_or_parses_a_price(module):
+    """Rule: no spider module imports a unit converter, a price parser or the count reader
+    (spiders/parsing/units.py, machine.py, counts.py, parse_price, per_hour, fx_rate ...): a
+    spider hands numbers as served with their unit, and normalization alone reads prices and
+    counts and converts units."""
+    assert converter_imports(module) == []
+
+
+def test_the_converter_guard_finds_an_import(tmp_path):
+    """The guard above can fail: an import of a converter or a price parser is named."""
+    module = tmp_path / "bad_spider.py"
+    module.write_text("from spiders.parsing.units import major_units\n"
+                      "from spiders.parsing.prices import displayed_text, parse_price\n"
+                      "import spiders.parsing.machine\n"
+                      "from spiders.parsing.counts import gpu_count_in_text\n"
+                      "from spiders.parsing import fx_rate, gpu_family, counts\n",
+                      encoding="utf-8")
+    assert converter_imports(module) == [
+        "bad_spider.py: from spiders.parsing.units import major_units",
+        "bad_spider.py: from spiders.parsing.prices import parse_price",
+        "bad_spider.py: import spiders.parsing.machine",
+        "bad_spider.py: from spiders.parsing.counts import gpu_count_in_text",
+        "bad_spider.py: from spiders.parsing import fx_rate",     # re-exported by the package
+        "bad_spider.py: from spiders.parsing import counts"]
+
+
+@pytest.mark.parametrize("source, path", PATHS, ids=[f"{s}-{p}" for s, p in PATHS])
+def test_typed_fields_carry_the_vendors_unit_as_served(source, path):
+    """Rule: an offer's typed fields (price_amount with price_unit, vcpus, memory, disk, vram)
+    hold numbers as the vendor serves them, each size with its unit from the tables normalization
+    converts with (check "units"; part of the whole contract above, named here on its own)."""
+    offers = replayed(source, path).offers
+    assert contract_problems(source, offers).get("units", []) == []
 
 
 def test_the_contract_names_only_registered_sources_and_checks():
@@ -80,10 +122,16 @@ DROP = object()
     ("azure", {"currency": None}, "price", "in currency None"),
     ("azure", {"currency": "dollars-ish"}, "price", "in currency 'dollars-ish'"),
     ("azure", {"price_amount": DROP}, "price", "though read from application/json"),
-    ("azure", {"price_text": DROP}, "price", "no price_text"),
+    # data's amount with a text written from it; a page's price without its text
+    ("azure", {"price_text": "3.67 USD/hour"}, "price", "beside an amount served as data"),
+    ("idc_guian", {"price_text": DROP}, "price", "no price_text"),
     ("azure", {"gpu_count": 0}, "count", "no whole number"),
     ("azure", {"gpu_count": "two"}, "count", "no whole number"),
     ("azure", {"gpu_count": True}, "count", "no whole number"),
+    ("azure", {"price_unit": "分钱"}, "units", "price_unit '分钱'"),
+    ("vastai", {"memory": "64 GB"}, "units", "memory '64 GB' is no number as served"),
+    ("vastai", {"vram_unit": "GB?"}, "units", "vram in vram_unit 'GB?'"),
+    ("vastai", {"memory": 65536, "memory_unit": None}, "units", "memory in memory_unit None"),
     ("azure", {"gpu_text": "Voodoo2 12MB"}, "normalizes", "card: unknown GPU model"),
     ("azure", {"region_text": "atlantis"}, "normalizes", "region"),
     ("azure", {"price_amount": "36730"}, "normalizes", "bounds"),

@@ -93,8 +93,9 @@ def test_a_range_is_kept_whole_and_quarantined_with_its_reason(offers, sku, peri
     offer = by(offers, sku)[period]
     assert offer["price_text"] == text and offer.get("price_amount") is None
     low, high = text.split(" 元")[0].split(" - ")
-    assert (offer["price_low"], offer["price_high"]) == (low, high)
-    assert normalized_or_why(offer).startswith("range: price range")
+    assert offer.get("price_low") is None   # the range is read by normalization, not the spider
+    why = normalized_or_why(offer)
+    assert why.startswith("range: price range") and low in why and high in why
 
 
 def test_how_many_land_and_why_the_rest_do_not(offers):

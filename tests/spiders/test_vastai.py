@@ -97,10 +97,10 @@ def test_on_demand_offer_fields(by_key):
     o = by_key["13987402", "on_demand"]
     assert o["gpu_text"] == "H100 SXM"
     assert o["gpu_count"] == 1
-    assert o["vram_gb"] == 79.65
+    assert (o["vram"], o["vram_unit"]) == (81559, "MB")   # as served: 79.65 GB
     assert o["region_text"] == "Texas, US"
     assert o["price_amount"] == "1.87"
-    assert o["price_text"] == "$1.87/hr"
+    assert "price_text" not in o   # the API serves a number: no text is written from it
     assert (o["currency"], o["billing_period"], o["available"]) == ("USD", "hour", True)
     assert o["vendor"] == "vast.ai" and o["vendor_kind"] == "marketplace"
     assert o["observed_at"] == "2026-11-30T09:00:00Z"
@@ -122,7 +122,7 @@ def test_whole_machine_price_with_its_gpu_count(by_key):
 
 def test_48gb_4090_mod_in_hong_kong_is_its_own_card(by_key):
     o = by_key["14190047", "on_demand"]
-    assert (o["gpu_text"], o["vram_gb"], o["region_text"]) == ("RTX 4090", 47.99, "Hong Kong, HK")
+    assert (o["gpu_text"], o["vram"], o["region_text"]) == ("RTX 4090", 49140, "Hong Kong, HK")
     row = normalize_offer(o)
     assert row["gpu_model"] == "RTX4090-48GB"
     assert (row["country"], row["city"]) == ("HK", "Hong Kong")
@@ -162,15 +162,15 @@ def test_whole_host_listing_states_vcpus_memory_and_disk(by_key):
     # 13902188: 8 cards, cpu_cores_effective == cpu_cores (32): the whole host, cpu_ram its RAM
     for kind in ("on_demand", "spot"):
         o = by_key["13902188", kind]
-        assert (o["vcpus_text"], o["memory_text"], o["disk_text"]) == ("32.0", "65536 MB",
-                                                                       "500.0 GB")
+        assert (o["vcpus"], o["memory"], o["memory_unit"], o["disk"], o["disk_unit"]) == (
+            32.0, 65536, "MB", 500.0, "GB")
         assert machine_specs(o) == {"vcpus": 32, "memory_gib": 64, "disk_gb": 500}
 
 
 def test_part_of_a_host_states_its_vcpus_and_disk_but_not_the_hosts_memory(by_key):
     # 13987402: 16 of the host's 32 vCPUs; its share of cpu_ram is not stated
     o = by_key["13987402", "on_demand"]
-    assert "memory_text" not in o
+    assert "memory" not in o
     assert machine_specs(o) == {"vcpus": 16, "memory_gib": None, "disk_gb": 100}
 
 
@@ -188,7 +188,7 @@ def test_listing_without_machine_fields_states_none(listings, response):
     bare = {k: v for k, v in listings[0].items()
             if k not in ("cpu_cores", "cpu_cores_effective", "cpu_ram", "disk_space")}
     [on_demand, _] = spider.parse_offer(bare, response)
-    assert not {"vcpus_text", "memory_text", "disk_text"} & set(on_demand)
+    assert not {"vcpus", "memory", "disk"} & set(on_demand)
     assert machine_specs(on_demand) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 

@@ -57,21 +57,18 @@ def test_a40_slice_and_l40s_card_normalize(by_key):
     assert (a40["gpu_model"], a40["gpu_fraction"], a40["vram_gb"]) == (
         "A40-48GB", Decimal(8) / Decimal(48), Decimal(8))
     l40s = by_key["vcg-l40s-16c-180g-48vram", "ewr", "on_demand", "hour"]
-    assert (l40s["gpu_text"], l40s["gpu_count"], l40s["price_amount"]) == ("L40S 48GB", 1, "1.671")
+    assert (l40s["gpu_text"], l40s["plan_vram"], l40s["price_amount"]) == ("L40S", 48, "1.671")
     row = normalize_offer(l40s)
-    assert (row["gpu_model"], row["gpu_fraction"]) == ("L40S-48GB", 1)
+    assert (row["gpu_model"], row["gpu_fraction"], row["gpu_count"]) == ("L40S-48GB", 1, 1)
 
 
 @pytest.mark.parametrize("gpu_type, vram, expected", [
-    ("NVIDIA_A100", 4, ("A100 80GB vGPU 4GB", 1, 4)),     # a slice of the 80 GB card
-    ("NVIDIA_A100", 80, ("A100 80GB", 1, 80)),
-    ("NVIDIA_L40S", 96, ("L40S 48GB", 2, 48)),            # a plan of two whole cards
-    ("AMD_MI300X", 192, ("MI300X 192GB", 1, 192)),
-    ("NVIDIA_L40S", 72, ("L40S", None, 72)),              # neither a slice nor whole cards
-    ("NVIDIA_A16", 2, ("A16", 1, 2)),                     # a card the catalog does not know
-    ("NVIDIA_GH200", None, ("GH200", 1, None)),
+    # the plan's whole GPU memory as served; normalization reads slice or count from it
+    ("NVIDIA_A100", 4, {"gpu_text": "A100", "plan_vram": 4, "plan_vram_unit": "GB"}),
+    ("NVIDIA_L40S", 96, {"gpu_text": "L40S", "plan_vram": 96, "plan_vram_unit": "GB"}),
+    ("NVIDIA_GH200", None, {"gpu_text": "GH200", "gpu_count": 1}),   # no memory: one card
 ])
-def test_cloud_gpu_reads_card_count_and_slice_from_the_plan_memory(gpu_type, vram, expected):
+def test_cloud_gpu_hands_the_plan_memory_as_served(gpu_type, vram, expected):
     assert cloud_gpu(gpu_type, vram) == expected
 
 
@@ -97,10 +94,13 @@ def test_metal_plan_without_a_count_is_one_card_of_any_model(metal):
 def test_smallest_slice_hourly_and_monthly(by_key):
     hour = by_key["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "hour"]
     month = by_key["vcg-a100-1c-6g-4vram", "ewr", "on_demand", "month"]
-    assert (hour["price_amount"], hour["price_text"]) == ("0.123", "$0.123/hr")
-    assert (month["price_amount"], month["price_text"]) == ("90", "$90/mo")
-    assert hour["gpu_text"] == "A100 80GB vGPU 4GB" and hour["vram_gb"] == 4
-    assert hour["currency"] == "USD" and hour["gpu_count"] == 1
+    assert (hour["price_amount"], month["price_amount"]) == ("0.123", "90")
+    assert "price_text" not in hour   # the API serves a number: no text is written from it
+    assert (hour["gpu_text"], hour["plan_vram"], hour["plan_vram_unit"]) == ("A100", 4, "GB")
+    assert hour["currency"] == "USD"
+    row = normalize_offer(hour)
+    assert (row["gpu_model"], row["gpu_fraction"], row["vram_gb"], row["gpu_count"]) == (
+        "A100-80GB", Decimal("0.05"), 4, 1)
 
 
 @pytest.mark.parametrize("sku, fraction", [
@@ -130,7 +130,8 @@ def test_half_card_prices(by_key):
 
 def test_whole_card_plan(by_key):
     o = by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "hour"]
-    assert (o["gpu_text"], o["price_amount"]) == ("A100 80GB", "2.397")
+    assert (o["gpu_text"], o["plan_vram"], o["price_amount"]) == ("A100", 80, "2.397")
+    assert normalize_offer(o)["gpu_model"] == "A100-80GB"
     assert by_key["vcg-a100-12c-120g-80vram", "ams", "on_demand", "month"]["price_amount"] == "1750"
 
 
@@ -150,16 +151,16 @@ def test_a100_bare_metal_without_preemptible_price_has_no_spot_offer(by_key):
 
 
 @pytest.mark.parametrize("sku, texts, specs", [
-    # a vGPU slice: the VM's own vCPUs, RAM (MB) and one disk
-    ("vcg-a100-1c-6g-4vram", ("1", "6144 MB", "70 GB"), (1, 6, 70)),
-    ("vcg-l40s-16c-180g-48vram", ("16", "184320 MB", "1200 GB"), (16, 180, 1200)),
+    # a vGPU slice: the VM's own vCPUs, RAM (MB, as served) and one disk
+    ("vcg-a100-1c-6g-4vram", (1, 6144, "MB", "70 GB"), (1, 6, 70)),
+    ("vcg-l40s-16c-180g-48vram", (16, 184320, "MB", "1200 GB"), (16, 180, 1200)),
     # bare metal: threads (not the 112 cores), 2 TiB of RAM, two NVMe disks
-    ("vbm-112c-2048gb-8-h100-gpu", ("224 threads", "2097152 MB", "2 x 960 GB NVMe"),
+    ("vbm-112c-2048gb-8-h100-gpu", (224, 2097152, "MB", "2 x 960 GB NVMe"),
      (224, 2048, 1920)),
 ])
 def test_plans_state_their_machine(sku, texts, specs, offers):
     mine = [o for o in offers if o["sku"] == sku]
-    assert {(o["vcpus_text"], o["memory_text"], o["disk_text"]) for o in mine} == {texts}
+    assert {(o["vcpus"], o["memory"], o["memory_unit"], o["disk_text"]) for o in mine} == {texts}
     assert machine_specs(mine[0]) == dict(zip(("vcpus", "memory_gib", "disk_gb"), specs,
                                               strict=True))
 
@@ -167,7 +168,7 @@ def test_plans_state_their_machine(sku, texts, specs, offers):
 def test_plan_without_machine_fields_states_none(metal):
     plan = {"id": "vbm-72c-480gb-gh200-gpu", "hourly_cost": 2.99, "locations": ["ewr"]}
     [offer] = spider.parse_offer(plan, metal)
-    assert not {"vcpus_text", "memory_text", "disk_text"} & set(offer)
+    assert not {"vcpus", "memory", "disk_text"} & set(offer)
     assert machine_specs(offer) == {"vcpus": None, "memory_gib": None, "disk_gb": None}
 
 
