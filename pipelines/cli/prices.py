@@ -40,6 +40,8 @@ WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "liste
 # are said under it.
 NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
 WIDE_TABLE = 170
+# The source states (pipelines/query/sql/source_states.sql) a table marks: not refreshed lately.
+STALE_STATES = ("stale", "held", "failed")
 
 
 @click.command("prices")
@@ -123,6 +125,9 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
         notes.append(f"MODELED prices are illustrative, not quotes: replayed from modeled "
                      f"snapshots ({', '.join(modeled)}); price_basis_label in --format csv says "
                      "more")
+    behind = not_refreshed_note(rows)
+    if behind:
+        notes.append(behind)
     wide = console.width >= WIDE_TABLE
     if not wide:
         notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
@@ -154,17 +159,19 @@ def _cells(r: dict) -> dict[str, str]:
     fraction = fraction_text(r["gpu_fraction"])
     vendor, region = terminal_text(r["vendor"]), terminal_text(region)
     price_from, age = price_from_text(r), age_text(r.get("price_age_days"))
+    state = source_state_word(r)
     return {
         "vendor": vendor, "region": region, "card": card, "price from": price_from,
         "offer": f"{vendor}\n[dim]{region}[/]\n{card}"
                  + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]")
-                 + ("\n" if r.get("price_basis") == "live" else f"\n{price_from} · ") + age,
+                 + ("\n" if r.get("price_basis") == "live" else f"\n{price_from} · ") + age
+                 + (f" [yellow]{state}[/]" if state else ""),
         "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
         "listed price": f"{amount_text(r['price_amount'])} {r['currency']}/{r['billing_period']}",
         "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
         "USD/GPU-h": f"{r['price_per_gpu_hour_usd']:,.3f}",
         "as of (age)": (f"{r['price_as_of']:%Y-%m-%d} " if r.get("price_as_of") else "")
-                       + f"({age})",
+                       + f"({age})" + (f" [yellow]{state}[/]" if state else ""),
         "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
                                                                       "[dim]?[/]")}
 
@@ -177,3 +184,24 @@ def price_from_text(r: dict) -> str:
         return f"[yellow]{price_from_word(basis).upper()}[/]"
     as_of = r.get("prices_as_of")
     return price_from_word(basis) + (f" {as_of:%Y-%m-%d}" if as_of else "")
+
+
+def source_state_word(r: dict) -> str | None:
+    """The mark of a price whose source is not being refreshed (its source_state, in capitals:
+    STALE, HELD, FAILED); None for a fresh source, an archive's, or one without crawls."""
+    state = r.get("source_state")
+    return state.upper() if state in STALE_STATES else None
+
+
+def not_refreshed_note(rows: list[dict]) -> str | None:
+    """Under a table: the sources of the rows shown whose latest crawl failed or is held, or that
+    no crawl refreshed lately, since when their prices are the last good ones; None: none."""
+    sources = sorted({(r["source"], r["source_state"], r.get("source_stale_since"))
+                      for r in rows if source_state_word(r)}, key=lambda s: s[0])
+    if not sources:
+        return None
+    each = ", ".join(f"{source} {state.upper()}"
+                     + (f" since {since:%Y-%m-%d %H:%M} UTC" if since else "")
+                     for source, state, since in sources)
+    return (f"not refreshed: {each}; their last good prices are shown (source_state, "
+            "source_stale_since in --format csv)")

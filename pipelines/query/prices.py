@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from pipelines.quality.thresholds import FRESHNESS_HOURS
 from pipelines.query.ages import PriceAges, max_age_days, within_age_sql
 from pipelines.query.choices import Spellings
 from pipelines.query.errors import UnknownValueError
@@ -31,10 +32,17 @@ def price_order(sort: str) -> str:
     return f"{PRICE_ORDERS[sort]}, offer_id"
 
 
+def source_states_sql() -> str:
+    """Every source's `source_state` ('fresh', 'stale', 'held', 'failed', 'archive') and
+    `source_stale_since` (sql/source_states.sql), stale past FRESHNESS_HOURS."""
+    return sql_text(__file__, "source_states").format(freshness_hours=float(FRESHNESS_HOURS))
+
+
 def aged_latest_prices_sql() -> str:
-    """marts.latest_prices with each price's `price_as_of` and `price_age_days`
-    (sql/aged_latest_prices.sql), for a reading connection that called use_price_ages."""
-    return sql_text(__file__, "aged_latest_prices")
+    """marts.latest_prices with each price's `price_as_of` and `price_age_days`, and its
+    source's `source_state` and `source_stale_since` (sql/aged_latest_prices.sql), for a reading
+    connection that called use_price_ages."""
+    return sql_text(__file__, "aged_latest_prices").format(source_states=source_states_sql())
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.ingest import record_crawl
 from pipelines.defs.quality import sources_are_fresh
+from pipelines.query.prices import source_states_sql
 from pipelines.resources import CrawlResult
 from pipelines.warehouse.db import ensure_schema
 from spiders.layout import SNAPSHOT_DIR
@@ -113,3 +114,10 @@ def test_a_failed_source_keeps_its_last_good_prices_and_is_reported_stale(tmp_pa
     stale = sources_are_fresh(duckdb=db)
     assert not stale.passed
     assert [s["source"] for s in stale.metadata["stale"].value] == ["vastai"]
+    # and every reader marks its last good prices: failed, since its last published crawl
+    # (tests/query/test_source_states.py)
+    with db.get_connection() as con:
+        [(state, since)] = con.execute(f"select source_state, source_stale_since from "
+                                       f"({source_states_sql()}) where source = 'vastai'"
+                                       ).fetchall()
+    assert (state, since) == ("failed", now - timedelta(hours=5))

@@ -75,3 +75,19 @@ def test_the_cause_comes_before_the_count_it_left():
 def test_rows_left_out_of_a_passing_crawl_are_no_failure():
     stats = {**FINISHED, SKIPPED_STAT + "Windows meter": 8}
     assert evaluate(stats, offers=30, min_offers=20, missing=Counter(), errors=[]) == []
+
+
+def test_huaweicloud_s_keyed_path_names_an_html_page_too():
+    """huaweicloud_cn's BSS answer is read with Decimal floats by its own json.loads; the body is
+    checked first (checked_json), so an HTML page there is named, not the decoder's error."""
+    from spiders.vendors.huaweicloud_cn import BSS_ENDPOINT, HuaweiCloudCnSpider
+
+    url = f"{BSS_ENDPOINT}/v2/bills/ratings/period-resources/subscribe-rate"
+    response = json_response(url, {}).replace(
+        body=b"<html><head><title>502 Bad Gateway</title></head></html>",
+        headers={"Content-Type": "text/html"})
+    with pytest.raises(NotJson) as raised:
+        list(HuaweiCloudCnSpider().parse_bss(response, "cn-north-4", "month",
+                                             "ListRateOnPeriodDetailResponse", [{}]))
+    assert str(raised.value) == (f"expected JSON from {url}, got an HTML page (HTTP 200, "
+                                 "Content-Type text/html, title '502 Bad Gateway')")
