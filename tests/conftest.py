@@ -104,19 +104,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)       # before `-m` or `-k` deselect any: the whole collection
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     by_tier: dict[str, list[str]] = {tier: [] for tier in tiers.TIERS}
-    for item in items:
-        tier = tiers.tier_of(item.nodeid)
+    tier_of = {item: tiers.tier_of(item.nodeid, getattr(item, "fixturenames", ()))
+               for item in items}
+    for item, tier in tier_of.items():
         by_tier[tier].append(item.nodeid)
         if tier != tiers.FAST:
             item.add_marker(tier)
     config.stash[COLLECTED_BY_TIER] = by_tier
     chosen = config.getoption("--tier")
     if chosen is not None:
-        kept = [item for item in items if tiers.tier_of(item.nodeid) == chosen]
-        left = [item for item in items if tiers.tier_of(item.nodeid) != chosen]
+        left = [item for item in items if tier_of[item] != chosen]
         if left:
             config.hook.pytest_deselected(items=left)
-        items[:] = kept
+        items[:] = [item for item in items if tier_of[item] == chosen]
     rank = {config.rootpath / path: place for place, path in enumerate(LONGEST_FIRST)}
     end_to_end = {item.path for item in items if item.get_closest_marker(tiers.E2E)}
     # stable: within each group every file keeps its order

@@ -48,33 +48,36 @@ def pytest_arguments(recipe: list[str]) -> list[list[str]]:
     return runs
 
 
-@pytest.mark.parametrize("nodeid, tier", [
-    ("tests/e2e/test_ui.py::test_ui_starts", tiers.E2E),
-    ("tests/e2e", tiers.E2E),
-    ("tests/e2e_more/test_x.py::test_y", tiers.FAST),             # a prefix is not a directory
-    ("tests/faults/test_crash_safety.py::test_kill[2]", tiers.E2E),
-    ("tests/faults/test_disk_faults.py::test_a_real_run_clears_a_stale_wal_for_every_reader",
-     tiers.E2E),
-    ("tests/faults/test_disk_faults.py::test_a_real_run_clears_a_stale_wal_for_every_reader[x]",
-     tiers.E2E),
-    ("tests/faults/test_disk_faults.py::test_a_real_run_clears_a_stale_wal_for_every_reader2",
-     tiers.FAST),
-    ("tests/faults/test_disk_faults.py::test_something_else", tiers.FAST),
-    ("tests/deploy/test_local_topology.py::test_ticks", tiers.DEPLOY),
-    ("tests/deploy/test_deploy_units.py::test_units", tiers.FAST),
-    ("tests/a_new_directory/test_new.py::test_new", tiers.FAST),  # fast until it is listed
+@pytest.mark.parametrize("nodeid, fixtures, tier", [
+    ("tests/e2e/test_ui.py::test_ui_starts", (), tiers.E2E),
+    ("tests/e2e", (), tiers.E2E),
+    ("tests/e2e_more/test_x.py::test_y", (), tiers.FAST),         # a prefix is not a directory
+    ("tests/faults/test_crash_safety.py::test_kill[2]", (), tiers.E2E),
+    ("tests/faults/test_a_new_soak.py::test_soak", (), tiers.E2E),  # a listed directory's
+    ("tests/faults/test_price_input.py::test_a_price[x]", (), tiers.FAST),  # the longer entry
+    ("tests/faults/test_price_input.py::test_a_price", ("two_source_run",), tiers.E2E),
+    ("tests/spiders/test_default_sources.py::"
+     "test_a_crawl_the_run_opted_in_to_is_crawled_and_says_so", (), tiers.E2E),
+    ("tests/spiders/test_default_sources.py::"
+     "test_a_crawl_the_run_opted_in_to_is_crawled_and_says_so2", (), tiers.FAST),
+    ("tests/spiders/test_aws.py::test_parses", ("tmp_path",), tiers.FAST),
+    ("tests/spiders/test_aws.py::test_crawls", ("tmp_path", "replay_server"), tiers.E2E),
+    ("tests/report/test_report.py::test_draws[a]", ("browser",), tiers.E2E),
+    ("tests/sql/test_x.py::test_on_a_real_run", ("snapshot_run",), tiers.E2E),
+    ("tests/deploy/test_local_topology.py::test_ticks", ("replay_server",), tiers.DEPLOY),
+    ("tests/deploy/test_deploy_units.py::test_units", (), tiers.FAST),
+    ("tests/a_new_directory/test_new.py::test_new", (), tiers.FAST),  # fast until it is listed
 ])
-def test_a_test_is_fast_unless_a_list_names_it(nodeid, tier):
-    assert tiers.tier_of(nodeid) == tier
+def test_a_test_is_fast_unless_a_list_or_a_fixture_says_otherwise(nodeid, fixtures, tier):
+    assert tiers.tier_of(nodeid, fixtures) == tier
 
 
 def test_every_collected_test_is_in_exactly_one_tier(request):
     by_tier = request.config.stash[COLLECTED_BY_TIER]
     every = [nodeid for ids in by_tier.values() for nodeid in ids]
     assert len(every) == len(set(every))
-    for tier, ids in by_tier.items():
-        assert all(tiers.tier_of(nodeid) == tier for nodeid in ids)
     assert set(by_tier) == set(tiers.TIERS)
+    assert request.node.nodeid in by_tier[tiers.FAST]
 
 
 def test_each_tier_target_collects_the_whole_suite():
@@ -115,6 +118,8 @@ def test_every_listed_entry_names_a_test(tier, entry):
     if name:
         assert re.search(rf"^def {re.escape(name)}\(", target.read_text(encoding="utf-8"),
                          re.MULTILINE), f"{entry} ({tier}): no such test"
-    every = [e for entries in tiers.LISTED.values() for e in entries]
-    assert sum(tiers.names(entry, other) or tiers.names(other, entry) for other in every) == 1, \
-        f"{entry} is listed twice or inside another entry"
+    listed = [(t, e) for t, entries in tiers.LISTED.items() for e in entries]
+    assert [e for _, e in listed].count(entry) == 1, f"{entry} is listed twice"
+    outer = [(t, e) for t, e in listed if e != entry and tiers.names(entry, e)]
+    # an entry inside another one is there to give its tests another tier
+    assert all(t != tier for t, _ in outer), f"{entry} is inside {outer} of the same tier"

@@ -1,13 +1,14 @@
 """The one home of which tier a test runs in. `make test` runs the fast tier, `make test-e2e`
 the end-to-end tier, `make test-deploy` the deployed topology's; `.ci/run` runs all three, so
-every test still runs in CI. Each tier collects the whole of tests/ and keeps the ids
-`tier_of` gives it (tests/conftest.py, `--tier`), so together they run every test once
+every test still runs in CI. Each tier collects the whole of tests/ and keeps the ids `tier_of`
+gives it (tests/conftest.py, `--tier`), so together they run every test once
 (tests/test_tiers.py guards it).
 
-A test is fast unless an entry below names it: a directory, a file, or one test
-(`file::name`, every parametrization of it). A new directory or file is therefore fast until it
-is listed; list it here when its tests start real processes: the Dagster job (`gpuprices run`),
-a `scrapy crawl` over the replay server, Chromium, a kill or a fault injected into a run.
+A test's tier is the one of the longest entry below that names it (a directory, a file, or one
+test as `file::name` with every parametrization of it), else fast; a test that would be fast
+but uses one of END_TO_END_FIXTURES (a real run, a real crawl, Chromium) is end-to-end. A new
+directory or file is therefore fast until it is listed, unless it sits in a listed directory
+(tests/e2e, tests/faults) or uses those fixtures.
 """
 
 from __future__ import annotations
@@ -15,24 +16,24 @@ from __future__ import annotations
 FAST, E2E, DEPLOY = "fast", "e2e", "deploy"
 TIERS = (FAST, E2E, DEPLOY)
 
-# The real Dagster job over the replay server (`gpuprices run`, the session's shared runs),
-# Chromium on a built report or the UI, `scrapy crawl` subprocesses, crashes, faults and soaks.
+# Fixtures that start what the end-to-end tier is for: the session's shared `gpuprices run`s
+# (the real Dagster job over the replay server), the replay server that real `scrapy crawl`s
+# fetch from, Chromium.
+END_TO_END_FIXTURES = frozenset({"snapshot_run", "default_run", "two_source_run", "replay_server",
+                                 "browser"})
+
+# The real Dagster job over the replay server, `scrapy crawl` subprocesses, crashes, faults
+# injected into runs and crawls, soaks.
 END_TO_END = (
     "tests/e2e",
-    "tests/faults/test_concurrent_runs.py",
-    "tests/faults/test_crash_safety.py",
-    "tests/faults/test_hostile_input.py",
-    "tests/faults/test_step_isolation.py",
-    "tests/faults/test_disk_faults.py::test_a_real_run_clears_a_stale_wal_for_every_reader",
-    "tests/faults/test_fetch_faults.py::"
-    "test_pipeline_with_a_source_down_keeps_its_earlier_observations",
+    "tests/faults",
     "tests/backfill/test_record_run.py",
+    "tests/pipelines/test_crawl_many.py",
     "tests/pipelines/test_feeds_e2e.py",
-    "tests/report/test_report.py::test_report_on_a_real_replayed_run",
-    "tests/sql/test_market_claim_verdicts.py::"
-    "test_every_verdict_of_a_built_database_is_one_of_the_three",
-    "tests/sql/test_price_outliers.py::"
-    "test_real_spreads_in_the_bundled_snapshots_hold_nothing_back",
+    "tests/spiders/test_crawls.py",
+    "tests/spiders/test_default_sources.py::test_a_crawl_the_run_opted_in_to_is_crawled_and_says_so",
+    "tests/spiders/test_default_sources.py::"
+    "test_a_crawler_skips_an_opt_in_source_it_was_not_told_to_crawl",
 )
 
 # The deployed topology (Postgres, code server, daemon, webserver): they wait on the schedule's
@@ -43,7 +44,14 @@ DEPLOYED = (
     "tests/deploy/test_multiprocess_topology.py",
 )
 
-LISTED = {E2E: END_TO_END, DEPLOY: DEPLOYED}
+# Fast files inside a listed directory: in-process checks of what the faults feed in.
+FAST_INSIDE = (
+    "tests/faults/test_crash_loop.py",
+    "tests/faults/test_price_input.py",
+    "tests/faults/test_disk_faults.py",
+)
+
+LISTED = {E2E: END_TO_END, DEPLOY: DEPLOYED, FAST: FAST_INSIDE}
 
 
 def names(nodeid: str, entry: str) -> bool:
@@ -51,9 +59,11 @@ def names(nodeid: str, entry: str) -> bool:
     return nodeid == entry or any(nodeid.startswith(entry + mark) for mark in ("/", "::", "["))
 
 
-def tier_of(nodeid: str) -> str:
-    """The tier that runs the test `nodeid`: the first list that names it, else the fast one."""
-    for tier, entries in LISTED.items():
-        if any(names(nodeid, entry) for entry in entries):
-            return tier
-    return FAST
+def tier_of(nodeid: str, fixtures: tuple[str, ...] | list[str] = ()) -> str:
+    """The tier that runs the test `nodeid`, which uses `fixtures`."""
+    matches = [(len(entry), tier) for tier, entries in LISTED.items() for entry in entries
+               if names(nodeid, entry)]
+    tier = max(matches)[1] if matches else FAST
+    if tier == FAST and END_TO_END_FIXTURES.intersection(fixtures):
+        return E2E
+    return tier
