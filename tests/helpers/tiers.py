@@ -18,9 +18,9 @@ TIERS = (FAST, E2E, DEPLOY)
 
 # Fixtures that start what the end-to-end tier is for: the session's shared `gpuprices run`s
 # (the real Dagster job over the replay server), the replay server that real `scrapy crawl`s
-# fetch from, Chromium.
+# fetch from, Chromium, the backfill of three archives of hundreds of commits.
 END_TO_END_FIXTURES = frozenset({"snapshot_run", "default_run", "two_source_run", "replay_server",
-                                 "browser"})
+                                 "browser", "backfilled"})
 
 # The real Dagster job over the replay server, `scrapy crawl` subprocesses, crashes, faults
 # injected into runs and crawls, soaks.
@@ -28,6 +28,13 @@ END_TO_END = (
     "tests/e2e",
     "tests/faults",
     "tests/backfill/test_record_run.py",
+    "tests/backfill/test_resume.py",                  # a killed backfill, resumed
+    "tests/backfill/test_cli.py::"
+    "test_the_summary_names_the_database_it_published_and_a_second_run_adds_nothing",
+    "tests/backfill/test_record.py::"
+    "test_the_bundled_record_is_what_the_builder_makes_from_the_same_clones",
+    "tests/bench",                                    # `make bench`'s figures, measured
+    "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
     "tests/pipelines/test_crawl_many.py",
     "tests/pipelines/test_feeds_e2e.py",
     "tests/spiders/test_crawls.py",
