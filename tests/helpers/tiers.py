@@ -36,6 +36,7 @@ END_TO_END = (
     "tests/bench",                                    # `make bench`'s figures, measured
     "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
     "tests/pipelines/test_crawl_many.py",
+    "tests/pipelines/test_executor_choice.py",       # the executors' step processes, started
     "tests/pipelines/test_feeds_e2e.py",
     "tests/spiders/test_crawls.py",
     "tests/spiders/test_default_sources.py::test_a_crawl_the_run_opted_in_to_is_crawled_and_says_so",
