@@ -39,6 +39,7 @@ END_TO_END = (
     "tests/pipelines/test_executor_choice.py",       # the executors' step processes, started
     "tests/pipelines/test_feeds_e2e.py",
     "tests/spiders/test_crawls.py",
+    "tests/spiders/test_runpod.py::test_crawl_without_country_codes_fails_its_monitor",
     "tests/spiders/test_default_sources.py::test_a_crawl_the_run_opted_in_to_is_crawled_and_says_so",
     "tests/spiders/test_default_sources.py::"
     "test_a_crawler_skips_an_opt_in_source_it_was_not_told_to_crawl",
