@@ -1,4 +1,6 @@
 # The project's interface: `make run`, `make test` (lint first), `make ui`. Each target sets up what it needs.
+# The suite is three tiers (tests/helpers/tiers.py): `make test` the fast one, `make test-e2e` the
+# real runs, `make test-deploy` the deployed topology; .ci/run runs all three.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +10,7 @@ UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
 .PHONY: run test lint ui sql audit bench truth setup chromium clean demo \
-        deploy-local deploy-local-stop test-deploy
+        deploy-local deploy-local-stop test-e2e test-deploy
 
 setup: $(STAMP) chromium
 
@@ -44,9 +46,22 @@ run: setup
 
 # The project's own modules are compiled first: with PYTHONDONTWRITEBYTECODE set (as on this
 # machine), every `gpuprices run`, crawl and worker the suite starts would compile them afresh.
+# Each tier collects the whole suite and keeps its own tests (--tier); --durations=25 prints the
+# 25 slowest at the end.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
+COMPILE := $(BIN)/python -m compileall -q -j 2 pipelines spiders tests >/dev/null
+
+# The fast tier: parsing, normalization, the SQL models on small fixtures, the spider contract,
+# the CLI and API on a small published database.
 test: setup lint
-	@$(BIN)/python -m compileall -q -j 2 pipelines spiders tests >/dev/null
-	@$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder $(PYTEST_ARGS)
+	@$(COMPILE)
+	@$(PYTEST) --no-loadscope-reorder --tier fast $(PYTEST_ARGS)
+
+# The end-to-end tier: the real Dagster job over the replay server, `scrapy crawl` subprocesses,
+# Chromium, crash, fault and hostile-input runs.
+test-e2e: setup
+	@$(COMPILE)
+	@$(PYTEST) --no-loadscope-reorder --tier e2e $(PYTEST_ARGS)
 
 # `gpuprices ui` runs `dg dev` from DAGSTER_HOME (pipelines/cli/ui.py says why); the instance
 # configuration is refreshed from the repository's dagster.yaml first.
@@ -64,12 +79,12 @@ deploy-local: setup
 deploy-local-stop:
 	@$(BIN)/python -m pipelines.deploy stop
 
-# The tests that start that topology (tests/deploy/; schedule ticks every minute, a killed run
-# worker, a restarted daemon, the multiprocess executor under the daemon), apart from `make test`
-# because they wait on the clock; .ci/run runs both.
+# The deploy tier: the tests that start that topology (schedule ticks every minute, a killed run
+# worker, a restarted daemon, the multiprocess executor under the daemon), apart from the other
+# tiers because they wait on the clock; .ci/run runs it last.
 test-deploy: setup
 	@$(BIN)/python -m pipelines.deploy install
-	@GPUPRICES_TEST_DEPLOY=1 $(BIN)/python -m pytest -n 2 --dist loadfile -rP tests/deploy $(PYTEST_ARGS)
+	@$(PYTEST) -rP --tier deploy $(PYTEST_ARGS)
 
 # A simulated 3-month history and its report in data/demo (never data/prices.db), to see the
 # charts and signals at work: gpuprices report --data-dir data/demo, prices, signals ...

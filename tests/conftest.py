@@ -14,6 +14,7 @@ from pipelines.warehouse import price_age
 from pipelines.warehouse.db import ensure_schema
 from spiders.layout import SNAPSHOT_DIR
 from spiders.replay_server import ReplayServer
+from tests.helpers import tiers
 from tests.helpers.observations import TODAY
 from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
 
@@ -91,9 +92,40 @@ LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py", "tests/faults/test_c
                  "tests/e2e/test_job_on_snapshots.py", "tests/e2e/test_bad_input.py",
                  "tests/faults/test_concurrent_runs.py", "tests/faults/test_hostile_input.py")
 
+# Every id this session collected, by tier, before `--tier` kept one (tests/test_tiers.py).
+COLLECTED_BY_TIER = pytest.StashKey[dict[str, list[str]]]()
 
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--tier", choices=tiers.TIERS, default=None,
+                     help="run only this tier's tests (tests/helpers/tiers.py); all without it")
+
+
+@pytest.hookimpl(tryfirst=True)       # before `-m` or `-k` deselect any: the whole collection
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    by_tier: dict[str, list[str]] = {tier: [] for tier in tiers.TIERS}
+    tier_of = {item: tiers.tier_of(item.nodeid, getattr(item, "fixturenames", ()))
+               for item in items}
+    for item, tier in tier_of.items():
+        by_tier[tier].append(item.nodeid)
+        if tier != tiers.FAST:
+            item.add_marker(tier)
+    config.stash[COLLECTED_BY_TIER] = by_tier
+    chosen = config.getoption("--tier")
+    if chosen is not None:
+        left = [item for item in items if tier_of[item] != chosen]
+        if left:
+            config.hook.pytest_deselected(items=left)
+        items[:] = [item for item in items if tier_of[item] == chosen]
     rank = {config.rootpath / path: place for place, path in enumerate(LONGEST_FIRST)}
-    end_to_end = {item.path for item in items if item.get_closest_marker("e2e")}
+    end_to_end = {item.path for item in items if item.get_closest_marker(tiers.E2E)}
     # stable: within each group every file keeps its order
     items.sort(key=lambda item: (rank.get(item.path, len(rank)), item.path not in end_to_end))
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    by_tier = config.stash.get(COLLECTED_BY_TIER, {})
+    if not by_tier:         # xdist's controller collects nothing itself
+        return []
+    counts = ", ".join(f"{tier} {len(ids)}" for tier, ids in by_tier.items())
+    return [f"tiers (tests/helpers/tiers.py): {counts}; {sum(map(len, by_tier.values()))} in all"]

@@ -18,8 +18,6 @@ from spiders.default_sources import OPT_IN_ENV
 from spiders.layout import REPO_ROOT
 from tests.helpers.runs import query
 
-pytestmark = pytest.mark.e2e
-
 
 def _gpuprices(data_dir, *args):
     env = {**os.environ, "GPUPRICES_DATA_DIR": str(data_dir), "GPUPRICES_RECORD": "on",

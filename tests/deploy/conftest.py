@@ -1,11 +1,10 @@
-"""The tests that start the deployed topology (Postgres, code server, daemon, webserver) run in
-`make test-deploy` (GPUPRICES_TEST_DEPLOY=1), which `.ci/run` calls after `make test`: they
-wait on minute ticks, and beside the suite's two xdist workers their timings would measure the
-suite, not the deployment. `make test` collects the rest of tests/deploy/."""
+"""The tests that start the deployed topology (Postgres, code server, daemon, webserver) are the
+deploy tier (tests/helpers/tiers.py), run by `make test-deploy`, which `.ci/run` calls after
+`make test` and `make test-e2e`: they wait on minute ticks, and beside the other tiers' workers
+their timings would measure the suite, not the deployment. The rest of tests/deploy/ is fast."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -14,10 +13,6 @@ from pathlib import Path
 import pytest
 
 from pipelines.deploy.postgres import server_bin_dir
-
-TOPOLOGY_TESTS = ["test_local_topology.py", "test_multiprocess_topology.py",
-                  "test_deploy_command.py"]
-collect_ignore = [] if os.environ.get("GPUPRICES_TEST_DEPLOY") == "1" else TOPOLOGY_TESTS
 
 
 def cluster_dir() -> Iterator[Path]:

@@ -23,7 +23,6 @@ from pipelines.deploy.topology import SERVICES
 from spiders.layout import REPO_ROOT
 from tests.helpers.receivers import free_port
 
-pytestmark = pytest.mark.e2e
 UP_SECONDS = 240
 
 

@@ -33,8 +33,6 @@ from spiders.layout import SNAPSHOT_DIR
 from tests.deploy.deployed import EVERY_MINUTE, Deployed, tick_time, wait_for
 from tests.helpers.receivers import Receiver, free_port
 
-pytestmark = pytest.mark.e2e
-
 BROKEN_SOURCE = "idc_sinnet_bj"         # an HTML source: its page "changed" to one with no table
 FRESHNESS_HOURS = 0.01                  # 36 s: a source failing two ticks running is stale
 FAILED_SOURCES_TITLE = "source(s) failed to crawl"   # the failed-source sensor's notice

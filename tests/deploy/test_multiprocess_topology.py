@@ -16,8 +16,6 @@ from tests.deploy.deployed import Deployed
 from tests.e2e.test_multiprocess_executor import FAKE_TOKENS, SOURCES, gpuprices_run, tables
 from tests.helpers.receivers import free_port
 
-pytestmark = pytest.mark.e2e
-
 
 def source_selection(sources: tuple[str, ...]) -> list[dg.AssetKey]:
     """The assets `gpuprices run --source ...` materializes (pipelines/cli/run.py): the sources'

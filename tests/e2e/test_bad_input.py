@@ -8,12 +8,9 @@ import json
 import re
 import shutil
 
-import pytest
-
 from spiders.layout import SNAPSHOT_DIR
 from tests.helpers.runs import gpuprices, query
 
-pytestmark = pytest.mark.e2e
 SOURCES = ("--source", "azure", "--source", "idc_sinnet_bj")
 BAD_ROWS = (
     "\n      <tr><td>Ascend 910B 64G</td><td>整卡</td><td>1</td><td>¥8.00/时</td><td>¥2,000/月</td>"

@@ -15,8 +15,6 @@ from spiders.price_basis import NOT_SHOWN_BY_DEFAULT, REAL_PRICE_BASES
 from spiders.registry import source_names
 from tests.helpers.runs import gpuprices, query
 
-pytestmark = pytest.mark.e2e
-
 OPT_IN = {s: why for s in source_names() if (why := opt_in_reason(s))}
 # a dated public price, or nothing: an undated real price is not shown by default either
 SHOWN = set(REAL_PRICE_BASES)

@@ -9,13 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, time, timedelta
 
 import duckdb
-import pytest
 
 from pipelines.index import INDEX_COLUMNS
 from tests.helpers.observations import insert
 from tests.helpers.runs import TWO_SOURCES, gpuprices, query
 
-pytestmark = pytest.mark.e2e
 TEXT = ", ".join(f"{c}::varchar" for c in INDEX_COLUMNS)
 ROWS = f"select {TEXT} from marts.price_index order by series_id, index_date"
 

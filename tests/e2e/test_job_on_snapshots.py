@@ -18,8 +18,6 @@ from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.registry import source_names, spider_class
 from tests.helpers.runs import gpuprices, query
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture
 def first_run(snapshot_run):

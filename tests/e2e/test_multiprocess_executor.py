@@ -16,8 +16,6 @@ import pytest
 
 from spiders.layout import REPO_ROOT
 
-pytestmark = pytest.mark.e2e
-
 # A plain-HTTP source, a token-only one (autodl_cn, run with a fake token: replay matches no
 # header), and two whose quarantine is not empty, at a third of the full run's step count.
 SOURCES = ("azure", "autodl_cn", "idc_sinnet_bj", "vastai")

@@ -20,8 +20,6 @@ from spiders.layout import SNAPSHOT_DIR
 from tests.helpers.browser import chromium
 from tests.helpers.runs import gpuprices
 
-pytestmark = pytest.mark.e2e
-
 SOURCES = ("--source", "azure", "--source", "runpod")
 
 

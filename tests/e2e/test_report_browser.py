@@ -18,9 +18,6 @@ import pytest
 from tests.helpers.browser import chromium
 from tests.helpers.runs import gpuprices
 
-pytestmark = pytest.mark.e2e
-
-
 # The pixels of a text drawn in the page's own font stack (the body's computed font-family).
 DRAW_TEXT = """text => {
     const canvas = document.createElement('canvas');

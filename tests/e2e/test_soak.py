@@ -51,8 +51,6 @@ from tests.helpers.soak import (
     run_hour,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
-
 HOURS = 24
 FAULTS = [
     Fault("3.4x level", "vastai", range(3, 4), "reverted", factor=3.4),

@@ -12,11 +12,7 @@ import sys
 import time
 import urllib.request
 
-import pytest
-
 from spiders.layout import REPO_ROOT
-
-pytestmark = pytest.mark.e2e
 
 QUERY = """{ assetNodes { assetKey { path } }
   workspaceOrError { ... on Workspace { locationEntries { name } } }

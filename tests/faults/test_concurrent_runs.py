@@ -23,8 +23,6 @@ from spiders.layout import REPO_ROOT
 from tests.helpers.runs import TWO_SOURCES, query
 from tests.workshop.overlap_probe import landed, snapshots_at
 
-pytestmark = pytest.mark.e2e
-
 SOURCES = ("idc_sinnet_bj", "azure")
 HOURS = (10, 11)
 

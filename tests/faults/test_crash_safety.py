@@ -34,8 +34,8 @@ import pytest
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from tests.helpers.runs import TWO_SOURCES
 
-pytestmark = [pytest.mark.e2e,
-              pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")]
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="inotify is Linux's")
 
 SOURCES = ("idc_sinnet_bj", "azure")
 RUN = ("run", *(arg for s in SOURCES for arg in ("--source", s)))

@@ -136,7 +136,6 @@ def test_a_writer_holding_the_old_file_across_a_publish_cannot_touch_the_new_one
     assert "newer" in tables and not {"early", "late"} & tables
 
 
-@pytest.mark.e2e
 def test_a_real_run_clears_a_stale_wal_for_every_reader(two_source_run, tmp_path):
     data_dir = two_source_run.copy_to(tmp_path)
     target = data_dir / "prices.db"

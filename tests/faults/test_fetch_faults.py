@@ -348,7 +348,6 @@ def test_stopping_the_server_ends_a_pending_hang():
 
 # --- the pipeline: a source down loses none of its earlier observations -----------------------
 
-@pytest.mark.e2e
 def test_pipeline_with_a_source_down_keeps_its_earlier_observations(two_source_run, tmp_path):
     sources = ("--source", IDC, "--source", AZURE)
     clean = two_source_run             # the session's clean run of both (tests/conftest.py)

@@ -38,8 +38,6 @@ from spiders.registry import spider_class
 from tests.helpers import hostile_cells as cells
 from tests.helpers.responses import file_response
 
-pytestmark = pytest.mark.e2e
-
 SQL = "'); drop table observations; --"
 QUOTED = '"特价", 限时'                             # a double quote and a comma: CSV must quote it
 SCRIPT = "<script>alert(1)</script>"

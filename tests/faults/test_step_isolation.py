@@ -27,7 +27,6 @@ from pipelines.warehouse.db import DUCKDB_CONFIG
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from tests.helpers.runs import TWO_SOURCES
 
-pytestmark = pytest.mark.e2e
 MASK = "different configuration"   # the masking error of the probe
 
 

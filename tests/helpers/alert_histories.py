@@ -4,13 +4,14 @@ them (a raw.crawls row per crawl), every SQL model built over them, rules and th
 from __future__ import annotations
 
 import functools
+import re
 from datetime import UTC, datetime, timedelta
 
 import duckdb
 
 import pipelines.alerts as al
 from pipelines.warehouse.sql_models import load_models, run_model
-from spiders.layout import SQL_DIR
+from spiders.layout import REPO_ROOT, SQL_DIR
 from tests.helpers import observations
 from tests.helpers.observations import EXTERNAL
 
@@ -42,9 +43,26 @@ def load(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
         run_model(con, model)
 
 
+ALERTS_CODE = REPO_ROOT / "pipelines" / "alerts"
+MODEL_NAME = re.compile(r"\b(?:staging|intermediate|marts)\.\w+")
+
+
 @functools.cache
 def models():
-    return load_models(SQL_DIR, EXTERNAL)   # parsed once: sqlglot is the slow part
+    """The models the alerts read (any model named in pipelines/alerts/) and the models those are
+    built from, in build order: the others (the index, the advisor's, the regional marts) only
+    cost each `load` their build. Parsed once: sqlglot is the slow part."""
+    every = load_models(SQL_DIR, EXTERNAL)
+    by_table = {model.table: model for model in every}
+    named = {name for path in ALERTS_CODE.rglob("*") if path.suffix in (".py", ".sql")
+             for name in MODEL_NAME.findall(path.read_text(encoding="utf-8"))}
+    needed, todo = set(), [name for name in named if name in by_table]
+    while todo:
+        table = todo.pop()
+        if table not in needed:
+            needed.add(table)
+            todo += [read for read in by_table[table].reads if read in by_table]
+    return [model for model in every if model.table in needed]
 
 
 def rules(**sections) -> al.AlertRules:

@@ -11,8 +11,6 @@ import pytest
 
 from tests.helpers.runs import query
 
-pytestmark = pytest.mark.e2e
-
 
 @pytest.fixture(scope="module")
 def run(snapshot_run):

@@ -237,7 +237,6 @@ def test_one_day_of_data_shows_points_with_day_ticks(tmp_path, browser):
 
 # -- the real replayed data --------------------------------------------------------------------
 
-@pytest.mark.e2e
 def test_report_on_a_real_replayed_run(tmp_path, browser, snapshot_run):
     """`gpuprices run` over the bundled snapshots (the session's run, tests/conftest.py: the
     installed console script), then the report built from the published data/prices.db (whether

@@ -158,7 +158,6 @@ def test_open_ended_range_holds_from_its_lower_bound(con):
 
 # -- on the database of a real run -------------------------------------------------------------
 
-@pytest.mark.e2e
 def test_every_verdict_of_a_built_database_is_one_of_the_three(snapshot_run):
     """`gpuprices run` over the bundled snapshots: every claim gets one of pipelines.verdicts'
     three words, and a missing verdict always says what it lacks and (unless the median sits on

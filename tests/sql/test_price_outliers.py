@@ -162,7 +162,6 @@ def test_the_outlier_marts_read_one_home_of_their_rules(rule):
             encoding="utf-8"), mart
 
 
-@pytest.mark.e2e
 def test_real_spreads_in_the_bundled_snapshots_hold_nothing_back(snapshot_run):
     from tests.helpers.runs import query
     assert snapshot_run.returncode == 0, snapshot_run.stdout[-2000:] + snapshot_run.stderr[-2000:]

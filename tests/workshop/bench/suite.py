@@ -18,7 +18,8 @@ from typing import Any
 
 from tests.workshop.bench.config import say
 
-SUITE_COMMAND = (".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x")
+SUITE_COMMAND = (".venv/bin/python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
+                 "--tier", "fast")
 SUITE_TIMEOUT_SECONDS = 3 * 3600
 _COUNT = re.compile(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?|deselected|warnings?)")
 
