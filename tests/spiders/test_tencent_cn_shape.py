@@ -91,7 +91,9 @@ def test_a_renamed_or_added_member_fails_the_check(rename, expected):
 
 def test_the_vendors_own_example_passes_the_check():
     """The check is the SDK's, not the snapshot's: Tencent's own example answer (tccli
-    examples, ../shared/research/real-payloads/tencent) passes it too, minus GpuCount, which
+    examples, TencentCloud/tencentcloud-cli
+    `tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md` @
+    2a0442b1b9510c8089b8ca2f0fcafc45ba5a98f7) passes it too, minus GpuCount, which
     that older example lacks and the spider reads."""
     path = SNAPSHOT_DIR.parents[1] / ".." / "shared" / "research" / "real-payloads" / "tencent" \
         / "DescribeZoneInstanceConfigInfos_example1.json"
