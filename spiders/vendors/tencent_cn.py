@@ -77,7 +77,7 @@ EXTRAS = ("InstanceFamily", "InstanceChargeType", "TypeName", "StatusCategory", 
 
 
 def workbench_headers() -> dict[str, str]:
-    """Headers of the price page's own calls (cn-prices.md §2), x-life (a millisecond timestamp)
+    """Headers of the price page's own calls (public clients send them), x-life (a ms timestamp)
     included: a header only, so nothing replay matches (method, URL, body) changes with it."""
     return {"Content-Type": "application/json; charset=UTF-8",
             "Origin": "https://buy.cloud.tencent.com", "Referer": PRICE_PAGE,
