@@ -4,10 +4,10 @@ root, unless it names a file or folder of the repository from the citing file's 
 (docs/deploy/README.md's `../../pipelines/deploy/`). The captured snapshots under data/ are the
 vendors' bytes (their relative links are the vendors'), not ours, and are not read.
 
-STILL_CITED lists the files that still cite the session's research notes (../shared/research):
-their evidence is to move into the repository (docs/sources.md) or to the public documents the
-notes cite. The list only shrinks: a file that no longer cites one must leave it, and no other
-file may start."""
+STILL_CITED lists the files allowed to cite an outside path while their evidence moves into the
+repository (docs/sources.md, "Evidence kept here") or to the public documents it came from. It is
+empty: every citation of the session's research notes was replaced. The list only shrinks: a file
+that no longer cites one must leave it, and no other file may start."""
 
 from __future__ import annotations
 
@@ -20,15 +20,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 THIS = Path(__file__).resolve().relative_to(REPO).as_posix()
 RELATIVE_PATH = re.compile(r"(?<![\w./])((?:\.\./)+[\w.-]+(?:/[\w.-]+)*)")
-STILL_CITED = frozenset({
-    "docs/data-quality.md", "docs/sources.md", "pipelines/backfill/ikkem.py",
-    "spiders/parsing/card_catalog.csv", "spiders/vendors/autodl_cn.py",
-    "spiders/vendors/gpugeek_cn.py", "spiders/vendors/gpushare_cn.py",
-    "spiders/vendors/idc_tables.toml", "spiders/vendors/matpool_cn.py",
-    "spiders/vendors/tencent_cn.py", "spiders/vendors/tencent_cn_list.py",
-    "tests/spiders/test_aws.py", "tests/spiders/test_huaweicloud_cn.py",
-    "tests/spiders/test_tencent_cn_shape.py",
-})
+STILL_CITED: frozenset[str] = frozenset()
 
 
 def _inside(path: Path) -> bool:

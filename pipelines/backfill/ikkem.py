@@ -5,7 +5,7 @@ card-hour (`GPU (元/卡时)`). The external tariff is the offer, as for every c
 reads (spiders/vendors/idc_tables.toml): the internal one stays in vendor_data. Pure.
 
 The table does not name the card ("8张GPU卡" per node). IKKEM_CARD is the one place that says
-which it is, from the evidence in ../shared/research/real-price-records.md §2 (the IKKEM row): a
+which it is, from the evidence in docs/sources.md (Computing centres, idc_ikkem_xm): a
 third-party note (public file id 65991155371, measured 2026-09-03) reports 6 GPU nodes of 8x
 A100 80GB SXM, with a MIG partition gpu-mig-2g-20gb beside them.
 

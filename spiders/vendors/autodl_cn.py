@@ -14,7 +14,7 @@ f5969e297ae92b6c613f40a49d67ad2a8abab54b (`list_machine`, `list_request`, `reque
 `get_available_machines`); xiaoti12/autodl_bot `models/autodl.go` @
 080205c0b9eacde35052a39f5a116e36d4f0e944 and `client/autodl.go` @
 06668dc1e5b0ad3c356534769217c31e1b733dd8 (envelope, "AuthorizeFailed", bare token); the 厘 unit:
-../shared/research/cn-prices.md §5 and real-payloads/autodl/ (a 2024-11 capture). No keyless path
+docs/sources.md (autodl_cn: a public 2024-11 capture and a public client). No keyless path
 is cited (the homepage `originalPrice` table of a 2026-10-04 note names no URL), so the source
 needs AUTODL_TOKEN and is skipped without it.
 

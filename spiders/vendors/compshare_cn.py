@@ -14,8 +14,8 @@ are in BennielAllan/compshare-docs, an import of the docs made 2026-05-13):
                              prices and the previous list price (原价) stay in vendor_data as the
                              page writes them; they are not offers.
 The table does not split prices by region: every offer is placed in 华北二 (cn-wlcb, Ulanqab),
-where real-account bills match these list prices less the member discount (cn-prices.md §1);
-上海 (cn-sh2) is not emitted. The signed price API (GetCompShareInstancePrice, base URL
+where real-account bills (guli20001221/compshare-agent) match the list prices less the member
+discount; 上海 (cn-sh2) is not emitted. The signed price API (GetCompShareInstancePrice, base URL
 https://api.compshare.cn) is not read: UCloud's SDK (ucloud-sdk-python3) is not installed here,
 and a signed API goes through the vendor's SDK or not at all.
 """

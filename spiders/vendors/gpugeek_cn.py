@@ -2,7 +2,7 @@
 
 No evidence of this endpoint exists: api.gpugeek.com is GpuGeek's LLM gateway, and the documented
 instance API (https://gpugeek.com/docs/openapi, api-cloud.gpugeek.com) is enterprise-only with no
-price-list fields read (../shared/research/real-formats.md §14). The URL, envelope and fields below
+price-list fields read (docs/sources.md, gpugeek_cn). The URL, envelope and fields below
 are a model, kept so the source's pipeline path stays exercised; sources.md says so.
 
 Each product is a machine of 1, 2, 4 or 8 cards in one region, priced per machine per hour, day

@@ -10,7 +10,7 @@ price in 元 per hour (shown as ¥{price}/h).
 
 Evidence: three public monitor scripts in the code-search index (files 70935214704, 71083369768,
 70936694952; their repository is not named by the index), described in
-../shared/research/real-formats.md §12 and real-payloads/README.md. Still a guess (sources.md):
+docs/sources.md (gpushare_cn). Still a guess (sources.md):
 the price read as one card's, and the place (no region field is shown: offers are placed in
 China only).
 """

@@ -16,8 +16,8 @@ machine_pools note settles it ("discountPriceMillicent / 100000 为折扣后的�
 converts it.
 
 Evidence: a note dated 2026-09-07, "从官网公开客户端代码确认并实测" (code-search index file
-70205348888; its repository is not named by the index), quoted in ../shared/research/cn-prices.md
-§5; the numeric code and the hardware shape: Aoblex/matpool-cli (real-formats.md §13).
+70205348888; its repository is not named by the index), quoted in docs/sources.md (matpool_cn);
+the numeric code and the hardware shape: Aoblex/matpool-cli (`docs/api-notes.md` @ 17703dec).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """腾讯云 Tencent Cloud: CVM's DescribeZoneInstanceConfigInfos, per region and zone, on two paths.
 
 Public path (no keys): the login-free workbench calls Tencent's own price page makes
-(fuzzbuster/ec2instances.info `tencentcloud/scrape.go` @ 12c408e5896af65a4c2d314ee52fe811dbc3012a,
-../shared/research/cn-prices.md §2): `POST workbench.cloud.tencent.com/cgi/area/queryCvmRegion`
+(fuzzbuster/ec2instances.info `tencentcloud/scrape.go` @ 12c408e5896af65a4c2d314ee52fe811dbc3012a):
+`POST workbench.cloud.tencent.com/cgi/area/queryCvmRegion`
 lists the regions and their zones (`data.Response.RegionSet[{region, zones[{zone}]}]`), then
 `POST .../cgi/api?i=cvm/DescribeZoneInstanceConfigInfos&uin=&region=<r>` per zone answers
 `{code, data: {Response: <DescribeZoneInstanceConfigInfosResponse>}}`.
@@ -75,7 +75,7 @@ EXTRAS = ("InstanceFamily", "InstanceChargeType", "TypeName", "StatusCategory", 
 
 
 def workbench_headers() -> dict[str, str]:
-    """Headers of the price page's own calls (cn-prices.md §2), x-life (a millisecond timestamp)
+    """Headers of the price page's own calls (public clients send them), x-life (a ms timestamp)
     included: a header only, so nothing replay matches (method, URL, body) changes with it."""
     return {"Content-Type": "application/json; charset=UTF-8",
             "Origin": "https://buy.cloud.tencent.com", "Referer": PRICE_PAGE,

@@ -4,8 +4,8 @@ A second path to tencent_cn's offers (`second_path_of`): the same instance types
 prices Tencent publishes, for China mainland as a whole ("本页参考价格主要以中国大陆地区为主",
 "以上价格为标准刊例价"). Read from the document's source in Tencent's documentation repository,
 tencentyun/qcloud-documents `product/计算与网络/GPU 云服务器/购买指导/价格总览.md` (48 versions: a
-dated list-price history; read at 8ec072968ccbe6d60a8de2a7d57b4739a6814542 and 02785b1,
-../shared/research/cn-prices.md §2). Its published page, https://cloud.tencent.com/document/product/560/8025,
+dated list-price history; read at 8ec072968ccbe6d60a8de2a7d57b4739a6814542 and
+02785b13caa52f79e260bbf03a1760b11d8a7a07). Its published page, https://cloud.tencent.com/document/product/560/8025,
 was rewritten as "计费说明" without tables (a copy of it updated 2025-12-19), so the repository
 file is where the tables are still served.
 

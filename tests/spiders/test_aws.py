@@ -504,10 +504,10 @@ def test_keyed_crawl_replays_every_region_and_never_records_the_secret(
     assert written and not any(FAKE_SECRET in p.read_text(errors="replace") for p in written)
 
 
-# Real, dated DescribeSpotPriceHistory rows (AZ id, type, product, price, timestamp): the
-# 2022-05-31 capture ../shared/research/real-payloads/aws/ericpauley_spot_2022-05-31_gpu_linux.tsv
-# (ericpauley/aws-spot-price-history prices/2022/05.tsv.zst). It holds no p4d/p5 rows, so the
-# test adds its p3.16xlarge (8x V100) to the spider's types.
+# Real, dated DescribeSpotPriceHistory rows (AZ id, type, product, price, timestamp): GPU Linux
+# rows of 2022-05-31 (18:00-24:00 UTC) in a public capture, ericpauley/aws-spot-price-history
+# `prices/2022/05.tsv.zst`. It holds no p4d/p5 rows, so the test adds its p3.16xlarge (8x V100)
+# to the spider's types.
 ERICPAULEY_US_WEST_2 = [
     ("usw2-az1", "p3.16xlarge", "Linux/UNIX", "9.792600", "2022-05-31T21:19:21+00:00"),
     ("usw2-az2", "p3.16xlarge", "Linux/UNIX", "10.148100", "2022-05-31T19:19:46+00:00"),

@@ -1,7 +1,6 @@
 """优云智算 Compshare: the 计费概览 price table of its docs and its dated price announcements
 (spiders/vendors/compshare_cn.py), parsed from the recorded pages and normalized. Every price is
-the docs' own (bill.md and specialevent/event0, 1, 3 at BennielAllan/compshare-docs@ad2bf8f;
-cn-prices.csv rows for those URLs)."""
+the docs' own (bill.md and specialevent/event0, 1, 3 at BennielAllan/compshare-docs@ad2bf8f)."""
 
 from datetime import UTC, datetime
 from decimal import Decimal

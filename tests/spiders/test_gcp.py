@@ -252,7 +252,7 @@ def test_api_keeps_plain_gpu_hours_of_any_card(sku, kept):
 
 
 @pytest.mark.parametrize("description, usage, kind, model", [
-    # the real description forms (real-formats.md §7.1): each reaches normalization as its card
+    # the real description forms (docs/sources.md, gcp): each reaches normalization as its card
     ("Nvidia Tesla A100 GPU running in Americas", "OnDemand", "on_demand", "A100-40GB"),
     ("Nvidia Tesla A100 80GB GPU running in Americas", "OnDemand", "on_demand", "A100-80GB"),
     ("Nvidia A100 80GB GPU running in Americas", "OnDemand", "on_demand", "A100-80GB"),

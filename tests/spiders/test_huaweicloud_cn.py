@@ -540,7 +540,7 @@ def test_the_keyed_snapshot_has_a_body_for_every_region_and_term():
     assert len(bss_bodies()) == 3 * len(REGIONS)
 
 
-# The shape of Huawei's documentation examples (../shared/research/real-payloads/huawei/), rebuilt
+# The shape of Huawei's BSS documentation examples (docs/sources.md, huaweicloud_cn), rebuilt
 # with other numbers: on-demand results without product_id, a period answer with an empty
 # optional_discount_rating_results.
 DOC_SHAPED = [

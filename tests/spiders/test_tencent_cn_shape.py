@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import warnings
+from pathlib import Path
 
 import pytest
 from tencentcloud.cvm.v20170312 import models
@@ -18,6 +19,7 @@ from spiders.vendors.tencent_cn import CHARGES, response_of
 from tests.helpers.responses import snapshot_entries
 
 RESPONSE = models.DescribeZoneInstanceConfigInfosResponse
+FIXTURES = Path(__file__).parent / "fixtures"
 # What the spider reads: a body without one of these is not the shape it was built on.
 REQUIRED_RESPONSE = ("InstanceTypeQuotaSet", "RequestId")
 REQUIRED_ITEM = ("Zone", "InstanceType", "InstanceChargeType", "InstanceFamily", "Status", "Price",
@@ -91,11 +93,10 @@ def test_a_renamed_or_added_member_fails_the_check(rename, expected):
 
 def test_the_vendors_own_example_passes_the_check():
     """The check is the SDK's, not the snapshot's: Tencent's own example answer (tccli
-    examples, ../shared/research/real-payloads/tencent) passes it too, minus GpuCount, which
-    that older example lacks and the spider reads."""
-    path = SNAPSHOT_DIR.parents[1] / ".." / "shared" / "research" / "real-payloads" / "tencent" \
-        / "DescribeZoneInstanceConfigInfos_example1.json"
-    if not path.exists():
-        pytest.skip("the research payloads are not in this checkout")
+    examples, TencentCloud/tencentcloud-cli
+    `tccli/examples/cvm/v20170312/DescribeZoneInstanceConfigInfos.md` @
+    2a0442b1b9510c8089b8ca2f0fcafc45ba5a98f7, its Output kept as the fixture) passes it too,
+    minus GpuCount, which that older example lacks and the spider reads."""
+    path = FIXTURES / "tencent_DescribeZoneInstanceConfigInfos_tccli_example1.json"
     inner = json.loads(path.read_text(encoding="utf-8"))["Response"]
     assert shape_problems(inner) == ["S2.SMALL1 lacks GpuCount"]
