@@ -29,11 +29,11 @@ PRICE_UNITS: dict[str, PriceUnit] = {
     "元": PriceUnit("CNY", Decimal(1), "GPUSHARE skuList[].price, shown as ¥{price}/h by public "
                                        "monitor scripts"),
     "厘": PriceUnit("CNY", SUB_UNITS["厘"].factor,
-                   "AutoDL payg_price: 2720 is 2.72 元 per card-hour (cn-prices.md §5; "
-                   "real-payloads/README.md; 1577 in the 2024-11 capture)"),
+                   "AutoDL payg_price: 2720 is 2.72 元 per card-hour (docs/sources.md, AutoDL; "
+                   "1577 in the 2024-11 capture)"),
     "millicent": PriceUnit("CNY", Decimal("0.00001"),
                            "Matpool machine_pools hardware.*PriceMillicent / 100000 is 元 per "
-                           "hour per unit (cn-prices.md §5, 2026-09-07)"),
+                           "hour per unit (docs/sources.md, Matpool: the 2026-09-07 note)"),
     "cents": PriceUnit(SUB_UNITS["cents"].currency, SUB_UNITS["cents"].factor,
                        "Lambda Cloud instance-types price_cents_per_hour (cloud.lambda.ai API "
                        "docs)"),

@@ -67,7 +67,8 @@ class AutodlCNSpider(JsonApiSpider):
     api_key_required = True
     keyed_path = ("the market machine list, POST api.autodl.com/api/v1/user/machine/list "
                   "with the login token (payg_price in 厘 per card-hour)")
-    price_per_card = True   # payg_price is one card's (cn-prices.md §5: 2720 -> 2.72 元/卡/时)
+    # payg_price is one card's (docs/sources.md, AutoDL: 2720 -> 2.72 元/卡/时)
+    price_per_card = True
     min_offers = 10
 
     async def start(self):
@@ -75,7 +76,8 @@ class AutodlCNSpider(JsonApiSpider):
 
     def page_request(self, page_index: int):
         token = (self.credentials() or {}).get("AUTODL_TOKEN", "")
-        # the clients send the token bare: a "Bearer " prefix is refused (real-formats.md §11.1)
+        # the clients send the token bare: a "Bearer " prefix is refused
+        # (xiaoti12/autodl_bot client/autodl.go @ 06668dc1)
         return self.api_request(MACHINE_LIST_URL, machine_list_body(page_index),
                                 headers={"Authorization": token},
                                 cb_kwargs={"page_index": page_index})
