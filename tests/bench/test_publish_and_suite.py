@@ -108,6 +108,9 @@ def tiny_repo(tmp_path) -> Path:
     clone must not see it."""
     repo = tmp_path / "repo"
     (repo / "tests").mkdir(parents=True)
+    # the suite figure runs `make test`'s tier (--tier fast), an option the project's conftest adds
+    (repo / "tests" / "conftest.py").write_text("def pytest_addoption(parser):\n"
+                                                "    parser.addoption('--tier')\n")
     (repo / "tests" / "test_ok.py").write_text("def test_one():\n    pass\n\n\n"
                                                "def test_two():\n    pass\n")
     _git(repo, "init", "--quiet")
