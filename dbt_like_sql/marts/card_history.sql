@@ -1,21 +1,50 @@
 /* Card history: the price history per card, the daily close per GPU-hour (CNY) of each
-   vendor's cheapest whole card (any GPU count), hourly on-demand, for every card and vendor:
-   card_rank ranks the cards by how many vendors list them, line_rank a card's vendors, those
-   still listing it on the card's latest day first, by their latest price (the report draws the
-   first few of each). */
--- grain: gpu_model, vendor, day
+   vendor's cheapest whole card (any GPU count), hourly on-demand, for every card, vendor and
+   record (source): one line per vendor AND record, so a vendor read from two archives, or from
+   an archive and a live crawl, is two lines, never one line alternating between two tables that
+   disagree. A line breaks where its points are further apart than its source's cadence
+   (intermediate.int_source_calendars): `segment` counts from 1 and grows at each such gap, and
+   the report draws no line between two segments. card_rank ranks the cards by how many vendors
+   list them, line_rank a card's lines, those still listing it on the card's latest day first,
+   by their latest price (the report draws the first few of each). */
+-- grain: gpu_model, vendor, source, day
 -- audit: price_positive: price is null or price <= 0
--- audit: ranks_from_one: card_rank < 1 or line_rank < 1
+-- audit: ranks_from_one: card_rank < 1 or line_rank < 1 or segment < 1
+-- audit: breaks_at_gaps: gap_days > cadence_days and not starts_segment
 with daily as (
     select
-        observed_date as day,
-        gpu_model,
-        vendor,
-        min(close_price_cny_per_gpu_hour)::double as price,
-        count(distinct offer_id)::integer as offers
-    from intermediate.int_offer_daily
-    where billing_period = 'hour' and offer_kind = 'on_demand' and gpu_fraction = 1
-    group by observed_date, gpu_model, vendor
+        d.observed_date as day,
+        d.gpu_model,
+        d.vendor,
+        d.source,
+        min(d.close_price_cny_per_gpu_hour)::double as price,
+        count(distinct d.offer_id)::integer as offers
+    from intermediate.int_offer_daily as d
+    where d.billing_period = 'hour' and d.offer_kind = 'on_demand' and d.gpu_fraction = 1
+    group by d.observed_date, d.gpu_model, d.vendor, d.source
+),
+
+spaced as (
+    select
+        d.*,
+        c.calendar,
+        c.from_archive,
+        c.cadence_days,
+        (d.day - lag(d.day) over (
+            partition by d.gpu_model, d.vendor, d.source order by d.day
+        ))::integer as gap_days
+    from daily as d
+    inner join intermediate.int_source_calendars as c on d.source = c.source
+),
+
+segmented as (
+    select
+        *,
+        coalesce(gap_days > cadence_days, true) as starts_segment,
+        sum(case when gap_days > cadence_days then 1 else 0 end) over (
+            partition by gpu_model, vendor, source order by day rows unbounded preceding
+        )::integer + 1 as segment
+    from spaced
 ),
 
 cards as (
@@ -27,36 +56,46 @@ cards as (
     group by gpu_model
 ),
 
-vendors as (
+records as (
     select
         d.gpu_model,
         d.vendor,
+        d.source,
         max(d.day) = any_value(c.latest_day) as listed_now,
         arg_max(d.price, d.day) as latest_price
     from daily as d
     inner join cards as c on d.gpu_model = c.gpu_model
-    group by d.gpu_model, d.vendor
+    group by d.gpu_model, d.vendor, d.source
 ),
 
 lines as (
     select
         gpu_model,
         vendor,
+        source,
         row_number() over (
-            partition by gpu_model order by listed_now desc, latest_price asc, vendor asc
+            partition by gpu_model
+            order by listed_now desc, latest_price asc, vendor asc, source asc
         ) as line_rank
-    from vendors
+    from records
 )
 
 select
     c.card_rank,            -- 1 = the card the most vendors list (ties by gpu_model)
-    d.gpu_model,
-    l.line_rank,            -- 1 = the card's first vendor: listing it on its latest day, cheapest
-    d.vendor,
-    d.day,
-    d.price,                -- CNY per GPU-hour: the vendor's cheapest daily close
-    d.offers
-from daily as d
-inner join cards as c on d.gpu_model = c.gpu_model
-inner join lines as l on d.gpu_model = l.gpu_model and d.vendor = l.vendor
-order by c.card_rank, l.line_rank, d.day
+    s.gpu_model,
+    l.line_rank,            -- 1 = the card's first line: listing it on its latest day, cheapest
+    s.vendor,
+    s.source,               -- the record the line is read from: a spider, or '<archive>:<cloud>'
+    s.calendar,             -- 'crawl', or the archive the source belongs to
+    s.from_archive,         -- read from a public price archive (gpuprices backfill)
+    s.day,
+    s.price,                -- CNY per GPU-hour: the vendor's cheapest daily close in this record
+    s.offers,
+    s.gap_days,             -- days since the line's previous point (null: its first)
+    s.cadence_days,         -- the source's cadence: a longer gap breaks the line
+    s.starts_segment,       -- no line is drawn from the previous point to this one
+    s.segment               -- 1, 2, ...: the line's unbroken runs
+from segmented as s
+inner join cards as c on s.gpu_model = c.gpu_model
+inner join lines as l on s.gpu_model = l.gpu_model and s.vendor = l.vendor and s.source = l.source
+order by c.card_rank, l.line_rank, s.day

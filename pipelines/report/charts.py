@@ -1,16 +1,24 @@
 """The price-history charts: which charts there are, and each as a plotly figure and its HTML.
 Chart data reaches plotly.js as JSON (plotly escapes `<`, `>` and `/` in it), never as markup;
 the only trace names are the fixed line labels below. The points come from marts.chart_points
-(dbt_like_sql/marts/chart_points.sql), whose chart keys and line labels are the ones here."""
+(dbt_like_sql/marts/chart_points.sql), whose chart keys and line labels are the ones here.
+
+What a line tells is what happened: one line per series AND calendar (the live crawls, or one
+archive: two archives' medians are never joined), no line drawn where its point starts a segment
+(a gap longer than the calendar's cadence, or another set of vendors behind the median: the
+point where the set changed is a diamond whose hover text names who joined and who left), and
+dates that say their year."""
 
 from dataclasses import dataclass
 from datetime import date, timedelta
+from html import escape
 
 import duckdb
 import plotly.graph_objects as go
 import plotly.io as pio
 from markupsafe import Markup
 
+from pipelines.display import clean_text
 from pipelines.report.queries import named_query
 from spiders.parsing.card_catalog import MISSION_FAMILIES
 
@@ -18,8 +26,14 @@ from spiders.parsing.card_catalog import MISSION_FAMILIES
 # cut-down card) is not one of them.
 FAMILIES = MISSION_FAMILIES
 
-MARKERS_UP_TO_DAYS = 45    # longer series are drawn as lines only (markers would merge)
+MARKERS_UP_TO_DAYS = 45    # longer series are drawn as lines only (markers would merge) ...
+MARKER_SIZE = 7            # ... except a point no line reaches (a segment of one point)
+CRAWL_CALENDAR = "crawl"   # marts' calendar of the live crawls (int_source_calendars.sql)
+# An archive's line is dashed, each archive its own way; the live crawls' line is solid.
+ARCHIVE_DASHES = ("dot", "dash", "dashdot", "longdash", "longdashdot")
+SET_CHANGE_SYMBOL = "diamond"
 CHART_HEIGHT_PX = 360
+MONTH_TICKS_FROM_DAYS = 183  # from half a year on, the axis ticks months, not days
 # The page's and the charts' fonts: Latin first, then a Chinese font of each desktop (Windows,
 # macOS, Linux with Debian's fonts-noto-cjk), so 阿里云 or 北京 never shows as boxes.
 FONT_STACK = ('system-ui, -apple-system, "Segoe UI", "Microsoft YaHei", "PingFang SC", '
@@ -57,20 +71,68 @@ def chart_points(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, str], list[d
     return points
 
 
+def broken_line(points: list[dict], hover: list[list], symbols: list[str] | None = None
+                ) -> dict:
+    """A line's plotly x, y, customdata and markers (`symbols`: one per point) with a gap
+    (None) before each point that starts a segment, and a marker on every point while the line
+    is short, then only on the points no line reaches."""
+    symbols = symbols or ["circle"] * len(points)
+    x: list = []
+    y: list = []
+    data: list = []
+    sizes: list = []
+    shapes: list = []
+    for i, point in enumerate(points):
+        if i and point.get("starts_segment"):
+            for column, gap in ((x, None), (y, None), (data, None), (sizes, 0),
+                                (shapes, "circle")):
+                column.append(gap)
+        alone = ((i == 0 or point.get("starts_segment"))
+                 and (i + 1 == len(points) or points[i + 1].get("starts_segment")))
+        x.append(point["day"].isoformat())
+        y.append(round(point["price"], 2))
+        data.append(hover[i])
+        shapes.append(symbols[i])
+        sizes.append(MARKER_SIZE if len(points) <= MARKERS_UP_TO_DAYS or alone
+                     or symbols[i] != "circle" else 0)
+    return {"x": x, "y": y, "customdata": data, "connectgaps": False,
+            "mode": "lines+markers", "marker": {"size": sizes, "symbol": shapes}}
+
+
+def line_name(label: str, calendar: str) -> str:
+    """A line's legend name: the label, and the archive it is read from (not the live crawls)."""
+    if calendar == CRAWL_CALENDAR:
+        return label
+    return f"{label} · {escape(clean_text(calendar, 40), quote=False)} archive"
+
+
+def archive_dash(calendar: str, calendars: list[str]) -> str:
+    if calendar == CRAWL_CALENDAR:
+        return "solid"
+    archives = [c for c in calendars if c != CRAWL_CALENDAR]
+    return ARCHIVE_DASHES[archives.index(calendar) % len(ARCHIVE_DASHES)]
+
+
 def figure(family: str, spec: ChartSpec, points: list[dict]) -> go.Figure:
     fig = go.Figure()
+    calendars = sorted({p.get("calendar", CRAWL_CALENDAR) for p in points},
+                       key=lambda c: (c != CRAWL_CALENDAR, c))
     for series in spec.order:
-        line = [p for p in points if p["series"] == series]
-        if not line:
-            continue
-        fig.add_trace(go.Scatter(
-            x=[p["day"].isoformat() for p in line], y=[round(p["price"], 2) for p in line],
-            customdata=[[p["offers"], p["vendors"]] for p in line],
-            # markers while the history is short: a single day still shows as a point
-            name=series, mode="lines+markers" if len(line) <= MARKERS_UP_TO_DAYS else "lines",
-            line={"color": COLOURS[series], "width": 2}, marker={"size": 7},
-            hovertemplate="%{y:,.2f} CNY/GPU-h · %{customdata[0]} offers, "
-                          "%{customdata[1]} vendors<extra>%{fullData.name}</extra>"))
+        for calendar in calendars:
+            line = [p for p in points
+                    if p["series"] == series and p.get("calendar", CRAWL_CALENDAR) == calendar]
+            if not line:
+                continue
+            trace = broken_line(
+                line, [[p["offers"], p["vendors"], _set_change_text(p)] for p in line],
+                [SET_CHANGE_SYMBOL if p.get("vendor_set_change") else "circle" for p in line])
+            fig.add_trace(go.Scatter(
+                **trace, name=line_name(series, calendar),
+                line={"color": COLOURS[series], "width": 2,
+                      "dash": archive_dash(calendar, calendars)},
+                hovertemplate="%{y:,.2f} CNY/GPU-h · %{customdata[0]} offers, "
+                              "%{customdata[1]} vendors %{customdata[2]}"
+                              "<extra>%{fullData.name}</extra>"))
     fig.update_layout(
         template="plotly_white", height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
         font={"family": FONT_STACK},
@@ -81,11 +143,22 @@ def figure(family: str, spec: ChartSpec, points: list[dict]) -> go.Figure:
     return fig
 
 
+def _set_change_text(point: dict) -> str:
+    """The hover text's note that the median's vendors changed here (the line breaks)."""
+    change = point.get("vendor_set_change")
+    if not change:
+        return ""
+    return f"· other vendors from here ({escape(clean_text(change, 300), quote=False)})"
+
+
 def date_axis(days: list[date]) -> dict:
-    """Day ticks; a short history gets a day of room either side and one tick per day (plotly
-    would otherwise zoom a single day down to milliseconds)."""
-    axis = {"type": "date", "tickformat": "%b %-d", "hoverformat": "%Y-%m-%d"}
+    """Day ticks that always say their year ("Mar 5, 2025"; by month, "Mar 2025", over half a
+    year or more, where a day would crowd the axis); a short history gets a day of room either
+    side and one tick per day (plotly would otherwise zoom a single day down to milliseconds)."""
     first, last = min(days), max(days)
+    months = (last - first).days >= MONTH_TICKS_FROM_DAYS
+    axis = {"type": "date", "tickformat": "%b %Y" if months else "%b %-d, %Y",
+            "hoverformat": "%Y-%m-%d"}
     if (last - first).days < 14:
         axis["range"] = [(first - timedelta(days=1)).isoformat(),
                          (last + timedelta(days=1)).isoformat()]
