@@ -5,9 +5,11 @@
    'cloud-gpus:aws'), whose looks are its commits (a daily tracker's, a pricing file's quarterly
    versions, a curated table's edits): its cadence is the median spacing of the days it has
    (one day when it has a single day). A chart line breaks where two of its points are more
-   than cadence_days apart (marts.card_history, marts.chart_points). */
+   than max_gap_days apart (marts.card_history, marts.chart_points): the cadence with half of it
+   again for the jitter of a table edited by hand (a daily calendar's is still one day: a missed
+   day breaks it). */
 -- grain: source
--- audit: cadence_positive: cadence_days is null or cadence_days < 1
+-- audit: cadence_positive: cadence_days is null or cadence_days < 1 or max_gap_days < cadence_days
 with sources as (
     select
         source,
@@ -52,7 +54,8 @@ select
     s.calendar,             -- 'crawl', or the archive: 'cloud-gpus', 'gpu-rental-prices', ...
     s.from_archive,         -- read from a public price archive (gpuprices backfill)
     c.calendar_days,        -- days the calendar has any observation
-    c.cadence_days          -- its looks' usual spacing: a longer gap breaks a chart line
+    c.cadence_days,         -- its looks' usual spacing
+    floor(c.cadence_days * 1.5)::integer as max_gap_days  -- a longer gap breaks a chart line
 from sources as s
 inner join cadences as c on s.calendar = c.calendar
 order by s.source

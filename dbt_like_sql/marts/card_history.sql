@@ -2,7 +2,7 @@
    vendor's cheapest whole card (any GPU count), hourly on-demand, for every card, vendor and
    record (source): one line per vendor AND record, so a vendor read from two archives, or from
    an archive and a live crawl, is two lines, never one line alternating between two tables that
-   disagree. A line breaks where its points are further apart than its source's cadence
+   disagree. A line breaks where its points are further apart than its source's cadence allows
    (intermediate.int_source_calendars): `segment` counts from 1 and grows at each such gap, and
    the report draws no line between two segments. card_rank ranks the cards by how many vendors
    list them, line_rank a card's lines, those still listing it on the card's latest day first,
@@ -10,7 +10,7 @@
 -- grain: gpu_model, vendor, source, day
 -- audit: price_positive: price is null or price <= 0
 -- audit: ranks_from_one: card_rank < 1 or line_rank < 1 or segment < 1
--- audit: breaks_at_gaps: gap_days > cadence_days and not starts_segment
+-- audit: breaks_at_gaps: gap_days > max_gap_days and not starts_segment
 with daily as (
     select
         d.observed_date as day,
@@ -29,7 +29,7 @@ spaced as (
         d.*,
         c.calendar,
         c.from_archive,
-        c.cadence_days,
+        c.max_gap_days,
         (d.day - lag(d.day) over (
             partition by d.gpu_model, d.vendor, d.source order by d.day
         ))::integer as gap_days
@@ -40,8 +40,8 @@ spaced as (
 segmented as (
     select
         *,
-        coalesce(gap_days > cadence_days, true) as starts_segment,
-        sum(case when gap_days > cadence_days then 1 else 0 end) over (
+        coalesce(gap_days > max_gap_days, true) as starts_segment,
+        sum(case when gap_days > max_gap_days then 1 else 0 end) over (
             partition by gpu_model, vendor, source order by day rows unbounded preceding
         )::integer + 1 as segment
     from spaced
@@ -92,7 +92,7 @@ select
     s.price,                -- CNY per GPU-hour: the vendor's cheapest daily close in this record
     s.offers,
     s.gap_days,             -- days since the line's previous point (null: its first)
-    s.cadence_days,         -- the source's cadence: a longer gap breaks the line
+    s.max_gap_days,         -- the longest gap its source's cadence allows: a longer one breaks it
     s.starts_segment,       -- no line is drawn from the previous point to this one
     s.segment               -- 1, 2, ...: the line's unbroken runs
 from segmented as s

@@ -7,13 +7,13 @@
    One line per calendar (intermediate.int_source_calendars: the live crawls, or one archive):
    two archives list different vendors, so a median mixing their days would swing between their
    vendor sets. A line breaks (`segment` grows) where two points are further apart than the
-   calendar's cadence, and where the set of vendors behind the median changed: a median is
+   calendar's cadence allows, and where the set of vendors behind the median changed: a median is
    drawn only over one vendor set, and the point where the set changes says so
    (vendor_set_change: who joined, who left). */
 -- grain: chart, gpu_family, series, calendar, day
 -- audit: price_positive: price is null or price <= 0
 -- audit: change_said: vendor_set_changed = (vendor_set_change is null)
--- audit: breaks_at_changes: (vendor_set_changed or gap_days > cadence_days) and not starts_segment
+-- audit: breaks_at_changes: (vendor_set_changed or gap_days > max_gap_days) and not starts_segment
 with offers as (
     select
         d.observed_date as day,
@@ -27,7 +27,7 @@ with offers as (
         d.is_tier1_city,
         d.close_price_cny_per_gpu_hour as price,
         c.calendar,
-        c.cadence_days
+        c.max_gap_days
     from intermediate.int_offer_daily as d
     inner join intermediate.int_source_calendars as c on d.source = c.source
     where d.billing_period = 'hour'
@@ -39,7 +39,7 @@ lines as (
         day,
         gpu_family,
         calendar,
-        cadence_days,
+        max_gap_days,
         vendor,
         offer_id,
         price,
@@ -52,7 +52,7 @@ lines as (
         day,
         gpu_family,
         calendar,
-        cadence_days,
+        max_gap_days,
         vendor,
         offer_id,
         price,
@@ -72,7 +72,7 @@ lines as (
         day,
         gpu_family,
         calendar,
-        cadence_days,
+        max_gap_days,
         vendor,
         offer_id,
         price,
@@ -89,7 +89,7 @@ per_vendor as (
         series,
         calendar,
         vendor,
-        max(cadence_days) as cadence_days,
+        max(max_gap_days) as max_gap_days,
         median(price) as vendor_price,
         count(distinct offer_id) as offers
     from lines
@@ -106,7 +106,7 @@ points as (
         median(vendor_price)::double as price,
         sum(offers)::integer as offers,
         count(*)::integer as vendors,
-        max(cadence_days) as cadence_days,
+        max(max_gap_days) as max_gap_days,
         lag(day) over (
             partition by chart, gpu_family, series, calendar order by day
         ) as previous_day
@@ -203,13 +203,13 @@ select
     offers,
     vendors,
     gap_days,                               -- days since the line's previous point
-    cadence_days,                           -- the calendar's cadence: a longer gap breaks it
+    max_gap_days,                           -- from its calendar's cadence: a longer gap breaks it
     vendor_set_changed,                     -- not the previous point's vendors: the line breaks
     vendors_joined,
     vendors_left,
     vendor_set_change,                      -- 'joined: A, B; left: C' (null: the same vendors)
-    coalesce(vendor_set_changed or gap_days > cadence_days, true) as starts_segment,
-    sum(case when vendor_set_changed or gap_days > cadence_days then 1 else 0 end) over (
+    coalesce(vendor_set_changed or gap_days > max_gap_days, true) as starts_segment,
+    sum(case when vendor_set_changed or gap_days > max_gap_days then 1 else 0 end) over (
         partition by chart, gpu_family, series, calendar order by day rows unbounded preceding
     )::integer + 1 as segment               -- 1, 2, ...: the line's unbroken runs
 from marked

@@ -1,5 +1,5 @@
-"""The report's per-card history draws a vendor's backfilled days (seen only through a public
-price archive) as a dotted line of their own, named so, joined to its crawled days; the market
+"""The report's per-card history draws a vendor's record read from a public price archive as a
+line of its own (dashed, named after the archive), never joined to its crawled days; the market
 lines' section says the page holds backfilled history."""
 
 from __future__ import annotations
@@ -7,39 +7,33 @@ from __future__ import annotations
 from datetime import date
 
 import duckdb
-import pytest
 
-from pipelines.report.card_history import BACKFILLED_SUFFIX, card_figure, card_history, runs
+from pipelines.report.card_history import card_figure, card_history
 from pipelines.report.queries import named_query
 from spiders.layout import work_db_path
 
 
-def _points(flags: str) -> list[dict]:
-    """'aac' -> three days: archive, archive, crawl."""
-    return [{"day": date(2025, 1, n + 1), "price": 10.0 + n, "offers": 1,
-             "backfilled": flag == "a"} for n, flag in enumerate(flags)]
+def _points(source: str, calendar: str, days: list[int], price: float) -> list[dict]:
+    return [{"day": date(2025, 1, d), "price": price, "offers": 1, "source": source,
+             "calendar": calendar, "backfilled": calendar != "crawl",
+             "starts_segment": i == 0 or d - days[i - 1] > 1} for i, d in enumerate(days)]
 
 
-@pytest.mark.parametrize(("flags", "expected"), [
-    ("", []),
-    ("ccc", [(False, [1, 2, 3])]),
-    ("aaa", [(True, [1, 2, 3])]),
-    ("aacc", [(True, [1, 2]), (False, [2, 3, 4])]),
-    ("acac", [(True, [1]), (False, [1, 2]), (True, [2, 3]), (False, [3, 4])]),
-])
-def test_a_line_is_cut_where_it_switches_between_archive_and_crawl(flags, expected):
-    got = [(archived, [p["day"].day for p in run]) for archived, run in runs(_points(flags))]
-    assert got == expected
-
-
-def test_backfilled_days_are_dotted_and_named_in_the_legend_once():
-    fig = card_figure("A100-80GB", {"Amazon Web Services": _points("aacaa")})
-    traces = [(t.name, t.line.dash, t.showlegend) for t in fig.data]
-    name = "Amazon Web Services"
-    assert traces == [(name + BACKFILLED_SUFFIX, "dot", True), (name, "solid", True),
-                      (name + BACKFILLED_SUFFIX, "dot", False)]
+def test_a_vendor_from_an_archive_and_a_crawl_is_two_lines_the_archives_dashed_and_named():
+    aws = "Amazon Web Services"
+    fig = card_figure("A100-80GB", {
+        (aws, "cloud-gpus:aws"): _points("cloud-gpus:aws", "cloud-gpus", [1, 2, 3], 34.8),
+        (aws, "aws"): _points("aws", "crawl", [2, 3, 7], 20.1)})
+    traces = [(t.name, t.line.dash, t.line.color) for t in fig.data]
+    assert [name for name, *_ in traces] == [f"{aws} · cloud-gpus archive", aws]
+    assert [dash for _, dash, _ in traces] == ["dot", "solid"]
+    assert traces[0][2] == traces[1][2]                     # one vendor, one colour
+    assert list(fig.data[0].y) == [34.8, 34.8, 34.8]        # never the crawl's 20.1
     assert "backfilled from a public price archive" in fig.data[0].hovertemplate
     assert "archive" not in fig.data[1].hovertemplate
+    # the crawl's line breaks across the 4-day gap; its lone last point keeps a marker
+    assert list(fig.data[1].y) == [20.1, 20.1, None, 20.1]
+    assert fig.data[1].connectgaps is False
 
 
 def test_the_backfilled_history_is_marked_and_the_crawled_days_are_not(backfilled):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import Decimal
 
 import dagster as dg
@@ -16,6 +16,7 @@ from markupsafe import escape  # the escaping of the page's templates (Jinja2 au
 
 from pipelines.display import clean_text
 from pipelines.report import CHARTS, ReportError, build_report, claims_section, figure, link
+from pipelines.report.charts import MARKER_SIZE, date_axis
 from pipelines.verdicts import CSS_CLASSES, DOES_NOT_HOLD, HOLDS, NOT_ENOUGH_EVIDENCE, VERDICTS
 from pipelines.warehouse.db import ensure_schema
 from tests.helpers.observations import NANJING, build, obs
@@ -79,10 +80,35 @@ def test_long_histories_are_drawn_as_lines_short_ones_with_markers():
         return [{"series": "whole card", "day": LAST_DAY.date() - timedelta(days=d),
                  "price": 50.0, "offers": 1, "vendors": 1} for d in range(days)]
 
-    assert figure("A100", spec, points(1)).data[0].mode == "lines+markers"
-    assert figure("A100", spec, points(120)).data[0].mode == "lines"
+    assert set(figure("A100", spec, points(1)).data[0].marker.size) == {MARKER_SIZE}
+    assert set(figure("A100", spec, points(120)).data[0].marker.size) == {0}
     assert figure("A100", spec, points(120)).layout.xaxis.range is None    # plotly's own ticks
     assert figure("A100", spec, points(1)).layout.xaxis.range == ("2026-11-29", "2026-12-01")
+
+
+@pytest.mark.parametrize(("first", "last", "tickformat"), [
+    (date(2022, 10, 19), date(2025, 9, 17), "%b %Y"),       # three years: months with years
+    (date(2025, 12, 20), date(2026, 1, 10), "%b %-d, %Y"),  # three weeks across new year
+    (date(2026, 7, 8), date(2026, 8, 22), "%b %-d, %Y"),    # within a year: still says it
+], ids=["three-years", "new-year", "one-summer"])
+def test_date_ticks_always_say_the_year(first, last, tickformat):
+    assert date_axis([first, last])["tickformat"] == tickformat
+
+
+def test_a_market_line_breaks_at_gaps_and_marks_where_its_vendors_changed():
+    spec = CHARTS[0]
+    day = LAST_DAY.date()
+    rows = [(0, True, None), (1, False, None), (2, True, "joined: c"), (9, True, None)]
+    points = [{"series": "whole card", "calendar": "gpu-rental-prices",
+               "day": day + timedelta(days=d), "price": 10.0, "offers": 2, "vendors": 2,
+               "starts_segment": starts, "vendor_set_change": change}
+              for d, starts, change in rows]
+    [trace] = figure("A100", spec, points).data
+    assert trace.name == "whole card · gpu-rental-prices archive"
+    assert list(trace.y) == [10.0, 10.0, None, 10.0, None, 10.0]
+    assert list(trace.marker.symbol) == ["circle", "circle", "circle", "diamond", "circle",
+                                         "circle"]
+    assert "other vendors from here (joined: c)" in trace.customdata[3][2]
 
 
 # -- text helpers ------------------------------------------------------------------------------

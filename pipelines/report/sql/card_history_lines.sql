@@ -15,7 +15,7 @@ select
     price,
     offers,
     gap_days,
-    cadence_days,
+    max_gap_days,
     starts_segment
 from marts.card_history
 where card_rank <= ?::integer and line_rank <= ?::integer

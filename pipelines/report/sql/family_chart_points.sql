@@ -11,7 +11,7 @@ select
     offers,
     vendors,
     gap_days,
-    cadence_days,
+    max_gap_days,
     vendor_set_change,
     starts_segment
 from marts.chart_points

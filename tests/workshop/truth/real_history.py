@@ -60,7 +60,7 @@ def _points(con: duckdb.DuckDBPyConnection, name: str) -> list[dict]:
 
 def line_figures(points: Iterable[dict]) -> dict:
     """Interleavings, gap crossings and unmarked vendor-count changes over points ordered by
-    line and day (columns: line, day, records, cadence_days, starts_segment, vendors, marked)."""
+    line and day (columns: line, day, records, max_gap_days, starts_segment, vendors, marked)."""
     figures = {"lines": 0, "points": 0, "joins_drawn": 0, "interleavings": 0,
                "gap_crossings": 0, "unmarked_set_changes": 0}
     previous = None
@@ -74,7 +74,7 @@ def line_figures(points: Iterable[dict]) -> dict:
         figures["joins_drawn"] += drawn
         figures["interleavings"] += set(previous["records"]) != set(point["records"])
         gap = (point["day"] - previous["day"]).days
-        cadence = max(previous["cadence_days"] or 1, point["cadence_days"] or 1)
+        cadence = max(previous["max_gap_days"] or 1, point["max_gap_days"] or 1)
         figures["gap_crossings"] += drawn and gap > cadence
         changed = (point["vendors"] is not None and previous["vendors"] != point["vendors"])
         figures["unmarked_set_changes"] += changed and not point["marked"]

@@ -10,7 +10,7 @@ select
     h.gpu_model as chart,
     h.day,
     [h.source] as records,
-    c.cadence_days,
+    c.max_gap_days,
     h.starts_segment,
     null::integer as vendors,
     false as marked

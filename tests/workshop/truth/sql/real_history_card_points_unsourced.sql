@@ -23,7 +23,7 @@ select
     h.gpu_model as chart,
     h.day,
     list(distinct d.source order by d.source) as records,
-    max(c.cadence_days) as cadence_days,
+    max(c.max_gap_days) as max_gap_days,
     false as starts_segment,
     null::integer as vendors,
     false as marked

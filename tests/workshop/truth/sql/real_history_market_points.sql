@@ -9,7 +9,7 @@ with calendars as (
 cadences as (
     select
         calendar,
-        max(cadence_days) as cadence_days
+        max(max_gap_days) as max_gap_days
     from calendars
     group by calendar
 )
@@ -19,7 +19,7 @@ select
     m.chart || ' ' || m.gpu_family as chart,
     m.day,
     [m.calendar] as records,
-    c.cadence_days,
+    c.max_gap_days,
     m.starts_segment,
     m.vendors,
     m.vendor_set_changed as marked

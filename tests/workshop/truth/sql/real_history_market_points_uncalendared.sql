@@ -12,7 +12,7 @@ present as (
         d.gpu_family,
         d.observed_date as day,
         list(distinct c.calendar order by c.calendar) as records,
-        max(c.cadence_days) as cadence_days
+        max(c.max_gap_days) as max_gap_days
     from intermediate.int_offer_daily as d
     inner join calendars as c on d.source = c.source
     where d.billing_period = 'hour'
@@ -24,7 +24,7 @@ select
     m.chart || ' ' || m.gpu_family as chart,
     m.day,
     p.records,
-    p.cadence_days,
+    p.max_gap_days,
     false as starts_segment,
     m.vendors,
     false as marked
