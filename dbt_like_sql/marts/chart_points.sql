@@ -205,8 +205,8 @@ select
     gap_days,                               -- days since the line's previous point
     max_gap_days,                           -- from its calendar's cadence: a longer gap breaks it
     vendor_set_changed,                     -- not the previous point's vendors: the line breaks
-    vendors_joined,
-    vendors_left,
+    vendors_joined,                         -- vendors the previous point did not have
+    vendors_left,                           -- vendors of the previous point not here
     vendor_set_change,                      -- 'joined: A, B; left: C' (null: the same vendors)
     coalesce(vendor_set_changed or gap_days > max_gap_days, true) as starts_segment,
     sum(case when vendor_set_changed or gap_days > max_gap_days then 1 else 0 end) over (

@@ -231,7 +231,9 @@ def test_every_model_that_counts_offers_reads_only_counted_rows():
     shows_every_row = {"marts.latest_prices", "marts.price_history", "marts.price_outliers",
                        "intermediate.int_price_changes", "intermediate.int_source_month_reads",
                        # the report's charts, moved from pipelines/report/sql as they were
-                       "marts.card_history", "marts.chart_points"}
+                       "marts.card_history", "marts.chart_points",
+                       # when each source looked, whatever it counted
+                       "intermediate.int_source_calendars"}
     series = {"staging.stg_observations", "intermediate.int_offer_daily",
               "intermediate.int_offer_local_daily"}
     for model in load_models(SQL_DIR, EXTERNAL):
