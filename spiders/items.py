@@ -14,9 +14,10 @@ every unit there. A spider extracts and never interprets:
   (2720 "厘", not 2.72 元); `memory` with `memory_unit` (96636764160 "B", 6144 "MB"); `vram` with
   `vram_unit`; `disk` with `disk_unit`; `vcpus`; `gpu_count`. A spider never converts a unit or a
   currency, and never parses a price (tests/spiders/test_spider_contract.py checks both).
-* Stated flags (`price_per_card`, `tax_included`, `range_end`, `effective_at`) are what the
-  vendor says apart from the price text (a column header, a note, an API field): normalization
-  reads the text's own markers and quarantines an offer whose two readings contradict.
+* Stated flags (`price_per_card`, `price_of_machine`, `tax_included`, `range_end`,
+  `effective_at`) are what the vendor says apart from the price text (a column header, a note,
+  an API field): normalization reads the text's own markers and quarantines an offer whose two
+  readings contradict, and does the arithmetic a flag asks for.
 
 Units a typed field may carry: price_unit, a key of spiders/parsing/units.py PRICE_UNITS;
 memory_unit and disk_unit "B", "MB", "MiB", "GB", "GiB", "TB", "TiB" (memory's GB is binary,
@@ -91,6 +92,10 @@ class RawOffer(scrapy.Item):
     price_high = scrapy.Field()
     range_end = scrapy.Field()     # "low" | "high": the end the source declares it lists, else None
     price_per_card = scrapy.Field()  # True: the price is one card's ("元/月/卡", per-card column)
+    # True: the row lists the machine's price, so a price stated per card is multiplied by the
+    # count in normalization (lambda_cloud: its page prices one GPU, its API the instance, and
+    # both list one amount for one instance)
+    price_of_machine = scrapy.Field()
     list_price_amount = scrapy.Field()  # typed: the original price (原价) an API serves apart
     tax_included = scrapy.Field()  # True (含税) / False (不含税, "excl. VAT") / None (not said)
     # older items only: the minimum term the base spider once read out of price_text ("3个月起"

@@ -36,7 +36,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
                      "list_price_amount", "min_term_hours", "vcpus", "memory", "disk", "vram",
                      "plan_vram", "gpu_fraction"),
                     NUMBER_OR_TEXT),
-    **dict.fromkeys(("available", "price_per_card", "tax_included"), FLAG),
+    **dict.fromkeys(("available", "price_per_card", "price_of_machine", "tax_included"), FLAG),
     "vendor_data": OBJECT,
 }
 # How a reason names what a field held: JSON's words, not Python's.

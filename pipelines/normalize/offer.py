@@ -16,7 +16,7 @@ when both are written they must agree.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 
@@ -326,6 +326,8 @@ def normalize_offer(item: dict) -> dict:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
     _check_unit(listed, gpu, stated_count, item)
+    if item.get("price_of_machine") is True and listed.per_card:   # the row lists the machine's
+        listed = replace(listed, amount=listed.amount * gpu_count, per_card=False)
 
     observed_at = observation_time(item)
     hourly = per_hour(listed.amount, listed.period)
