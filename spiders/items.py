@@ -45,6 +45,11 @@ class RawOffer(scrapy.Item):
     # why the row's card cannot be named: a partition or queue no public evidence maps to a card
     # (the source's configuration says so); normalization quarantines the row with this reason
     no_card_reason = scrapy.Field()
+    # raw: a GPU count cell as written when the card is named elsewhere (a header): "8颗", "1/4颗"
+    gpu_count_text = scrapy.Field()
+    # raw: a price calculator's accelerator text, "2 * NVIDIA T4 / 2 * 16G" (cards * card / cards
+    # * memory), which normalization reads into the card and the count; gpu_text holds it too
+    accelerator_text = scrapy.Field()
     gpu_count = scrapy.Field()     # typed: whole cards in the offer as the vendor states them
     #                                apart from the card text (a count column, an API field);
     #                                1 for a slice; unset when only the texts write it

@@ -121,10 +121,6 @@ KNOWN_COMPUTATIONS = {
                "Decimal(price.get('nanos') or 0) / 10 ** 9": "Money's units + nanos: not moved yet",
                "arithmetic on an amount: Decimal(price.get('nanos') or 0) / 10 ** 9":
                "Money's units + nanos: not moved yet"},
-    "huaweicloud_cn.py": {"a number read out of a text: int(cards)":
-                          "accelerator(): not moved yet (issue 40 item 3)"},
-    "tencent_cn_list.py": {"a number read out of a text: int(match.group(1))":
-                           "gpu_of_cell(): not moved yet (issue 40 item 3)"},
 }
 
 
