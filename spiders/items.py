@@ -14,9 +14,10 @@ every unit there. A spider extracts and never interprets:
   (2720 "厘", not 2.72 元); `memory` with `memory_unit` (96636764160 "B", 6144 "MB"); `vram` with
   `vram_unit`; `disk` with `disk_unit`; `vcpus`; `gpu_count`. A spider never converts a unit or a
   currency, and never parses a price (tests/spiders/test_spider_contract.py checks both).
-* Stated flags (`price_per_card`, `tax_included`, `range_end`, `effective_at`) are what the
-  vendor says apart from the price text (a column header, a note, an API field): normalization
-  reads the text's own markers and quarantines an offer whose two readings contradict.
+* Stated flags (`price_per_card`, `price_of_machine`, `tax_included`, `range_end`,
+  `effective_at`) are what the vendor says apart from the price text (a column header, a note,
+  an API field): normalization reads the text's own markers and quarantines an offer whose two
+  readings contradict, and does the arithmetic a flag asks for.
 
 Units a typed field may carry: price_unit, a key of spiders/parsing/units.py PRICE_UNITS;
 memory_unit and disk_unit "B", "MB", "MiB", "GB", "GiB", "TB", "TiB" (memory's GB is binary,
@@ -44,6 +45,11 @@ class RawOffer(scrapy.Item):
     # why the row's card cannot be named: a partition or queue no public evidence maps to a card
     # (the source's configuration says so); normalization quarantines the row with this reason
     no_card_reason = scrapy.Field()
+    # raw: a GPU count cell as written when the card is named elsewhere (a header): "8颗", "1/4颗"
+    gpu_count_text = scrapy.Field()
+    # raw: a price calculator's accelerator text, "2 * NVIDIA T4 / 2 * 16G" (cards * card / cards
+    # * memory), which normalization reads into the card and the count; gpu_text holds it too
+    accelerator_text = scrapy.Field()
     gpu_count = scrapy.Field()     # typed: whole cards in the offer as the vendor states them
     #                                apart from the card text (a count column, an API field);
     #                                1 for a slice; unset when only the texts write it
@@ -91,6 +97,10 @@ class RawOffer(scrapy.Item):
     price_high = scrapy.Field()
     range_end = scrapy.Field()     # "low" | "high": the end the source declares it lists, else None
     price_per_card = scrapy.Field()  # True: the price is one card's ("元/月/卡", per-card column)
+    # True: the row lists the machine's price, so a price stated per card is multiplied by the
+    # count in normalization (lambda_cloud: its page prices one GPU, its API the instance, and
+    # both list one amount for one instance)
+    price_of_machine = scrapy.Field()
     list_price_amount = scrapy.Field()  # typed: the original price (原价) an API serves apart
     tax_included = scrapy.Field()  # True (含税) / False (不含税, "excl. VAT") / None (not said)
     # older items only: the minimum term the base spider once read out of price_text ("3个月起"

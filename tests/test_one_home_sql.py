@@ -40,9 +40,14 @@ def shared_names(paths: list[Path]) -> dict[str, list[str]]:
     return {name: found for name, found in by_name.items() if len(found) > 1}
 
 
+# An alert rule's registry entry is named by its rule, which its alerts' keys carry
+# (pipelines/alerts/registry.py): `month_end_dip` alerts on the mart of that name.
+ALERT_REGISTRY = ROOT / "pipelines" / "alerts" / "registry"
+
+
 def test_no_two_sql_files_share_a_name():
     assert project_files(".sql"), "no SQL file found: the scan is broken"
-    assert shared_names(project_files(".sql")) == {}
+    assert shared_names([p for p in project_files(".sql") if p.parent != ALERT_REGISTRY]) == {}
 
 
 def test_a_shared_name_is_found():

@@ -1,5 +1,5 @@
-"""Detection: run each enabled rule's SQL (`sql/*.sql`) over the working database and add the
-new alerts to the outbox, moving the watermark, in one transaction.
+"""Detection: run each enabled rule's SQL (`registry/<rule>.sql`) over the working database and
+add the new alerts to the outbox, moving the watermark, in one transaction.
 
 `drop` and `new_low` look only at observations loaded since the previous detection
 (`sql/new_observations.sql`); `month_end_dip`, `watch` and `workload_cheaper` read the current
@@ -11,28 +11,20 @@ far from its card's market, marts.price_outliers) alerts nobody until a later cr
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import duckdb
 
-from pipelines.alerts.messages import (
-    drop_alert,
-    month_end_dip_alert,
-    new_low_alert,
-    registered_alert,
-    watch_alert,
-    workload_cheaper_alert,
-)
+from pipelines.alerts.built_in import BUILT_IN
+from pipelines.alerts.messages import registered_alert
 from pipelines.alerts.outbox import Alert, ensure_outbox, insert_alerts, read_state, write_state
 from pipelines.alerts.registry import registered_rules
-from pipelines.alerts.rules import RULES, AlertRules, OfferFilter, RegisteredRuleSettings
+from pipelines.alerts.rules import RULES, AlertRules, RegisteredRuleSettings
 from pipelines.alerts.templating import alert_texts
 from pipelines.query.rows import records
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_reads import tables_read as sql_tables_read
 from pipelines.warehouse.sql_reads import tables_read_by_sql_dir
-from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE
 
 # Built by the SQL models; a database whose models predate it holds nothing back.
 HELD_TABLE = "marts.held_observations"
@@ -49,21 +41,10 @@ class Detection:
         return sum(len(keys) for keys in self.new_keys.values())
 
 
-def _records(con: duckdb.DuckDBPyConnection, name: str,
-             params: dict[str, Any] | None = None) -> list[dict]:
-    """The rows of `sql/<name>.sql` as dicts."""
-    return records(con, sql_text(__file__, name), params)
-
-
 def _table_exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
     schema, name = qualified.split(".")
     return con.execute(sql_text(__file__, "table_exists"),
                        {"schema_name": schema, "table_name": name}).fetchone()[0]
-
-
-def _filter_params(offers: OfferFilter) -> dict:
-    return {"gpu_models": list(offers.gpu_models), "offer_kinds": list(offers.offer_kinds),
-            "billing_periods": list(offers.billing_periods)}
 
 
 def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list[Alert], int]:
@@ -79,51 +60,30 @@ def find_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> tuple[list
     else:
         con.execute(sql_text(__file__, "no_held_observations"))
     texts = alert_texts(rules.templates_dir)   # checked when the rules were loaded
-    alerts: list[Alert] = []
-    if rules.drop.enabled and new_observations:
-        d = rules.drop
-        rows = _records(con, "drops", {
-            "median_days": d.median_days, "median_min_days": d.median_min_days,
-            "min_drop_pct": d.min_drop_pct, "min_below_median_pct": d.min_below_median_pct,
-            "require": d.require, **_filter_params(d.offers)})
-        alerts += [drop_alert(row, d, texts) for row in rows]
-    if rules.new_low.enabled and new_observations:
-        rows = _records(con, "new_lows", {
-            "min_improvement_pct": rules.new_low.min_improvement_pct,
-            **_filter_params(rules.new_low.offers)})
-        alerts += [new_low_alert(row, rules.new_low, texts) for row in rows]
-    if rules.month_end_dip.enabled:
-        alerts += [month_end_dip_alert(row, texts, rules.month_end_dip.channels)
-                   for row in _records(con, "month_end_dips_to_alert")]
-    for watch in rules.watch:
-        rows = _records(con, "watch", {
-            "gpu_model": watch.gpu_model, "region_column": watch.region_column,
-            "region_value": watch.region_value, "offer_kind": watch.offer_kind,
-            "billing_period": watch.billing_period,
-            "ceiling": watch.max_price_cny_per_gpu_hour})
-        alerts += [watch_alert(row, watch, texts) for row in rows]
-    # The advisor writes the history; before its first run (or without it) there is none.
-    if rules.workload_cheaper.enabled and _table_exists(con, ADVICE_HISTORY_TABLE):
-        rows = _records(con, "workload_cheaper",
-                        {"min_drop_pct": rules.workload_cheaper.min_drop_pct})
-        alerts += [workload_cheaper_alert(row, texts, rules.workload_cheaper.channels)
-                   for row in rows]
-    alerts += registered_alerts(con, rules, texts)
+    alerts = registered_alerts(con, rules, texts, new_observations)
     con.execute("drop table if exists alert_new_observations")
     con.execute("drop table if exists alert_held_observations")
     return alerts, new_observations
 
 
-def registered_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules, texts) -> list[Alert]:
-    """The alerts of every enabled registry rule (pipelines/alerts/registry/): its query, bound
-    to its settings (the rules file's, else the entry's defaults), one alert per row. A rule
-    whose tables a database does not hold yet (one made before its models) finds nothing."""
+def registered_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules, texts,
+                      new_observations: int = 0) -> list[Alert]:
+    """The alerts of every enabled rule of the registry (pipelines/alerts/registry/): its query,
+    bound to its settings (the rules file's, else the entry's defaults), one alert per row; the
+    five older rules bind and word theirs in built_in.py. A rule whose tables a database does not
+    hold yet (one made before its models, the advisor's history before its first run) finds
+    nothing."""
     configured = dict(rules.registered)
     alerts: list[Alert] = []
     for rule in registered_rules():
-        settings = configured.get(rule.name, RegisteredRuleSettings(settings=rule.settings))
         tables = [t for t in sql_tables_read(rule.sql, str(rule.path)) if "." in t]
-        if settings.enabled and all(_table_exists(con, t) for t in tables):
+        if not all(_table_exists(con, t) for t in tables):
+            continue
+        if rule.name in BUILT_IN:
+            alerts += BUILT_IN[rule.name](con, rule, rules, texts, new_observations)
+            continue
+        settings = configured.get(rule.name, RegisteredRuleSettings(settings=rule.settings))
+        if settings.enabled:
             rows = records(con, rule.sql, dict(settings.settings))
             alerts += [registered_alert(rule, row, texts, settings.channels) for row in rows]
     return alerts
@@ -149,6 +109,7 @@ def detect_alerts(con: duckdb.DuckDBPyConnection, rules: AlertRules) -> Detectio
 
 def tables_read() -> frozenset[str]:
     """Every table the rules' SQL (sql/ beside this module, and the registry's) reads: the
-    alerts' inputs."""
-    return tables_read_by_sql_dir(__file__).union(
-        *(sql_tables_read(rule.sql, str(rule.path)) for rule in registered_rules()))
+    alerts' inputs (not the tables detection stages for the rules, which have no schema)."""
+    registry = {t for rule in registered_rules() for t in sql_tables_read(rule.sql, str(rule.path))
+                if "." in t}
+    return tables_read_by_sql_dir(__file__) | registry

@@ -2,11 +2,11 @@
 
 The key names what the alert is about (rule + offer or group + the observation), so the same
 finding always makes the same key and the outbox sends it once. The title and body come from the
-rule's templates (templating.py; `templates/<rule>.title.j2`, `.body.j2`), given the row and the
-text prepared here. A title names what tells two alerts apart: vendor, region, sku, kind and
-billing period of the offer. Scraped text (sku, vendor) is cleaned and cut by `Alert` itself,
-and a formula-like value gets a leading `'` before it reaches a template (escaping.inert_row;
-the key and the payload keep the row as it is).
+rule's template (templating.py; `templates/<rule>.j2`), given the row and the text prepared
+here for the five rules older than the registry (built_in.py). A title names what tells two
+alerts apart: vendor, region, sku, kind and billing period of the offer. Scraped text (sku,
+vendor) is cleaned and cut by `Alert` itself, and a formula-like value gets a leading `'` before
+it reaches a template (escaping.inert_row; the key and the payload keep the row as it is).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ import os
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,11 @@ from spiders.parsing.regions import RegionParseError
 
 CONFIG_ENV = "GPUPRICES_ALERTS_CONFIG"
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "alerts.toml"
-# Every rule that writes to alerts.outbox: the built-in ones, then the registry's
-# (pipelines/alerts/registry/); run_failure comes from notices.py, not from the file.
-# (The pipeline writes `held_crawl` alerts too, not a rule of the file either: a crawl held back
-# by a blocking rule past its hours, pipelines/defs/crawl_holds.py.)
-BUILT_IN_RULES = ("drop", "new_low", "month_end_dip", "watch", "workload_cheaper", "run_failure")
-RULES = (*BUILT_IN_RULES, *(r.name for r in registered_rules()))
+# Every rule that writes to alerts.outbox: the registry's (pipelines/alerts/registry/), then
+# run_failure, which comes from notices.py, not from the file. (The pipeline writes `held_crawl`
+# alerts too, not a rule of the file either: a crawl held back by a blocking rule past its hours,
+# pipelines/defs/crawl_holds.py.)
+RULES = (*(r.name for r in registered_rules()), "run_failure")
 
 
 class AlertConfigError(ValueError):
@@ -299,7 +298,8 @@ def parse_rules(data: Mapping[str, Any], source: str = "<dict>") -> AlertRules:
     delivery_s.done()
 
     registered = []
-    for rule in registered_rules():
+    typed = {f.name for f in fields(AlertRules)}   # the five older rules, read above
+    for rule in (r for r in registered_rules() if r.name not in typed):
         table = _RulesTable(top.pop(rule.name, dict, {}), rule.name, source)
         registered.append((rule.name, RegisteredRuleSettings(
             enabled=table.pop("enabled", bool, True),

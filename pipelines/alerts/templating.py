@@ -1,7 +1,9 @@
-"""Alert titles and bodies from Jinja2 templates: `templates/<rule>.title.j2` and
-`<rule>.body.j2` beside this module (a registry rule's one `<rule>.j2`: its first line the title,
-the rest the body; pipelines/alerts/registry.py), each replaceable by a file of the same name in
-the folder named by `[templates] dir` in the rules file.
+"""Alert titles and bodies from Jinja2 templates: every rule of the registry
+(pipelines/alerts/registry.py) has one, `templates/<rule>.j2` beside this module, whose first line
+is the title and the rest the body (the test notification has `test.title.j2` and
+`test.body.j2`). Each is replaceable by a file of the same name in the folder named by
+`[templates] dir` in the rules file, or its title or body alone by `<rule>.title.j2` /
+`<rule>.body.j2` there (the names the five older rules' templates had).
 
 Sandboxed (a template is configuration, not code), autoescape off (the text is plain, not HTML).
 Every template is compiled, and the names it uses checked, when the rules are loaded: a bad
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +28,9 @@ from pipelines.alerts.registry import registered_rules
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 OFFER_NAMES = {"row", "card", "region", "offer", "price", "price_cny", "seen", "link"}
-# The names each rule's templates may use. `row` holds every column of the rule's query
-# (pipelines/alerts/sql/<rule>.sql), the others are prepared text (docs/alerts.md lists them).
+# The names a template may use: `row` holds every column of the rule's query
+# (pipelines/alerts/registry/<rule>.sql); the five older rules' templates get prepared text
+# besides (messages.py; docs/alerts.md lists it), and so does the test notification.
 TEMPLATE_NAMES: dict[str, set[str]] = {
     "drop": OFFER_NAMES | {"change_pct", "was", "median"},
     "new_low": OFFER_NAMES | {"group", "periods", "earlier"},
@@ -37,8 +41,12 @@ TEMPLATE_NAMES: dict[str, set[str]] = {
                          "advised", "link"},
     "test": {"channel", "sent_at", "tags"},
 }
-# A registry rule's one template gets the row of its query.
-REGISTERED_NAMES = {rule.name: {"row"} for rule in registered_rules()}
+TWO_FILE_TEMPLATES = ("test",)   # not a rule: its title and body are files of their own
+
+
+def registered_names() -> dict[str, set[str]]:
+    """The names each registry rule's template may use, by rule."""
+    return {rule.name: TEMPLATE_NAMES.get(rule.name, {"row"}) for rule in registered_rules()}
 
 
 class TemplateProblem(ValueError):
@@ -57,12 +65,13 @@ def _check(env: SandboxedEnvironment, path: Path) -> None:
     name = path.name
     stem = name.removesuffix(".j2")
     rule, _, part = stem.rpartition(".")
-    allowed = TEMPLATE_NAMES.get(rule) if part in ("title", "body") else None
-    if stem in REGISTERED_NAMES:
-        rule, allowed = stem, REGISTERED_NAMES[stem]
+    rules = registered_names()
+    two_file = {r: TEMPLATE_NAMES[r] for r in TWO_FILE_TEMPLATES} | rules
+    allowed = two_file.get(rule) if part in ("title", "body") else rules.get(stem)
+    rule = rule if part in ("title", "body") else stem
     if allowed is None or not name.endswith(".j2"):
-        known = ", ".join([*(f"{r}.title.j2, {r}.body.j2" for r in TEMPLATE_NAMES),
-                           *(f"{r}.j2" for r in REGISTERED_NAMES)])
+        known = ", ".join([*(f"{r}.j2" for r in rules),
+                           *(f"{r}.title.j2, {r}.body.j2" for r in two_file)])
         raise TemplateProblem(f"{path}: not a template name this version knows ({known})")
     source = path.read_text(encoding="utf-8")
     try:
@@ -73,6 +82,19 @@ def _check(env: SandboxedEnvironment, path: Path) -> None:
     if unknown:
         raise TemplateProblem(f"{path}: unknown name(s) {', '.join(unknown)} (known for {rule}: "
                               f"{', '.join(sorted(allowed))})")
+
+
+@cache
+def _part(env: SandboxedEnvironment, rule: str, part: str) -> jinja2.Template:
+    """A rule's title or body: `<rule>.<part>.j2` when there is one (an override, or the test
+    notification's), else the first line (title) or the rest (body) of `<rule>.j2`. The title
+    is cut from the source, not from the rendered text, so a line break in a value stays in it."""
+    try:
+        return env.get_template(f"{rule}.{part}.j2")
+    except jinja2.TemplateNotFound:
+        source, _, _ = env.loader.get_source(env, f"{rule}.j2")
+        title, _, body = source.partition("\n")
+        return env.from_string(title if part == "title" else body)
 
 
 @dataclass(frozen=True)
@@ -94,11 +116,8 @@ class AlertTexts:
     @staticmethod
     def _render(env: SandboxedEnvironment, rule: str,
                 context: Mapping[str, Any]) -> tuple[str, str]:
-        if rule in REGISTERED_NAMES:
-            title, _, body = env.get_template(f"{rule}.j2").render(context).partition("\n")
-        else:
-            title = env.get_template(f"{rule}.title.j2").render(context)
-            body = env.get_template(f"{rule}.body.j2").render(context)
+        title = _part(env, rule, "title").render(context)
+        body = _part(env, rule, "body").render(context)
         # A title is one line; a body keeps its lines, without the blank ones at either end.
         return " ".join(title.split()), body.strip("\n")
 
@@ -106,6 +125,10 @@ class AlertTexts:
 def alert_texts(folder: Path | None = None) -> AlertTexts:
     """The templates, the overrides in `folder` first; every one checked (TemplateProblem)."""
     env = _environment(folder)
+    missing = [r for r in registered_names() if not (TEMPLATES_DIR / f"{r}.j2").is_file()]
+    if missing:
+        raise TemplateProblem(f"{TEMPLATES_DIR}: no template for the registry rule(s) "
+                              f"{', '.join(missing)} (one <rule>.j2 each, docs/alerts.md)")
     for path in sorted(TEMPLATES_DIR.glob("*.j2")):
         _check(env, path)
     if folder is not None:

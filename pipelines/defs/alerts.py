@@ -23,9 +23,9 @@ from pipelines.warehouse.sql_models import LAYERS as MODEL_LAYERS
 
 __all__ = ["notify_run_failure", "price_alerts"]
 
-# The models the rules' SQL reads (pipelines/alerts/sql, derived by sql_reads: never listed by
-# hand), and the advisor: workload_cheaper reads advisor.workload_advice_history, which the
-# advisor asset appends to, so the alerts run after it.
+# The models the rules' SQL reads (pipelines/alerts/sql and registry/, derived by sql_reads:
+# never listed by hand), and the advisor: workload_cheaper reads
+# advisor.workload_advice_history, which the advisor asset appends to, so the alerts run after it.
 ALERT_INPUTS = [*(dg.AssetKey(table.split(".")) for table in sorted(alert_tables_read())
                   if table.split(".")[0] in MODEL_LAYERS),
                 dg.AssetKey(["advisor", "workload_advice"])]

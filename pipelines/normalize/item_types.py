@@ -30,13 +30,13 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
                      "currency", "billing_period", "url", "raw_ref", "observed_at",
                      "price_basis", "prices_as_of",
                      "effective_at", "config_text", "range_end", "vcpus_text", "memory_text",
-                     "disk_text", "price_unit", "memory_unit", "disk_unit", "vram_unit",
-                     "plan_vram_unit"), TEXT),
+                     "disk_text", "gpu_count_text", "accelerator_text", "price_unit",
+                     "memory_unit", "disk_unit", "vram_unit", "plan_vram_unit"), TEXT),
     **dict.fromkeys(("gpu_count", "vram_gb", "price_amount", "price_low", "price_high",
                      "list_price_amount", "min_term_hours", "vcpus", "memory", "disk", "vram",
                      "plan_vram", "gpu_fraction"),
                     NUMBER_OR_TEXT),
-    **dict.fromkeys(("available", "price_per_card", "tax_included"), FLAG),
+    **dict.fromkeys(("available", "price_per_card", "price_of_machine", "tax_included"), FLAG),
     "vendor_data": OBJECT,
 }
 # How a reason names what a field held: JSON's words, not Python's.

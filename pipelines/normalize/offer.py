@@ -16,10 +16,11 @@ when both are written they must agree.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 
+from pipelines.normalize.count_cells import with_count_cell
 from pipelines.normalize.item_types import check_item_types
 from pipelines.normalize.quarantine import Quarantined
 from spiders.parsing.calendars import offer_time_zone, source_time_zone
@@ -313,6 +314,7 @@ def offer_id(*parts: object) -> str:
 def normalize_offer(item: dict) -> dict:
     """The observation row for one raw offer; raises Quarantined with a readable reason."""
     check_item_types(item)   # before any stage reads a field as its type
+    item = with_count_cell(item)
     offer_kind = item.get("offer_kind")
     if offer_kind not in OFFER_KINDS:
         raise Quarantined("offer_kind", f"unknown offer kind {offer_kind!r}")
@@ -326,6 +328,8 @@ def normalize_offer(item: dict) -> dict:
         raise Quarantined("region", str(exc)) from exc
     listed = _listed_price(item)
     _check_unit(listed, gpu, stated_count, item)
+    if item.get("price_of_machine") is True and listed.per_card:   # the row lists the machine's
+        listed = replace(listed, amount=listed.amount * gpu_count, per_card=False)
 
     observed_at = observation_time(item)
     hourly = per_hour(listed.amount, listed.period)

@@ -6,11 +6,14 @@ before anything is published (SQLMesh-style audits):
 * `-- audit: <name>: <condition>`: a bad row is one where the SQL condition is true (the audit's
   query is `select * from <table> where <condition>`); any row is a failure. One line per audit.
 
-Every mart declares a grain and at least one audit (tests/sql/test_model_contracts.py); the
-other layers may. The runner (pipelines/defs/models.py) reports each model's contract as a
-blocking asset check: a failure names the model and the audit, with the bad rows' count and a
-sample, and stops the publish (the published database is one copy of the whole working one).
-The SQL that checks the grain is sql/grain_duplicates.sql beside this module.
+Every mart declares a grain and at least one audit (tests/sql/test_model_contracts.py); the other
+layers may. A mart Python writes declares them in the header of its DDL file (`DeclaredTable`:
+marts.price_index in pipelines/index/sql/create_price_index.sql), and its asset runs the same
+blocking check after it writes (pipelines/defs/index.py). The runner (pipelines/defs/models.py)
+reports each model's contract as a blocking asset check: a failure names the model and the audit,
+with the bad rows' count and a sample, and stops the publish (the published database is one copy
+of the whole working one). The SQL that checks the grain is sql/grain_duplicates.sql beside this
+module.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import sqlglot
 
@@ -31,6 +35,19 @@ AUDIT_BODY = re.compile(r"\s*(\w+)\s*:\s*(\S.*?)\s*")
 GRAIN_AUDIT = "grain"
 # How many bad rows a failure shows.
 SAMPLE_ROWS = 5
+
+
+@dataclass(frozen=True)
+class DeclaredTable:
+    """A table a Python asset writes, whose DDL file's header declares its grain and audits as a
+    model's header does."""
+    table: str
+    path: Path
+    sql: str
+
+
+def declared_table(table: str, ddl: Path) -> DeclaredTable:
+    return DeclaredTable(table, ddl, ddl.read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -74,7 +91,7 @@ def _checked_condition(condition: str, where: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def model_contract(model: SqlModel) -> ModelContract:
+def model_contract(model: SqlModel | DeclaredTable) -> ModelContract:
     """The grain and audits `model`'s header declares (empty when it declares none); a header line
     that does not read raises SqlModelError naming the file and the line."""
     grains = list(GRAIN.finditer(model.sql))
@@ -106,7 +123,7 @@ def _rows(cursor) -> list[dict]:
             for row in cursor.fetchall()]
 
 
-def audit_failures(con, model: SqlModel) -> list[AuditFailure]:
+def audit_failures(con, model: SqlModel | DeclaredTable) -> list[AuditFailure]:
     """Run `model`'s grain check and audits on its built table; the failures (none: it keeps
     its contract)."""
     contract = model_contract(model)

@@ -62,3 +62,43 @@ def gpu_count_in_text(*texts: str | None) -> int | None:
         raise GpuCountError(f"several GPU counts ({', '.join(map(str, sorted(counts)))}) "
                             f"in {text!r}")
     return counts.pop() if counts else None
+
+
+# A count cell of its own: "8颗" (eight cards), "1/4颗" (a quarter of one card): tencent_cn_list's
+# GPU column, whose header names the card.
+_COUNT_CELL_RE = re.compile(r"\s*([0-9]+)(?:\s*/\s*([0-9]+))?\s*颗\s*")
+
+
+def count_cell(text: str) -> tuple[int, tuple[int, int] | None] | None:
+    """(cards, the slice of one card) a count cell writes: "8颗" -> (8, None), "1/4颗" -> (1, (1,
+    4)); None for a cell of another form."""
+    match = _COUNT_CELL_RE.fullmatch(unicodedata.normalize("NFKC", text))
+    if match is None:
+        return None
+    if match.group(2):
+        return 1, (int(match.group(1)), int(match.group(2)))
+    return int(match.group(1)), None
+
+
+# A price calculator's accelerator text (huaweicloud_cn's acceleratorCard): cards times the card,
+# then cards times each card's memory, "2 * NVIDIA T4 / 2 * 16G".
+_ACCELERATOR_RE = re.compile(r"^\s*(\d+)\s*\*\s*(.+?)\s*(?:/\s*(\d+)\s*\*\s*(\S+))?\s*$")
+# fuzzbuster's scrape_test.go shows the calculator writing "NVIDIAT4" as well as "NVIDIA T4".
+_GLUED_MAKER_RE = re.compile(r"\bNVIDIA(?=[A-Z0-9])")
+# The count of an accelerator text that writes none, or two that disagree: the count stage
+# quarantines it with this text, so the flavor is seen, never guessed as one card.
+UNREAD_COUNT = "unknown: acceleratorCard names no card count (spiders/parsing/counts.py)"
+
+
+def accelerator(text: str) -> tuple[str, int | str]:
+    """(card as written, cards per flavor) of an accelerator text: "2 * NVIDIA T4 / 2 * 16G" ->
+    ("NVIDIA T4 16G", 2), the calculator's own form split as fields. A text of another form is
+    kept whole with UNREAD_COUNT, and so is one whose two counts disagree ("2 * T4 / 4 * 16G")."""
+    written = _GLUED_MAKER_RE.sub("NVIDIA ", text.strip())
+    m = _ACCELERATOR_RE.match(written)
+    if m is None:
+        return written, UNREAD_COUNT
+    cards, card, memory_cards, memory = m.groups()
+    if memory_cards and memory_cards != cards:   # which count is it?
+        return written, UNREAD_COUNT
+    return (f"{card} {memory}" if memory else card), int(cards)

@@ -73,36 +73,16 @@ PLAN_TERMS: dict[str, tuple[str, str, frozenset]] = {
     "YEARLY": ("on_demand", "year", frozenset({1})),
 }
 SKIPPED_MODES = {"RI": "ri_plans_skipped"}   # a reservation's total price, not a term price
-# The gpu_count of a flavor whose card text says no count: normalization cannot read it as a
-# number and quarantines the offer with this text, so the flavor is seen, never guessed as 1.
-UNREAD_COUNT = "unknown: acceleratorCard names no card count (spiders/vendors/huaweicloud_cn.py)"
-
-# "2 * NVIDIA T4 / 2 * 16G": cards times the card, then cards times each card's memory.
-_ACCELERATOR_RE = re.compile(r"^\s*(\d+)\s*\*\s*(.+?)\s*(?:/\s*(\d+)\s*\*\s*(\S+))?\s*$")
-# fuzzbuster's scrape_test.go shows the calculator writing "NVIDIAT4" as well as "NVIDIA T4".
-_GLUED_MAKER_RE = re.compile(r"\bNVIDIA(?=[A-Z0-9])")
 # cpu "8BSSUNIT.pluralUnit.23", mem "32BSSUNIT.pluralUnit.102": a number and the key of its unit
 # word in the calculator's translations; fuzzbuster reads the number as vCPUs and GiB.
 _UNIT_KEY_RE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*"
                           r"(?:BSSUNIT\.[A-Za-z]+\.\d+|dataInfo_\d+_)\s*$")
 
 
-def accelerator(text: Any) -> tuple[str, int | str | None] | None:
-    """(card as written, cards per flavor) of an `acceleratorCard` text, None for no GPU.
-    "2 * NVIDIA T4 / 2 * 16G" -> ("NVIDIA T4 16G", 2): the calculator's own "cards * card /
-    cards * memory" form, split as fields. A text of another form is kept whole with no count
-    (the flavor offer then carries UNREAD_COUNT and is quarantined with its text: no second
-    reader guesses a count out of it), two counts that disagree with UNREAD_COUNT."""
-    if text is None or not str(text).strip() or str(text).strip() == "0":
-        return None
-    written = _GLUED_MAKER_RE.sub("NVIDIA ", str(text).strip())
-    m = _ACCELERATOR_RE.match(written)
-    if m is None:
-        return written, None
-    cards, card, memory_cards, memory = m.groups()
-    if memory_cards and memory_cards != cards:   # "2 * T4 / 4 * 16G": which count is it?
-        return written, UNREAD_COUNT
-    return (f"{card} {memory}" if memory else card), int(cards)
+def has_accelerator(text: Any) -> bool:
+    """Whether a flavor's `acceleratorCard` names an accelerator (absent, blank or "0": a CPU
+    flavor). What it names, and how many, normalization reads (spiders/parsing/counts.py)."""
+    return text is not None and str(text).strip() not in ("", "0")
 
 
 def unit_text(text: Any, unit: str) -> str | None:
@@ -245,7 +225,7 @@ class HuaweiCloudCnSpider(JsonApiSpider):
         if vm["imageSpec"] != "linux":
             self.crawler.stats.inc_value(f"{self.name}/non_linux_images_skipped")
             return False
-        if accelerator(vm.get("acceleratorCard")) is None:
+        if not has_accelerator(vm.get("acceleratorCard")):
             self.crawler.stats.inc_value(f"{self.name}/cpu_flavors_skipped")
             return False
         return True
@@ -291,15 +271,11 @@ class HuaweiCloudCnSpider(JsonApiSpider):
 
     def flavor_offer(self, vm: dict, response: Response, region: str, kind: str, period: str,
                      amount: Decimal, currency: str, extra: dict) -> RawOffer:
-        card, count = accelerator(vm["acceleratorCard"])  # type: ignore[misc]  # a GPU flavor
-        if count in (None, UNREAD_COUNT):
-            self.crawler.stats.inc_value(f"{self.name}/unread_gpu_counts")
-            self.logger.warning("%s: no card count in %r (%s): its offer goes to quarantine",
-                                self.name, vm["acceleratorCard"], vm["spec"])
-            count = UNREAD_COUNT
         disk = vm.get("localDisk")
         return self.offer(
-            response, sku=vm["spec"], gpu_text=card, gpu_count=count, region_text=region,
+            # "2 * NVIDIA T4 / 2 * 16G" as written: normalization reads the card and the count
+            response, sku=vm["spec"], gpu_text=str(vm["acceleratorCard"]),
+            accelerator_text=str(vm["acceleratorCard"]), region_text=region,
             offer_kind=kind, price_amount=str(amount), currency=currency, billing_period=period,
             available=None,     # a calculator price does not say there is capacity (fuzzbuster)
             vcpus_text=unit_text(vm.get("cpu"), "vCPUs"),

@@ -26,9 +26,7 @@ columns, or the API's specs.vcpus, specs.memory_gib and specs.storage_gib (the i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from decimal import Decimal
 
 from scrapy.http import Response
 
@@ -38,8 +36,6 @@ from spiders.items import RawOffer
 
 PAGE_URL = "https://lambda.ai/instances"
 API_URL = "https://cloud.lambdalabs.com/api/v1/instance-types"
-INSTANCE_RE = re.compile(r"^\s*(\d+)x\s+(.+?)\s*$")   # "8x NVIDIA H100 SXM", "8x A100 (80 GB SXM4)"
-PRICE_RE = re.compile(r"\$\s*([0-9][0-9,]*(?:\.[0-9]+)?)")
 # The page's machine columns, read when present: a layout without them still yields its prices.
 MACHINE_HEADERS = {"vcpus_text": "vCPUs", "memory_text": "RAM", "disk_text": "Storage"}
 
@@ -68,24 +64,18 @@ class LambdaCloudSpider(HtmlTableSpider):
             yield self.request(PAGE_URL)
 
     def parse_row(self, cells: dict[str, str], response: Response) -> Iterable[RawOffer]:
-        instance, price_text = cells.get("Instance type", ""), cells.get("Price", "")
-        m, price = INSTANCE_RE.match(instance), PRICE_RE.search(price_text)
+        instance = cells.get("Instance type", "")
         # the whole instance's, with units as written ("30", "200 GiB", "512 GiB SSD")
         machine = {field: cells.get(header) or None for field, header in MACHINE_HEADERS.items()}
-        common = dict(sku=instance, vram_gb=cells.get("VRAM / GPU"), region_text=self.region,
-                      offer_kind="on_demand", price_text=price_text, billing_period="hour",
-                      available=None, vendor_data={"row": cells}, **machine)
-        if not (m and price):
-            # Not the "8x NVIDIA H100 SXM" / "$X" shape: the texts go to normalization as written
-            # (the count from the name), the price marked one GPU's as every page price is.
-            yield self.offer(response, gpu_text=instance, price_per_card=True, **common)
-            return
-        count, listed = int(m[1]), Decimal(price[1].replace(",", ""))
-        # Every page price is per GPU per hour, bare ("$3.99") or not ("$3.99 / GPU / hr"); the
-        # API quotes the instance. The instance price goes in price_amount (exact: 3.99 x 8 =
-        # 31.92) so page and API rows list the same amount for the same instance.
-        yield self.offer(response, gpu_text=m[2], gpu_count=count, price_amount=str(listed * count),
-                         currency="USD", **common)
+        # "8x NVIDIA H100 SXM" and "$3.99" as written: normalization reads the count and the
+        # price. Every page price is one GPU's per hour, bare ("$3.99") or not ("$3.99 / GPU /
+        # hr"); the API quotes the instance, so the row lists the instance's price (3.99 x 8 =
+        # 31.92: price_of_machine) and page and API rows list one amount for one instance.
+        yield self.offer(response, sku=instance, gpu_text=instance, vram_gb=cells.get("VRAM / GPU"),
+                         region_text=self.region, offer_kind="on_demand",
+                         price_text=cells.get("Price", ""), billing_period="hour",
+                         price_per_card=True, price_of_machine=True, available=None,
+                         vendor_data={"row": cells}, **machine)
 
     def parse_api(self, response: Response) -> Iterable[RawOffer]:
         data = checked_json(response).get("data")
@@ -99,15 +89,15 @@ class LambdaCloudSpider(HtmlTableSpider):
             if gpus == 0:
                 self.crawler.stats.inc_value("lambda_cloud/cpu_only_skipped")
                 continue
-            # "8x A100 (80 GB SXM4)"; another wording keeps the description and specs.gpus
-            m = INSTANCE_RE.match(itype["description"])
-            gpu_text, count = (m[2], int(m[1])) if m else (itype["description"], gpus)
+            # "8x A100 (80 GB SXM4)" as written, beside specs.gpus: normalization reads the
+            # count the text writes and holds it against the served one
             cents = itype["price_cents_per_hour"]
             regions = entry.get("regions_with_capacity_available") or []
             machine = api_machine(specs)
             for region, available in [(r["name"], True) for r in regions] or [(self.region, False)]:
                 yield self.offer(
-                    response, sku=name, gpu_text=gpu_text, gpu_count=count, region_text=region,
+                    response, sku=name, gpu_text=itype["description"], gpu_count=gpus,
+                    region_text=region,
                     offer_kind="on_demand",
                     price_amount=cents, price_unit="cents", currency="USD", billing_period="hour",
                     available=available, **machine,

@@ -12,14 +12,14 @@ file is where the tables are still served.
 The file is Markdown holding one HTML `<table>` per family inside `<dx-accordion>` `:::` sections.
 Headers: 实例规格 | GPU（<card>） | GPU 显存（GB） | vCPU（核） | 内存（GB） | 包年包月（元/月） |
 按量计费（元/小时）. The card is the GPU header's parenthesis (it differs per table); the GPU cell
-is the count ("8颗") or a vGPU share ("1/4颗"). A price cell is a number or a range
+is the count ("8颗") or a vGPU share ("1/4颗"), handed as written (gpu_count_text) for
+normalization to read (spiders/parsing/counts.py count_cell). A price cell is a number or a range
 ("4671 - 5190": the price differs by zone), kept whole: range_end stays None, so normalization
 quarantines a range with its reason instead of taking one end.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
 from scrapy.http import Response
@@ -31,18 +31,6 @@ from spiders.items import RawOffer
 DOC_URL = ("https://raw.githubusercontent.com/tencentyun/qcloud-documents/master/product/"
            "%E8%AE%A1%E7%AE%97%E4%B8%8E%E7%BD%91%E7%BB%9C/GPU%20%E4%BA%91%E6%9C%8D%E5%8A%A1%E5%99%A8/"
            "%E8%B4%AD%E4%B9%B0%E6%8C%87%E5%AF%BC/%E4%BB%B7%E6%A0%BC%E6%80%BB%E8%A7%88.md")
-_COUNT = re.compile(r"\s*([0-9]+)(?:\s*/\s*([0-9]+))?\s*颗\s*")
-
-
-def gpu_of_cell(card: str, cell: str) -> tuple[str, int | str]:
-    """(card text, count) of a GPU cell: "8颗" -> (card, 8); "1/4颗" -> ("<card> 1/4", 1); any
-    other text goes on as written, for normalization to quarantine."""
-    match = _COUNT.fullmatch(cell)
-    if match is None:
-        return card, cell
-    if match.group(2):
-        return f"{card} {match.group(1)}/{match.group(2)}", 1
-    return card, int(match.group(1))
 
 
 class TencentCNListSpider(HtmlTableSpider):
@@ -65,13 +53,13 @@ class TencentCNListSpider(HtmlTableSpider):
         if gpu_header is None:
             raise ValueError(f"{self.name}: a price table without a GPU（card） column on "
                              f"{response.url} (found {list(cells)})")
-        gpu_text, gpu_count = gpu_of_cell(header_unit(gpu_header), cells[gpu_header])
         sku = cells["实例规格"]
         for kind, period, header, text in self.price_cells(cells):
             unit = header_unit(header)
             price_text = text if unit in text else f"{text} {unit}"   # "4671 - 5190 元/月"
             yield self.offer(
-                response, sku=sku, gpu_text=gpu_text, gpu_count=gpu_count, config_text=sku,
+                response, sku=sku, gpu_text=header_unit(gpu_header),
+                gpu_count_text=cells[gpu_header], config_text=sku,
                 region_text=self.region, offer_kind=kind, billing_period=period, currency="CNY",
                 price_text=price_text, available=None, **self.machine_cells(cells),
                 vendor_data={"row": cells, "price_header": header})

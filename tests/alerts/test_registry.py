@@ -4,6 +4,7 @@ settings come from its entry and the rules file; its docs line is in docs/alerts
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -93,17 +94,18 @@ def test_a_new_rule_is_one_entry_and_one_template(con, tmp_path, monkeypatch):
     detects, keys and renders its alerts with nothing else changed."""
     rule = read_entry(_entry(tmp_path, "cheap_offer", CHEAP))
     templates = tmp_path / "templates"
-    templates.mkdir()
+    shutil.copytree(templating.TEMPLATES_DIR, templates)
     (templates / "cheap_offer.j2").write_text(
         "Cheap: {{ row.vendor }}\nat {{ row.price_per_gpu_hour_cny }} CNY per GPU-hour\n",
         encoding="utf-8")
+    every = (*registered_rules(), rule)
     for module in (detect, rules):
         monkeypatch.setattr(module, "registered_rules", lambda: (rule,))
-    monkeypatch.setitem(templating.REGISTERED_NAMES, "cheap_offer", {"row"})
+    monkeypatch.setattr(templating, "registered_rules", lambda: every)
+    monkeypatch.setattr(templating, "TEMPLATES_DIR", templates)
     load(con, [obs(40, day=0), obs(60, day=0, sku="dearer")])
-    r = rules_with(drop={"enabled": False}, cheap_offer={"ceiling": 45},
-                   templates={"dir": str(templates)})
-    [alert] = detect.registered_alerts(con, r, templating.alert_texts(templates))
+    r = rules_with(drop={"enabled": False}, cheap_offer={"ceiling": 45})
+    [alert] = detect.registered_alerts(con, r, templating.alert_texts())
     assert alert.rule == "cheap_offer" and alert.alert_key.startswith("cheap_offer:")
     assert (alert.title, alert.body) == ("Cheap: Test IDC", "at 40.000000 CNY per GPU-hour")
     with pytest.raises(al.AlertConfigError, match=r"cheap_offer\.ceilling: unknown key"):
@@ -113,3 +115,54 @@ def test_a_new_rule_is_one_entry_and_one_template(con, tmp_path, monkeypatch):
 def test_the_registry_reads_every_file_of_its_folder():
     assert [r.name for r in registered_rules()] == sorted(
         p.stem for p in registry.REGISTRY_DIR.glob("*.sql"))
+
+
+# Tables of alerts.toml that are not rules: settings of detection, delivery and templates, and
+# the run-failure notices' channels (notices.py).
+NOT_RULES = {"detection", "delivery", "templates", "run_failure"}
+
+
+def test_every_rule_has_its_entry_template_and_docs_line():
+    """Each rule of the rules file and of the registry: its SQL entry, its one template, its
+    docs line in docs/alerts.md; the five older rules among them."""
+    import tomllib
+
+    configured = set(tomllib.loads(rules.DEFAULT_CONFIG.read_text(encoding="utf-8"))) - NOT_RULES
+    registered = {r.name for r in registered_rules()}
+    assert configured <= registered
+    assert {"drop", "new_low", "month_end_dip", "watch", "workload_cheaper",
+            "back_in_stock"} <= registered
+    doc = " ".join((ROOT / "docs" / "alerts.md").read_text(encoding="utf-8").split())
+    for rule in registered_rules():
+        assert rule.path == registry.REGISTRY_DIR / f"{rule.name}.sql"
+        assert (templating.TEMPLATES_DIR / f"{rule.name}.j2").is_file(), rule.name
+        assert f"| `{rule.name}` | {rule.doc} |" in doc, rule.name
+
+
+def test_a_planted_rule_without_its_template_fails_loading_the_rules(tmp_path, monkeypatch):
+    planted = read_entry(_entry(tmp_path, "cheap_offer", CHEAP))
+    every = (*registered_rules(), planted)
+    for module in (rules, templating):
+        monkeypatch.setattr(module, "registered_rules", lambda: every)
+    with pytest.raises(al.AlertConfigError, match=r"no template for the registry rule\(s\) "
+                                                  r"cheap_offer"):
+        rules_with()
+    (tmp_path / "t").mkdir()
+    shutil.copytree(templating.TEMPLATES_DIR, tmp_path / "t", dirs_exist_ok=True)
+    (tmp_path / "t" / "cheap_offer.j2").write_text("Cheap\n{{ row.vendor }}\n", encoding="utf-8")
+    monkeypatch.setattr(templating, "TEMPLATES_DIR", tmp_path / "t")
+    assert rules_with().registered[-1][0] == "cheap_offer"   # with it, the rules load
+
+
+def test_an_older_rule_title_or_body_alone_can_still_be_overridden(tmp_path):
+    """`<rule>.title.j2` / `<rule>.body.j2` in the override folder, the names the five older
+    rules' templates had, replace that part of `<rule>.j2` alone."""
+    (tmp_path / "watch.body.j2").write_text("only {{ ceiling }}\n", encoding="utf-8")
+    texts = templating.alert_texts(tmp_path)
+    title, body = texts.render("watch", {"row": {"gpu_model": "A100-80GB", "vendor": "V",
+                                                 "sku": "s", "offer_kind": "spot",
+                                                 "billing_period": "hour"},
+                                         "price_cny": "1.00", "ceiling": "2", "region": "R",
+                                         "watch": "w"})
+    assert title.startswith("Watch: A100-80GB at 1.00 CNY/GPU-h (ceiling 2)")
+    assert body == "only 2"

@@ -18,7 +18,6 @@ from spiders.replay_server import ReplayServer
 from spiders.vendors.runpod import API_URL, PLACES_QUERY, RunpodSpider, prices_body
 from tests.helpers.crawl import run_crawl
 from tests.helpers.responses import file_response, snapshot_entries
-from tests.helpers.spider_contract import check_contract
 
 crawler = get_crawler(RunpodSpider)
 spider = RunpodSpider.from_crawler(crawler, crawl_id="test")
@@ -198,10 +197,6 @@ def test_prices_body_names_the_place_by_cloud():
         "secureCloud": True, "dataCenterId": "EU-RO-1", "gpuCount": 1}
     assert prices_body(secure=False, place="FR")["variables"]["lowestPriceInput"] == {
         "secureCloud": False, "countryCode": "FR", "gpuCount": 1}
-
-
-def test_offers_meet_the_spider_contract(offers):
-    check_contract("runpod", offers)
 
 
 def test_every_offer_is_one_card_an_hour_and_reserved_is_below_on_demand(offers, by_key):

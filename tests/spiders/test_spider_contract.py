@@ -7,7 +7,12 @@ import pytest
 from spiders.layout import REPO_ROOT
 from spiders.registry import source_names, spider_class
 from tests.helpers import responses, spider_contract
-from tests.helpers.converter_guard import converter_imports
+from tests.helpers.converter_guard import (
+    KNOWN_COMPUTATIONS,
+    computed_numbers,
+    converter_imports,
+    unknown_computations,
+)
 from tests.helpers.spider_contract import (
     EXPECTED_QUARANTINES,
     KEYED,
@@ -47,6 +52,40 @@ def test_no_spider_converts_a_unit_or_parses_a_price(module):
     spider hands numbers as served with their unit, and normalization alone reads prices and
     counts and converts units."""
     assert converter_imports(module) == []
+
+
+@pytest.mark.parametrize("module", SPIDER_MODULES, ids=[m.name for m in SPIDER_MODULES])
+def test_no_spider_computes_a_price_or_reads_a_number_out_of_a_text(module):
+    """Rule: no spider module multiplies, divides or adds a money amount (a Decimal) or casts
+    a number a regular expression read out of a text ("8x" -> 8, "8颗" -> 8, "$3.99" -> 3.99):
+    the text goes to normalization as written (KNOWN_COMPUTATIONS: the few that stay, why)."""
+    assert unknown_computations(module) == []
+
+
+def test_every_known_computation_is_still_there():
+    modules = {m.name: m for m in SPIDER_MODULES}
+    for name, known in KNOWN_COMPUTATIONS.items():
+        found = {f.split(": ", 1)[1] for f in computed_numbers(modules[name])}
+        assert set(known) <= found, name
+
+
+@pytest.mark.parametrize("code, finding", [
+    # lambda_cloud before issue 40: the page's per-GPU "$3.99" times the "8x" of the name
+    ("m, price = INSTANCE_RE.match(instance), PRICE_RE.search(text)\n"
+     "count, listed = int(m[1]), Decimal(price[1])\nx = str(listed * count)\n",
+     ["int(m[1])", "Decimal(price[1])", "listed * count"]),
+    # tencent_cn_list before: "8颗" read in the spider
+    ("match = _COUNT.fullmatch(cell)\ncount = int(match.group(1))\n", ["int(match.group(1))"]),
+    # huaweicloud_cn before: "2 * NVIDIA T4" read in the spider
+    ("m = _RE.match(text)\ncards, card = m.groups()\ncount = int(cards)\n", ["int(cards)"]),
+    ("amount = Decimal(units) + Decimal(nanos) / 10**9\n", ["Decimal(units) + "]),
+    ("count = int(row['gpus'])\ntotal = count * 2\n", []),   # a served number: not found
+])
+def test_the_computation_guard_finds_arithmetic_and_text_reads(tmp_path, code, finding):
+    module = tmp_path / "bad_spider.py"
+    module.write_text(code, encoding="utf-8")
+    found = " | ".join(computed_numbers(module))
+    assert all(f in found for f in finding) and bool(found) == bool(finding), found
 
 
 def test_the_converter_guard_finds_an_import(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 
 from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing.machine import machine_specs
-from spiders.vendors.tencent_cn_list import DOC_URL, TencentCNListSpider, gpu_of_cell
+from spiders.vendors.tencent_cn_list import DOC_URL, TencentCNListSpider
 from tests.helpers.responses import file_response, snapshot_entries
 
 spider = TencentCNListSpider(crawl_id="test")
@@ -60,9 +60,10 @@ def test_every_row_of_every_family_gives_a_month_and_an_hour(offers):
 
 def test_first_offer_fields(offers):
     first = offers[0]
-    assert {k: first[k] for k in ("sku", "gpu_text", "gpu_count", "region_text", "offer_kind",
-                                  "billing_period", "price_text", "currency", "available")} == {
-        "sku": "GT4.4XLARGE96", "gpu_text": "NVIDIA A100-NVLINK-40G", "gpu_count": 1,
+    assert {k: first[k] for k in ("sku", "gpu_text", "gpu_count_text", "region_text",
+                                  "offer_kind", "billing_period", "price_text", "currency",
+                                  "available")} == {
+        "sku": "GT4.4XLARGE96", "gpu_text": "NVIDIA A100-NVLINK-40G", "gpu_count_text": "1颗",
         "region_text": "中国大陆", "offer_kind": "on_demand", "billing_period": "month",
         "price_text": "13748 元/月", "currency": "CNY", "available": None}
     assert machine_specs(first) == {"vcpus": 16, "memory_gib": 96, "disk_gb": None}
@@ -111,16 +112,14 @@ def test_how_many_land_and_why_the_rest_do_not(offers):
 
 
 def test_vgpu_shares_are_fractions_of_a_t4(offers):
-    assert (by(offers, "GN7.LARGE20")["hour"]["gpu_text"],
-            by(offers, "GN7.2XLARGE40")["hour"]["gpu_text"]) == ("Tesla T4 1/4", "Tesla T4 1/2")
-
-
-@pytest.mark.parametrize("cell, expected", [
-    ("1颗", ("T4", 1)), ("8颗", ("T4", 8)), ("1/4颗", ("T4 1/4", 1)), ("1/2 颗", ("T4 1/2", 1)),
-    ("一颗", ("T4", "一颗")), ("", ("T4", "")),
-])
-def test_gpu_cells(cell, expected):
-    assert gpu_of_cell("T4", cell) == expected
+    """The GPU cell goes as written; normalization reads the share (tests/parsing/
+    test_count_cells.py has the cells). Their prices are ranges: an end is declared here."""
+    quarter, half = by(offers, "GN7.LARGE20")["month"], by(offers, "GN7.2XLARGE40")["month"]
+    assert [(o["gpu_text"], o["gpu_count_text"]) for o in (quarter, half)] == [
+        ("Tesla T4", "1/4颗"), ("Tesla T4", "1/2颗")]
+    assert [(r["gpu_model"], r["gpu_count"], r["gpu_fraction"])
+            for r in (normalize_offer({**o, "range_end": "low"}) for o in (quarter, half))] == [
+        ("T4-16GB", 1, Decimal("0.25")), ("T4-16GB", 1, Decimal("0.5"))]
 
 
 def test_the_docs_stray_row_is_skipped_not_an_offer(offers):

@@ -9,7 +9,6 @@ from pipelines.normalize import Quarantined, normalize_offer
 from spiders.parsing.machine import machine_specs
 from spiders.vendors.vultr import METAL_URL, PLANS_URL, VultrSpider, cloud_gpu
 from tests.helpers.responses import file_response
-from tests.helpers.spider_contract import check_contract
 
 crawler = get_crawler(VultrSpider)
 spider = VultrSpider.from_crawler(crawler, crawl_id="test")
@@ -186,10 +185,6 @@ def test_follows_a_next_page_cursor(plans):
 def test_missing_list_fails_loudly(metal):
     with pytest.raises(ValueError, match="vultr: no list at 'plans_metal'"):
         list(spider.parse(metal.replace(body=b'{"error": "rate limited"}')))
-
-
-def test_offers_meet_the_spider_contract(offers):
-    check_contract("vultr", offers)   # each plan list's own URL; every offer normalizes
 
 
 def test_every_offer_is_hourly_or_monthly_and_only_metal_is_preemptible(offers):

@@ -68,7 +68,7 @@ def test_the_report_and_the_alerts_read_their_marts():
     report = tables_read_by_sql_dir(queries.__file__)
     assert {"marts.chart_points", "marts.card_history", "marts.month_end_counts",
             "marts.cheapest_offers", "staging.stg_shown_observations"} <= report
-    alerts = tables_read_by_sql_dir(detect.__file__)
+    alerts = detect.tables_read()   # sql/ and the rule registry
     assert {"marts.held_observations", "marts.month_end_dip_alerts", "marts.latest_prices",
             "staging.stg_observations"} <= alerts
     # the detection's own tables are made, not read

@@ -1,6 +1,13 @@
 -- marts.price_index: the published price index (pipelines/index/chain.py names the columns;
 -- docs/price-index.md the method). Rows are only ever appended. Each column's trailing comment is
 -- its comment in the published database (pipelines/warehouse/comments.py).
+-- Its contract, checked after each publication and blocking the publish (model_contract.py):
+-- grain: series_id, index_date, method_version
+-- audit: evidence_without_its_reason: (evidence = 'enough') = (evidence_lacking is not null)
+-- audit: currency_not_the_markets: currency <> case market when 'china' then 'CNY' else 'USD' end
+-- audit: level_not_positive: index_level <= 0 or chain_level <= 0 or base_level <= 0
+-- audit: more_vendors: vendors_matched > offers_matched or vendors_listed > offers_listed
+-- audit: unknown_chaining: chained not in ('base', 'forward', 'backward')
 create schema if not exists marts;
 create table if not exists marts.price_index (
     series_id varchar not null,             -- index_card|market|offer_kind|term

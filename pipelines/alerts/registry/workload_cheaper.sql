@@ -1,3 +1,7 @@
+/* a saved workload's latest best option (`advisor.workload_advice_history`, appended by the
+   advisor asset each run) costs at least `min_drop_pct` % (10) less in total than its previous
+   best; nothing before the advisor has run twice (a missing table is skipped) */
+-- key: workload, computed_at
 -- Rule `workload_cheaper`: each saved workload's latest best option (the advisor appends one row
 -- per workload and run to advisor.workload_advice_history) at least $min_drop_pct % cheaper in
 -- total than its previous one. Only the latest row can alert, and its key names it, so a re-run

@@ -1,3 +1,9 @@
+/* a price change of one offer (`intermediate.int_price_changes`, listed currency) is at least
+   `min_drop_pct` % below the offer's previous observation, and/or at least
+   `min_below_median_pct` % below the median of its daily closes
+   (`intermediate.int_offer_daily`) over the `median_days` (7) days before (needs
+   `median_min_days` days of history); `require = "any"` or `"all"` of the configured tests */
+-- key: offer_id, observed_at
 -- Rule `drop`: a price change of one offer, among the new observations, at least $min_drop_pct %
 -- below its previous observation and/or at least $min_below_median_pct % below the median of
 -- its daily closes over the $median_days days before (a median of fewer than $median_min_days

@@ -1,3 +1,9 @@
+/* the lowest price of a `gpu_model` × `offer_kind` × `region_group` (province in China, country
+   elsewhere), over every vendor, is lower than every earlier observation in that group by at
+   least `min_improvement_pct` % (1 %), and the offer behind it has never before been listed at
+   or below this amount in its own currency (or is new): a USD offer that only got cheaper in
+   CNY is not a new low */
+-- key: gpu_model, offer_kind, region_group, price_per_gpu_hour_cny
 -- Rule `new_low`: the lowest price of a gpu_model x offer_kind x region_group, over every vendor,
 -- lower than every earlier observation in that group by at least $min_improvement_pct %, at an
 -- observation time among the new observations, set by an offer whose listed price is its lowest

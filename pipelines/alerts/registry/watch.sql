@@ -1,3 +1,6 @@
+/* a current offer of `marts.latest_prices` (seen in its source's latest crawl, not marked
+   unavailable) matching a `[[watch]]` entry costs at most its `max_price_cny_per_gpu_hour` */
+-- key: offer_id, since
 -- Rule `watch`: current offers of one [[watch]] entry at or below its ceiling. A current offer
 -- is one seen in its source's latest crawl (within latest_crawl_window of the source's newest
 -- observation) and not marked unavailable; `since` is when its price last went to or below the
