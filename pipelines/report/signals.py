@@ -27,6 +27,24 @@ DIP_ROWS_SHOWN = 40
 PLACES_SHOWN = 3      # a non-Chinese grid row names this many places, the rest on hover
 
 
+# What each comparison pairs: the side counted in sql/signal_candidates.sql, and what it needs.
+COMPARISONS = {
+    "slices": ("slice offers (a fraction of a GPU)", "a whole card of the same line and day"),
+    "spot": ("spot offers", "an on-demand offer of the same configuration and day"),
+    "monthly": ("monthly offers", "an hourly offer of the same line and day"),
+    "multi_gpu": ("multi-GPU servers", "a single card of the same line and day"),
+}
+
+
+def nothing_to_compare(candidates: dict, side: str) -> str:
+    """An empty comparison's true reason: none of its offers at all, or none with a partner."""
+    what, partner = COMPARISONS[side]
+    n = candidates.get(side) or 0
+    if not n:
+        return f"No {what} among the latest prices: nothing to compare."
+    return f"None of the {n} {what} among the latest prices has {partner} to compare with."
+
+
 def on_latest_day(con: duckdb.DuckDBPyConnection, mart: str, query: str,
                   columns: list[Column], empty: str) -> dict:
     """A mart's rows on its latest day (sql/<query>.sql takes the day) as a table."""
@@ -44,7 +62,7 @@ def slice_ratio(con: duckdb.DuckDBPyConnection) -> dict:
         col("slice / whole (median)", "ratio", ratio_pct, "num"),
         col("lowest", "low", ratio_pct, "num"), col("highest", "high", ratio_pct, "num"),
         col("per-GPU premium", "premium", times, "num"),
-    ], "No slice has a whole card to compare with.")
+    ], nothing_to_compare(candidates(con), "slices"))
 
 
 def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -63,8 +81,21 @@ def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
          *[Column(card, discount_cell(card), "num") for card in cards]],
         [{"country": c, "region_group": g, "places": places.get((c, g)) if c != "CN" else None,
           "cards": v} for (c, g), v in regions.items()],
-        "No hourly on-demand whole-card prices.")
+        regional_empty(candidates(con)))
     return {"mart": mart, "day": day, "table": grid}
+
+
+def regional_empty(candidates: dict) -> str:
+    n = candidates.get("hourly_whole") or 0
+    if not n:
+        return "No hourly on-demand whole-card prices among the latest prices."
+    return (f"None of the {n} hourly on-demand whole-card prices has a reference region of the "
+            "same card to compare with.")
+
+
+def candidates(con: duckdb.DuckDBPyConnection) -> dict:
+    """The offers each comparison could pair (sql/signal_candidates.sql)."""
+    return named_query(con, "signal_candidates")[0]
 
 
 def region_name(region: dict) -> str | Cell:
@@ -112,7 +143,7 @@ def spot_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"), col("lowest", "low", pct, "num"),
         col("highest", "high", pct, "num"),
-    ], "No spot offer has an on-demand offer to compare with.")
+    ], nothing_to_compare(candidates(con), "spot"))
 
 
 def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
@@ -120,7 +151,7 @@ def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
         col("card", "gpu_model"), col("monthly offers", "lines", count, "num"),
         col("vendors", "vendors", count, "num"), col("saving (median)", "saving", pct, "num"),
         col("lowest", "low", pct, "num"), col("highest", "high", pct, "num"),
-    ], "No monthly offer has an hourly offer to compare with.")
+    ], nothing_to_compare(candidates(con), "monthly"))
 
 
 def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -130,7 +161,7 @@ def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
         col("server / n × single (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"),
-    ], "No multi-GPU server has a single card to compare with.")
+    ], nothing_to_compare(candidates(con), "multi_gpu"))
 
 
 def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
@@ -161,11 +192,35 @@ def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
         Column("recurring dip", lambda r: verdict_cell(r.get("dip_verdict"),
                                                        r.get("months_needed"))),
     ], named_query(con, "month_end_dip_groups", [DIP_ROWS_SHOWN]),
-        "No offer has a complete month yet: an offer-month needs its daily prices on local "
-        "days 8–22, in the last 5 days and on days 1–7 of the next month.")
+        no_complete_month_reason(named_query(con, "month_end_evidence")[0]))
     return {**{k: count(v) for k, v in counts.items() if k != "latest_month"},
             "month": month.isoformat()[:7] if month else "none", "rows_shown": DIP_ROWS_SHOWN,
             "table": dips}
+
+
+def no_complete_month_reason(evidence: dict) -> str:
+    """Why no offer has a complete month (a row of sql/month_end_evidence.sql), with counts: the
+    offers of curated tables, left out because their dates are edit dates (no calendar), and
+    what the offer-months of the dated sources lack, window by window."""
+    e = evidence
+    windows = (f"local days {e['baseline_first_day']}–{e['baseline_last_day']} (at least "
+               f"{e['min_baseline_days']} of them), the last {e['month_end_window_days']} days "
+               f"(at least {e['min_month_end_days']}) and days 1–{e['next_start_last_day']} of "
+               f"the next month (at least {e['min_next_start_days']})")
+    curated = (f"{e['calendarless_offers']} hourly offers of {e['calendarless_sources']} curated "
+               "tables are left out: their dates are the days someone edited the table, not days "
+               "a price held, so they carry no calendar"
+               if e["calendarless_offers"] else "")
+    if not e["offer_months"]:
+        head = ("No offer has a complete month: no hourly offer of a dated source has daily "
+                "prices yet")
+    else:
+        head = (f"No offer has a complete month: of {e['offer_months']} offer-months of dated "
+                f"sources, {e['complete_months']} are complete, {e['short_baseline']} lack the "
+                f"mid-month days, {e['short_month_end']} the month's last days and "
+                f"{e['short_next_start']} the next month's first days")
+    return f"{head}{'; ' + curated if curated else ''}. A complete month needs daily prices on " \
+        f"{windows}."
 
 
 def signals(con: duckdb.DuckDBPyConnection) -> dict:

@@ -60,7 +60,11 @@ def score(con: duckdb.DuckDBPyConnection, on_day: date | None = None) -> dict:
     record; and the published cheapest offers. Ages count to `on_day` (default today, UTC)."""
     day = use_price_ages(con, on_day)
     horizon = price_horizon_days()
-    rows = con.execute(sql_text(__file__, "real_recency")).df()
+    # the mart's offers per group, as its ranks show (its params CTE is the one home)
+    [per_group] = con.execute("select coalesce(max(rank), 0) from marts.cheapest_offers"
+                              ).fetchone()
+    rows = con.execute(sql_text(__file__, "real_recency"),
+                       {"offers_per_group": per_group}).df()
     figures: dict = {"reference_day": day.isoformat(), "horizon_days": horizon,
                      "listing_lag_days": listing_lag_days(),
                      "newest_as_of": str(rows["newest_as_of"].max()) if len(rows) else None}

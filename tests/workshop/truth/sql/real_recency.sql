@@ -2,8 +2,9 @@
 -- real_recency.py): 'all' (every counted latest price not held back, no recency rule), 'horizon'
 -- (issue 38's: at most price_horizon_days() old) and 'now' (price_is_now: the horizon and still
 -- listed by its record), each row with its age, how far it trails its record's newest data and
--- the database's newest as-of date, and whether it ranks among the 3 cheapest of its group as
--- marts.cheapest_offers ranks them. The macros are pipelines/warehouse/sql/price_age_macros.sql.
+-- the database's newest as-of date, and whether it ranks among the cheapest of its group as
+-- marts.cheapest_offers ranks them (the parameter offers_per_group: the mart's own). The macros
+-- are pipelines/warehouse/sql/price_age_macros.sql.
 with aged as (
     select
         l.*,
@@ -56,7 +57,7 @@ ranked as (
 
 select
     rule,
-    rank <= 3 as cheapest,
+    rank <= $offers_per_group as cheapest,
     source,
     as_of,
     newest_as_of,
