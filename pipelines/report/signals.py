@@ -7,6 +7,7 @@ from collections.abc import Callable
 import duckdb
 
 from pipelines.display import clean_text
+from pipelines.query.comparisons import nothing_to_compare, signal_candidates
 from pipelines.report.formatting import (
     count,
     fraction,
@@ -27,24 +28,6 @@ DIP_ROWS_SHOWN = 40
 PLACES_SHOWN = 3      # a non-Chinese grid row names this many places, the rest on hover
 
 
-# What each comparison pairs: the side counted in sql/signal_candidates.sql, and what it needs.
-COMPARISONS = {
-    "slices": ("slice offers (a fraction of a GPU)", "a whole card of the same line and day"),
-    "spot": ("spot offers", "an on-demand offer of the same configuration and day"),
-    "monthly": ("monthly offers", "an hourly offer of the same line and day"),
-    "multi_gpu": ("multi-GPU servers", "a single card of the same line and day"),
-}
-
-
-def nothing_to_compare(candidates: dict, side: str) -> str:
-    """An empty comparison's true reason: none of its offers at all, or none with a partner."""
-    what, partner = COMPARISONS[side]
-    n = candidates.get(side) or 0
-    if not n:
-        return f"No {what} among the latest prices: nothing to compare."
-    return f"None of the {n} {what} among the latest prices has {partner} to compare with."
-
-
 def on_latest_day(con: duckdb.DuckDBPyConnection, mart: str, query: str,
                   columns: list[Column], empty: str) -> dict:
     """A mart's rows on its latest day (sql/<query>.sql takes the day) as a table."""
@@ -62,7 +45,7 @@ def slice_ratio(con: duckdb.DuckDBPyConnection) -> dict:
         col("slice / whole (median)", "ratio", ratio_pct, "num"),
         col("lowest", "low", ratio_pct, "num"), col("highest", "high", ratio_pct, "num"),
         col("per-GPU premium", "premium", times, "num"),
-    ], nothing_to_compare(candidates(con), "slices"))
+    ], nothing_to_compare(signal_candidates(con), "slices"))
 
 
 def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -81,21 +64,8 @@ def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
          *[Column(card, discount_cell(card), "num") for card in cards]],
         [{"country": c, "region_group": g, "places": places.get((c, g)) if c != "CN" else None,
           "cards": v} for (c, g), v in regions.items()],
-        regional_empty(candidates(con)))
+        nothing_to_compare(signal_candidates(con), "hourly_whole"))
     return {"mart": mart, "day": day, "table": grid}
-
-
-def regional_empty(candidates: dict) -> str:
-    n = candidates.get("hourly_whole") or 0
-    if not n:
-        return "No hourly on-demand whole-card prices among the latest prices."
-    return (f"None of the {n} hourly on-demand whole-card prices has a reference region of the "
-            "same card to compare with.")
-
-
-def candidates(con: duckdb.DuckDBPyConnection) -> dict:
-    """The offers each comparison could pair (sql/signal_candidates.sql)."""
-    return named_query(con, "signal_candidates")[0]
 
 
 def region_name(region: dict) -> str | Cell:
@@ -143,7 +113,7 @@ def spot_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"), col("lowest", "low", pct, "num"),
         col("highest", "high", pct, "num"),
-    ], nothing_to_compare(candidates(con), "spot"))
+    ], nothing_to_compare(signal_candidates(con), "spot"))
 
 
 def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
@@ -151,7 +121,7 @@ def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
         col("card", "gpu_model"), col("monthly offers", "lines", count, "num"),
         col("vendors", "vendors", count, "num"), col("saving (median)", "saving", pct, "num"),
         col("lowest", "low", pct, "num"), col("highest", "high", pct, "num"),
-    ], nothing_to_compare(candidates(con), "monthly"))
+    ], nothing_to_compare(signal_candidates(con), "monthly"))
 
 
 def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -161,7 +131,7 @@ def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
         col("server / n × single (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"),
-    ], nothing_to_compare(candidates(con), "multi_gpu"))
+    ], nothing_to_compare(signal_candidates(con), "multi_gpu"))
 
 
 def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
