@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 UI_PORT ?= 3000
 export DAGSTER_HOME := $(CURDIR)/.dagster_home
 
-.PHONY: run test lint ui sql audit bench truth setup chromium clean demo \
+.PHONY: run test lint ui sql audit bench truth truth-real setup chromium clean demo \
         deploy-local deploy-local-stop test-e2e test-deploy
 
 setup: $(STAMP) chromium
@@ -103,6 +103,12 @@ bench: setup
 # data/truth/latest.json. TRUTH_ARGS=--quick for a short run.
 truth: setup
 	@$(BIN)/python -m tests.workshop.truth $(TRUTH_ARGS)
+
+# Figures, not a test: the same on real histories (the default run with the public record, built
+# in data/truth/real/ and reused while record and code are unchanged), every real_<part>.py scored
+# on it. Writes data/truth/real.json and real.md. TRUTH_REAL_ARGS=--db PATH scores a database as is.
+truth-real: setup
+	@$(BIN)/python -m tests.workshop.truth --real $(TRUTH_REAL_ARGS)
 
 sql: setup
 	@$(BIN)/duckdb -readonly data/prices.db

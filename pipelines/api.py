@@ -27,9 +27,11 @@ rows, when it has a `source` column; else every source) to the same words the re
 ...; intermediate.int_source_price_basis), and prices() rows carry price_basis, prices_as_of and
 price_basis_label. A modeled price is an illustration, not a quote. prices() rows also carry
 price_as_of (the date the price held: prices_as_of, else the day it was last seen, UTC) and
-price_age_days (days from then to today, UTC); prices older than the horizon (180 days) are left
-out unless `max_age` ("all", or a number of days) widens it, and `frame.attrs` says how many were
-(`aged_out`) and, when most of the prices are older than the horizon, says so (`old_prices`).
+price_age_days (days from then to today, UTC); prices older than the horizon (180 days), and
+offers their record (crawled source or archive) no longer lists, are left out unless `max_age`
+("all", or a number of days) widens it, and `frame.attrs` says how many were (`aged_out`,
+`delisted`, in words `left_out`) and, when most of the prices are older than the horizon, says so
+(`old_prices`).
 
 Errors: NoDataError (a LookupError) when there is no published database yet or it lacks the
 table (run `make run`); UnknownValueError (a ValueError) for a card, region, vendor, kind, period
@@ -44,7 +46,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from pipelines.query.ages import max_age_days, old_prices_note
+from pipelines.query.ages import aged_out_note, max_age_days, old_prices_note
 from pipelines.query.errors import NoDataError, UnknownValueError
 from pipelines.query.filters import offer_filter
 from pipelines.query.index import INDEX_TABLES, index_query
@@ -111,7 +113,9 @@ def prices(card: str | None = None, region: str | None = None, kind: str | None 
     `limit` rows (None: all), each with its price_as_of and price_age_days. A price held back as
     a possible outlier (marts.price_outliers) is left out unless `include_held`; one older than
     `max_age` days (None: the horizon, 180 days; "all": however old) is left out, and
-    `frame.attrs["aged_out"]` counts them; `frame.attrs["old_prices"]` is the line `gpuprices
+    `frame.attrs["aged_out"]` counts them, and so is one its record no longer lists (last seen
+    over a week before the record's newest data; "all" keeps it): `frame.attrs["delisted"]`;
+    `frame.attrs["left_out"]` says both in words; `frame.attrs["old_prices"]` is the line `gpuprices
     prices` opens with when most of the prices are older than the horizon (else None).
 
     >>> prices(card="A100-80GB", region="Inner Mongolia", period="month", max_price=20)
@@ -123,7 +127,9 @@ def prices(card: str | None = None, region: str | None = None, kind: str | None 
         query = latest_prices_query(con, card, region, kind, period, vendor, max_price, sort,
                                     include_held, limit, max_age)
         frame = _frame(con, query.sql, query.params)
-    frame.attrs |= {"aged_out": query.aged_out, "old_prices": old_prices_note(query.ages)}
+    frame.attrs |= {"aged_out": query.aged_out, "delisted": query.delisted,
+                    "left_out": aged_out_note(query.aged_out, query.max_age, query.delisted),
+                    "old_prices": old_prices_note(query.ages)}
     return frame
 
 

@@ -1,13 +1,15 @@
 /* Cheapest offers now: the 3 cheapest offers per card, offer kind, billing period, country and
    region group (province in China, country elsewhere), by each offer's latest price per GPU-hour,
-   among the prices no older than the horizon (price_horizon_days(), 90 days: a price not seen
-   again for longer is history, not a quote). The older offers are left out, not flagged: a rank
-   is among the current offers only, so rank 1 is the cheapest price now; every offer of any age
-   is in marts.latest_prices, and price_as_of(prices_as_of, last_seen_at) gives its as-of date
-   there (pipelines/warehouse/sql/price_age_macros.sql). Ages count to the day the mart is built
-   (UTC). A price held back as a possible outlier (marts.price_outliers: far from its card's
-   market, not yet confirmed by a later crawl) is left out until it is confirmed, and so is an
-   offer not counted (a non-direct twin of a direct offer: docs/signals.md, "Counted once"). */
+   among the prices that are "now" (price_is_now: no older than the horizon, price_horizon_days(),
+   180 days, and of an offer its record still lists, at most listing_lag_days() behind the newest
+   data of its crawled source or archive: pipelines/warehouse/sql/price_age_macros.sql). The
+   others are left out, not flagged: a rank is among the current offers only, so rank 1 is the
+   cheapest price now; every offer of any age is in marts.latest_prices, and
+   price_as_of(prices_as_of, last_seen_at) gives its as-of date there. Ages count to the day the
+   mart is built (UTC). A price held back as a possible outlier (marts.price_outliers: far from
+   its card's market, not yet confirmed by a later crawl) is left out until it is confirmed, and
+   so is an offer not counted (a non-direct twin of a direct offer: docs/signals.md, "Counted
+   once"). */
 -- grain: gpu_model, offer_kind, billing_period, country, region_group, rank
 -- audit: price_positive: coalesce(price_per_gpu_hour_cny, 0) <= 0
 -- audit: ranks_from_one: rank < 1
@@ -17,13 +19,23 @@ with params as (
     select 3 as offers_per_group
 ),
 
+behind as (
+    -- how far each offer trails the newest sighting of its record (crawled source or archive),
+    -- over all the record's offers, held or not
+    select
+        *,
+        days_behind(last_seen_at, max(last_seen_at) over (partition by price_origin(source)))
+            as days_behind_record
+    from marts.latest_prices
+),
+
 dated as (
     select
         l.*,
         case when l.country = 'CN' then coalesce(l.province_or_state, 'CN') else l.country end
             as region_group,
         price_as_of(l.prices_as_of, l.last_seen_at) as price_as_of
-    from marts.latest_prices as l
+    from behind as l
     left join marts.price_outliers as h
         on l.offer_id = h.offer_id and h.outlier_status = 'held'
     where h.offer_id is null and l.counted
@@ -34,7 +46,12 @@ offers as (
         *,
         price_age_days(price_as_of, price_reference_day()) as price_age_days
     from dated
-    where price_age_days(price_as_of, price_reference_day()) <= price_horizon_days()
+    where
+        price_is_now(
+            price_age_days(price_as_of, price_reference_day()),
+            days_behind_record,
+            price_horizon_days()
+        )
 ),
 
 ranked as (

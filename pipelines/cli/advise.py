@@ -247,7 +247,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
         ages = latest_prices_query(con, max_age=max_age)     # how many the max age left out
         measured = measured_claims_from_db(con)
     old, aged_out = old_prices_note(ages.ages), ages.aged_out
-    left_out = aged_out_note(aged_out, ages.max_age) if aged_out else None
+    left_out = aged_out_note(aged_out, ages.max_age, ages.delisted)
     try:
         advice = advise(workload, offers, measured)
     except AdvisorError as exc:   # the only one left once the workload is valid: --region
@@ -255,7 +255,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
     shown = None if limit == 0 else limit
     if fmt == "json":
         answer = _advice_json(advice, shown)
-        answer |= {"aged_out": aged_out, "old_prices": old}
+        answer |= {"aged_out": aged_out, "delisted": ages.delisted, "old_prices": old}
         if explain:
             answer["explain"] = explain_lines()
         click.echo(json.dumps(answer, ensure_ascii=False, indent=2))

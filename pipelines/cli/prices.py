@@ -90,8 +90,8 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
         columns, rows = columns_and_records(con, query.sql, query.params)
     found, held = query.found, query.held
     shown = rows if limit == 0 else rows[:limit or (50 if fmt == "table" else None)]
-    left_out = [*([held_note(held)] if held else []),
-                *([aged_out_note(query.aged_out, query.max_age)] if query.aged_out else [])]
+    aged_out = aged_out_note(query.aged_out, query.max_age, query.delisted)
+    left_out = [*([held_note(held)] if held else []), *([aged_out] if aged_out else [])]
     old = old_prices_note(query.ages)
     if fmt != "table":
         if old:     # stdout stays the rows a script reads

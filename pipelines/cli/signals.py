@@ -16,6 +16,7 @@ from pipelines.cli.options import CARD_HELP, MAX_ROWS, REGION_HELP, TEXT
 from pipelines.cli.output import console
 from pipelines.cli.published import published_db
 from pipelines.display import fraction_text, terminal_text
+from pipelines.query.comparisons import no_signal_rows_reason, signal_candidates
 from pipelines.query.filters import offer_filter
 from pipelines.query.rows import records
 from pipelines.query.signals import (
@@ -87,6 +88,7 @@ def signals_command(card: str | None, region: str | None, limit: int) -> None:
         tables = [t for signal in SIGNAL_MARTS
                   if (t := _signal_table(con, signal, scope, limit)) is not None]
         scorecard, _ = claims_table(con)
+        reason = no_signal_rows_reason(signal_candidates(con, found)) if not tables else ""
     if found.notes:
         console.print("[dim]" + terminal_text(" · ".join(found.notes)) + "[/]")
     for table in tables:
@@ -96,9 +98,8 @@ def signals_command(card: str | None, region: str | None, limit: int) -> None:
                                                   if found.notes else "") + "[/]")
     console.print(scorecard)
     if not tables:
-        raise NoData("no signal rows match " + (", ".join(found.notes) or "yet")
-                     + "; signals need comparable offers (a slice and its whole card, spot and "
-                       "on-demand, ...) on the same day")
+        raise NoData("no signal rows match " + (", ".join(found.notes) or "yet") + ": "
+                     + reason)
 
 
 def _signal_table(con, signal: SignalMart, scope: SignalScope, limit: int) -> Table | None:

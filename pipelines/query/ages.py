@@ -1,7 +1,8 @@
-"""How old the prices a reader sees are: the max-age filter over the latest prices (`--max-age`,
-the API's `max_age`; default the horizon, price_horizon_days()) and the line a page opens with
-when most of what it shows is older than the horizon. The as-of date and the age themselves are
-the macros of pipelines/warehouse/sql/price_age_macros.sql."""
+"""How old the prices a reader sees are: the filter of "now" over the latest prices (a price at
+most `--max-age` days old, the API's `max_age`, default the horizon, price_horizon_days(); of an
+offer its record still lists: price_is_now), the note that says what it left out and why, and the
+line a page opens with when most of what it shows is older than the horizon. The as-of date, the
+age and the rule itself are the macros of pipelines/warehouse/sql/price_age_macros.sql."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ from dataclasses import dataclass
 from datetime import date
 
 from pipelines.query.errors import UnknownValueError
-from pipelines.warehouse.price_age import price_horizon_days
+from pipelines.warehouse.price_age import listing_lag_days, price_horizon_days
 
 # `--max-age all`, max_age="all": every price, however old.
 ALL_AGES = "all"
 # The age of a row of the aged latest prices (pipelines/query/sql/aged_latest_prices.sql).
 AGE_COLUMN = "price_age_days"
+# How many days its last sighting trails its record's newest data (the same file).
+LAG_COLUMN = "days_behind_record"
 
 
 def max_age_days(value: int | str | None) -> int | None:
@@ -37,15 +40,38 @@ def max_age_days(value: int | str | None) -> int | None:
 
 
 def within_age_sql(max_age: int | None) -> str:
-    """The predicate over the aged latest prices that keeps the prices at most `max_age` days
-    old ("true" for no limit)."""
-    return "true" if max_age is None else f"{AGE_COLUMN} <= {int(max_age)}"
+    """The predicate over the aged latest prices that keeps the prices "now": at most `max_age`
+    days old, of an offer its record still lists (price_is_now); "true" for no limit (`all`:
+    every price, however old, listed or not)."""
+    return ("true" if max_age is None
+            else f"price_is_now({AGE_COLUMN}, {LAG_COLUMN}, {int(max_age)})")
 
 
-def aged_out_note(count: int, max_age: int | None) -> str:
-    """Under a table: how many offers the max age left out, and how to see them."""
-    return (f"{count} offer{'s' if count != 1 else ''} older than {max_age} days left out "
-            f"(--max-age {ALL_AGES} shows them)")
+def left_out_sql(max_age: int | None) -> tuple[str, str]:
+    """The predicates of the two reasons within_age_sql leaves a price out, exclusive: older than
+    `max_age` days, and (not older) of an offer its record no longer lists."""
+    if max_age is None:
+        return "false", "false"
+    within = within_age_sql(max_age)
+    older = f"coalesce({AGE_COLUMN} > {int(max_age)}, true)"
+    return f"not ({within}) and {older}", f"not ({within}) and not {older}"
+
+
+def aged_out_note(older: int, max_age: int | None, delisted: int = 0) -> str | None:
+    """Under a table: how many offers "now" left out, for each reason, and how to see them
+    ("3 offers older than 180 days left out (--max-age all shows them)"); None when none was."""
+    def offers(n: int) -> str:
+        return f"{n} offer{'s' if n != 1 else ''}"
+    old = f"older than {max_age} days"
+    unlisted = (f"no longer listed by their record (last seen over {listing_lag_days()} days "
+                "before its newest data)")
+    if older and delisted:
+        head = f"{offers(older + delisted)} left out: {older} {old}, {delisted} {unlisted}"
+    elif older or delisted:
+        head = f"{offers(older or delisted)} {old if older else unlisted} left out"
+    else:
+        return None
+    return f"{head} (--max-age {ALL_AGES} shows them)"
 
 
 @dataclass(frozen=True)

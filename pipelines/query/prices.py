@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from pipelines.quality.thresholds import FRESHNESS_HOURS
-from pipelines.query.ages import PriceAges, max_age_days, within_age_sql
+from pipelines.query.ages import PriceAges, left_out_sql, max_age_days, within_age_sql
 from pipelines.query.choices import Spellings
 from pipelines.query.errors import UnknownValueError
 from pipelines.query.filters import Filter, day_bounds, held_filter, offer_filter
@@ -48,9 +48,10 @@ def aged_latest_prices_sql() -> str:
 @dataclass(frozen=True)
 class PricesQuery:
     """The latest-prices query for some filters: its SQL and parameters, the filter (its notes
-    say how each value was read), how many matching offers were left out as held, and how many
-    as older than `max_age` days (None: no limit); `ages`: how old the offers shown are and the
-    newest as-of among all that match, for ages.old_prices_note."""
+    say how each value was read), how many matching offers were left out as held, how many as
+    older than `max_age` days (None: no limit) and how many as no longer listed by their record
+    (ages.left_out_sql); `ages`: how old the offers shown are and the newest as-of among all that
+    match, for ages.old_prices_note."""
 
     sql: str
     params: list
@@ -59,6 +60,7 @@ class PricesQuery:
     max_age: int | None
     aged_out: int
     ages: PriceAges
+    delisted: int = 0
 
 
 def latest_prices_query(con, card: str | None = None, region: str | None = None,
@@ -70,17 +72,19 @@ def latest_prices_query(con, card: str | None = None, region: str | None = None,
     """The latest price of every offer the filters match (filters.offer_filter), with its as-of
     date and age in days to `on_day` (default today, UTC), sorted by `sort` (PRICE_ORDERS), at
     most `limit` rows (None: all). A price held back as a possible outlier (marts.price_outliers)
-    is left out unless `include_held`; one older than `max_age` days (ages.max_age_days: None is
-    the horizon, "all" no limit) is left out and counted."""
+    is left out unless `include_held`; one that is not "now" (older than `max_age` days,
+    ages.max_age_days: None is the horizon, "all" no limit; or no longer listed by its record)
+    is left out and counted by reason."""
     order = price_order(sort)
     days = max_age_days(max_age)
     use_price_ages(con, on_day)
     found = offer_filter(con, card, region, kind, period, vendor, max_price)
     held = 0 if include_held else held_filter(con, found)
     aged, horizon = aged_latest_prices_sql(), price_horizon_days()
-    within = within_age_sql(days)
-    shown, aged_out, old, newest, newest_age = con.execute(
-        f"select count(*) filter (where {within}), count(*) filter (where not ({within})), "
+    within, (older, delisted) = within_age_sql(days), left_out_sql(days)
+    shown, aged_out, unlisted, old, newest, newest_age = con.execute(
+        f"select count(*) filter (where {within}), count(*) filter (where {older}), "
+        f"count(*) filter (where {delisted}), "
         f"count(*) filter (where {within} and price_age_days > price_horizon_days()), "
         f"max(price_as_of), price_age_days(max(price_as_of), price_reference_day()) from ({aged}) "
         f"where {found.sql}", found.params).fetchone()
@@ -88,7 +92,7 @@ def latest_prices_query(con, card: str | None = None, region: str | None = None,
     if limit is not None:
         sql += f" limit {int(limit)}"
     return PricesQuery(sql, list(found.params), found, held, days, aged_out,
-                       PriceAges(shown, old, newest, newest_age, horizon))
+                       PriceAges(shown, old, newest, newest_age, horizon), unlisted)
 
 
 def price_history_query(found: Filter, since: str | date | None = None,

@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from pipelines.display import age_text, clean_text
-from pipelines.query.ages import PriceAges, old_prices_note
+from pipelines.query.ages import PriceAges, aged_out_note, old_prices_note
 from pipelines.report.charts import CHARTS, FAMILIES, chart_html, chart_points
 from pipelines.report.formatting import (
     MISSING,
@@ -59,12 +59,15 @@ def header(con: duckdb.DuckDBPyConnection, row_counts: dict[str, int],
 def price_ages(con: duckdb.DuckDBPyConnection) -> dict:
     """How old the page's prices are (sql/price_ages.sql): the line the page opens with when most
     of them (or the newest) are older than the horizon (None otherwise), how many offers the
-    horizon leaves out of the cheapest offers, and the horizon in days."""
+    rule of "now" leaves out of the cheapest offers (older than the horizon; no longer listed by
+    their record), the horizon and the listing lag in days."""
     [row] = named_query(con, "price_ages")
     ages = PriceAges(row["offers"], row["old_offers"], row["newest_as_of"],
                      row["newest_age_days"], row["horizon_days"])
     return {"note": old_prices_note(ages), "aged_out": count(row["old_offers"]),
-            "horizon_days": row["horizon_days"]}
+            "delisted": count(row["delisted_offers"]), "horizon_days": row["horizon_days"],
+            "listing_lag_days": row["listing_lag_days"], "offers": row["offers"],
+            "old_count": row["old_offers"], "delisted_count": row["delisted_offers"]}
 
 
 def as_of_cell(row: dict) -> Cell:
@@ -202,13 +205,30 @@ def cheapest(con: duckdb.DuckDBPyConnection, ages: dict) -> dict:
     for row in rows:   # ordered by price: the first row per card, kind and period is the cheapest
         best.setdefault((row["gpu_model"], row["offer_kind"], row["billing_period"]), row)
     outliers = named_query(con, "possible_outliers")
-    return {"overall": table(OFFER_COLUMNS, best.values(), "No offers yet."),
-            "by_region": table(OFFER_COLUMNS, rows, "No offers yet."),
+    empty = no_cheapest_offers_reason(ages)
+    return {"overall": table(OFFER_COLUMNS, best.values(), empty),
+            "by_region": table(OFFER_COLUMNS, rows, empty),
             "rows": count(len(rows)),
             "outliers": table(OUTLIER_COLUMNS, outliers,
                               "None: every judged price is within its card's limit."),
             "held": count(sum(r["outlier_status"] == "held" for r in outliers)),
-            "aged_out": ages["aged_out"], "horizon_days": ages["horizon_days"]}
+            "aged_out": ages["aged_out"], "delisted": ages["delisted"],
+            "horizon_days": ages["horizon_days"], "listing_lag_days": ages["listing_lag_days"]}
+
+
+def no_cheapest_offers_reason(ages: dict) -> str:
+    """Why the cheapest offers are empty (`ages`: price_ages): no counted offer at all, or every
+    one of them left out as not "now" (older than the horizon, no longer listed by its record)
+    or held back as a possible outlier, with the counts."""
+    offers = ages["offers"]
+    if not offers:
+        return "No offers yet: the database holds no counted price (run `make run`)."
+    old, delisted = ages["old_count"], ages["delisted_count"]
+    held = offers - old - delisted
+    reasons = [aged_out_note(old, ages["horizon_days"], delisted)] if old or delisted else []
+    if held:
+        reasons.append(f"{held} held back as possible outliers (below)")
+    return f"No current offer among {offers} counted: {'; '.join(r for r in reasons if r)}."
 
 
 # ── saved workloads ─────────────────────────────────────────────────────────────────────────────

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import duckdb
 
 from pipelines.display import clean_text
+from pipelines.query.comparisons import nothing_to_compare, signal_candidates
 from pipelines.report.formatting import (
     count,
     fraction,
@@ -44,7 +45,7 @@ def slice_ratio(con: duckdb.DuckDBPyConnection) -> dict:
         col("slice / whole (median)", "ratio", ratio_pct, "num"),
         col("lowest", "low", ratio_pct, "num"), col("highest", "high", ratio_pct, "num"),
         col("per-GPU premium", "premium", times, "num"),
-    ], "No slice has a whole card to compare with.")
+    ], nothing_to_compare(signal_candidates(con), "slices"))
 
 
 def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -63,7 +64,7 @@ def regional_discount(con: duckdb.DuckDBPyConnection) -> dict:
          *[Column(card, discount_cell(card), "num") for card in cards]],
         [{"country": c, "region_group": g, "places": places.get((c, g)) if c != "CN" else None,
           "cards": v} for (c, g), v in regions.items()],
-        "No hourly on-demand whole-card prices.")
+        nothing_to_compare(signal_candidates(con), "hourly_whole"))
     return {"mart": mart, "day": day, "table": grid}
 
 
@@ -112,7 +113,7 @@ def spot_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("spot / on-demand (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"), col("lowest", "low", pct, "num"),
         col("highest", "high", pct, "num"),
-    ], "No spot offer has an on-demand offer to compare with.")
+    ], nothing_to_compare(signal_candidates(con), "spot"))
 
 
 def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
@@ -120,7 +121,7 @@ def monthly_saving(con: duckdb.DuckDBPyConnection) -> dict:
         col("card", "gpu_model"), col("monthly offers", "lines", count, "num"),
         col("vendors", "vendors", count, "num"), col("saving (median)", "saving", pct, "num"),
         col("lowest", "low", pct, "num"), col("highest", "high", pct, "num"),
-    ], "No monthly offer has an hourly offer to compare with.")
+    ], nothing_to_compare(signal_candidates(con), "monthly"))
 
 
 def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
@@ -130,7 +131,7 @@ def multi_gpu_discount(con: duckdb.DuckDBPyConnection) -> dict:
         col("servers", "lines", count, "num"), col("vendors", "vendors", count, "num"),
         col("server / n × single (median)", "ratio", ratio_pct, "num"),
         col("discount (median)", "discount", pct, "num"),
-    ], "No multi-GPU server has a single card to compare with.")
+    ], nothing_to_compare(signal_candidates(con), "multi_gpu"))
 
 
 def verdict_cell(verdict: str | None, months_needed: int | None = None) -> Cell:
@@ -161,11 +162,35 @@ def month_end_dips(con: duckdb.DuckDBPyConnection) -> dict:
         Column("recurring dip", lambda r: verdict_cell(r.get("dip_verdict"),
                                                        r.get("months_needed"))),
     ], named_query(con, "month_end_dip_groups", [DIP_ROWS_SHOWN]),
-        "No offer has a complete month yet: an offer-month needs its daily prices on local "
-        "days 8–22, in the last 5 days and on days 1–7 of the next month.")
+        no_complete_month_reason(named_query(con, "month_end_evidence")[0]))
     return {**{k: count(v) for k, v in counts.items() if k != "latest_month"},
             "month": month.isoformat()[:7] if month else "none", "rows_shown": DIP_ROWS_SHOWN,
             "table": dips}
+
+
+def no_complete_month_reason(evidence: dict) -> str:
+    """Why no offer has a complete month (a row of sql/month_end_evidence.sql), with counts: the
+    offers of curated tables, left out because their dates are edit dates (no calendar), and
+    what the offer-months of the dated sources lack, window by window."""
+    e = evidence
+    windows = (f"local days {e['baseline_first_day']}–{e['baseline_last_day']} (at least "
+               f"{e['min_baseline_days']} of them), the last {e['month_end_window_days']} days "
+               f"(at least {e['min_month_end_days']}) and days 1–{e['next_start_last_day']} of "
+               f"the next month (at least {e['min_next_start_days']})")
+    curated = (f"{e['calendarless_offers']} hourly offers of {e['calendarless_sources']} curated "
+               "tables are left out: their dates are the days someone edited the table, not days "
+               "a price held, so they carry no calendar"
+               if e["calendarless_offers"] else "")
+    if not e["offer_months"]:
+        head = ("No offer has a complete month: no hourly offer of a dated source has daily "
+                "prices yet")
+    else:
+        head = (f"No offer has a complete month: of {e['offer_months']} offer-months of dated "
+                f"sources, {e['complete_months']} are complete, {e['short_baseline']} lack the "
+                f"mid-month days, {e['short_month_end']} the month's last days and "
+                f"{e['short_next_start']} the next month's first days")
+    return f"{head}{'; ' + curated if curated else ''}. A complete month needs daily prices on " \
+        f"{windows}."
 
 
 def signals(con: duckdb.DuckDBPyConnection) -> dict:

@@ -4,7 +4,10 @@ sql/price_age_macros.sql (their one home) on a connection, and what Python needs
 * price_as_of(prices_as_of, last_seen_at): the date the price is known to have held;
 * price_age_days(as_of, on_day): whole days since then (0 for a date ahead, null for none);
 * price_reference_day(): the day ages are counted to (today, UTC, unless a caller sets one);
-* price_horizon_days(): how old a price may be and still count as a price "now".
+* price_horizon_days(): how old a price may be and still count as a price "now";
+* listing_lag_days(), price_origin(source), days_behind(...): how far an offer's last sighting
+  may trail the newest data of its record (crawled source or archive) and still be listed now;
+* price_is_now(age_days, days_behind_record, max_age_days): the one rule of "now".
 
 The model runner stores them in the database (sql_models.run_model); a reader calls
 `use_price_ages`, which also works on a read-only database made before them."""
@@ -41,10 +44,20 @@ def use_price_ages(con, on_day: date | None = None) -> date:
 
 
 @cache
-def price_horizon_days() -> int:
-    """The horizon, in days, as price_horizon_days() states it (read from the macro itself)."""
+def _macro_value(name: str) -> int:
     import duckdb
 
     with duckdb.connect() as con:
         create_price_age_macros(con, temporary=True)
-        return int(con.execute("select price_horizon_days()").fetchone()[0])
+        return int(con.execute(f"select {name}()").fetchone()[0])
+
+
+def price_horizon_days() -> int:
+    """The horizon, in days, as price_horizon_days() states it (read from the macro itself)."""
+    return _macro_value("price_horizon_days")
+
+
+def listing_lag_days() -> int:
+    """How many days an offer's last sighting may trail its record's newest data and still be
+    listed now, as listing_lag_days() states it."""
+    return _macro_value("listing_lag_days")

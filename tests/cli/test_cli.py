@@ -58,10 +58,11 @@ def test_json_has_every_column_of_latest_prices(data_dir, observations):
         select column_name from information_schema.columns
         where table_schema = 'marts' and table_name = 'latest_prices' order by ordinal_position""")]
     assert len(rows) == len(observations)
-    # then each price's as-of date and its age in days (to the test clock's day), and its
-    # source's state (tests/query/test_source_states.py; none here: no crawl is recorded)
-    assert all(list(r) == [*columns, "price_as_of", "price_age_days", "source_state",
-                           "source_stale_since"] for r in rows)
+    # then each price's as-of date and its age in days (to the test clock's day), how far it
+    # trails its record's newest data, and its source's state (tests/query/test_source_states.py;
+    # none here: no crawl is recorded)
+    assert all(list(r) == [*columns, "price_as_of", "price_age_days", "days_behind_record",
+                           "source_state", "source_stale_since"] for r in rows)
     assert {(r["source_state"], r["source_stale_since"]) for r in rows} == {(None, None)}
     [sinnet] = [r for r in rows if r["source"] == "idc_sinnet_bj" and r["gpu_count"] == 8]
     assert sinnet["price_amount"] == 420.0 and sinnet["price_per_gpu_hour_cny"] == 52.5

@@ -41,6 +41,8 @@ def test_signals_narrowed_by_region(data_dir, monkeypatch):
     assert "market claims" in result.stdout                # the scorecard covers everything
     nothing = gpuprices(data_dir, "signals", "--card", "4090", "--region", "北京")
     assert nothing.exit_code == 3 and "no signal rows match" in nothing.stderr
+    # the true reason: no offer matches at all, not "signals need comparable offers"
+    assert "no counted latest offer matches" in " ".join(nothing.stderr.split())
 
 
 def test_claims_scorecard(data_dir, monkeypatch):

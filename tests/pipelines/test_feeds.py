@@ -44,7 +44,8 @@ def test_bom_for_spreadsheets(con, tmp_path):
 
 def test_the_latest_prices_feed_carries_each_price_s_as_of_date_and_age(tmp_path):
     """latest_prices.csv and .parquet: the mart's columns, then price_as_of and price_age_days
-    (counted to the day the feed is written: the test clock's), then source_state and
+    (counted to the day the feed is written: the test clock's) and days_behind_record (days its
+    last sighting trails its record's newest data), then source_state and
     source_stale_since (tests/query/test_source_states.py); the schema names the mart."""
     con = duckdb.connect()
     ensure_schema(con)
@@ -54,14 +55,15 @@ def test_the_latest_prices_feed_carries_each_price_s_as_of_date_and_age(tmp_path
     written = publish_feed(con, "marts.latest_prices", tmp_path, False,
                            feed_source(con, "marts.latest_prices"))
     header, row = written["csv"].read_text(encoding="utf-8").splitlines()
-    assert header.split(",") == [*columns, "price_as_of", "price_age_days", "source_state",
-                                 "source_stale_since"]
-    # no crawl of its source is recorded here: no state
-    assert row.endswith(f",{DAY:%Y-%m-%d},{(TODAY - DAY.date()).days},,")
+    assert header.split(",") == [*columns, "price_as_of", "price_age_days", "days_behind_record",
+                                 "source_state", "source_stale_since"]
+    # the newest of its record; no crawl of its source is recorded here: no state
+    assert row.endswith(f",{DAY:%Y-%m-%d},{(TODAY - DAY.date()).days},0,,")
     [(as_of, age)] = con.execute(f"select price_as_of, price_age_days "
                                  f"from '{written['parquet']}'").fetchall()
     assert (as_of, age) == (DAY.date(), 1)
     schema = json.loads(written["schema"].read_text(encoding="utf-8"))
     assert schema["table"] == "marts.latest_prices"
-    assert [f["name"] for f in schema["fields"]][-4:] == ["price_as_of", "price_age_days",
-                                                          "source_state", "source_stale_since"]
+    assert [f["name"] for f in schema["fields"]][-5:] == [
+        "price_as_of", "price_age_days", "days_behind_record", "source_state",
+        "source_stale_since"]

@@ -10,7 +10,14 @@ import duckdb
 import pytest
 
 from pipelines.display import age_text
-from pipelines.query.ages import PriceAges, max_age_days, old_prices_note
+from pipelines.query.ages import (
+    PriceAges,
+    aged_out_note,
+    left_out_sql,
+    max_age_days,
+    old_prices_note,
+    within_age_sql,
+)
 from pipelines.query.errors import UnknownValueError
 from pipelines.warehouse.price_age import create_price_age_macros, price_horizon_days
 
@@ -100,3 +107,53 @@ def test_a_max_age_that_is_not_days_is_refused(value):
 ])
 def test_the_line_a_page_of_old_prices_opens_with(shown, old, newest, age, line):
     assert old_prices_note(PriceAges(shown, old, newest, age, 90)) == line
+
+
+@pytest.mark.parametrize(("source", "origin"), [
+    ("idc_sinnet_bj", "idc_sinnet_bj"),                       # a crawled source is its record
+    ("gpu-rental-prices:runpod", "gpu-rental-prices"),        # an archive's vendor: the archive
+    ("cloud-gpus:lambda", "cloud-gpus"),
+])
+def test_the_record_of_a_source(macros, source, origin):
+    assert macros.execute("select price_origin(?)", [source]).fetchone()[0] == origin
+
+
+@pytest.mark.parametrize(("last_seen", "newest", "behind"), [
+    (datetime(2026, 8, 22, 9, tzinfo=UTC), datetime(2026, 8, 22, 23, tzinfo=UTC), 0),
+    (datetime(2026, 7, 10, 9, tzinfo=UTC), datetime(2026, 8, 22, 9, tzinfo=UTC), 43),
+    # UTC days, whatever the session's zone (23:30 UTC is the next day in Shanghai)
+    (datetime(2026, 8, 21, 23, 30, tzinfo=UTC), datetime(2026, 8, 22, 0, 30, tzinfo=UTC), 1),
+])
+def test_days_behind_the_record_s_newest_data(macros, last_seen, newest, behind):
+    assert macros.execute("select days_behind(?, ?)", [last_seen, newest]).fetchone()[0] == behind
+
+
+@pytest.mark.parametrize(("age", "behind", "max_age", "now"), [
+    (0, 0, 180, True),
+    (180, 7, 180, True),                    # at the horizon, a week behind: still now
+    (181, 0, 180, False),                   # older than the horizon
+    (30, 8, 180, False),                    # recent, but its record no longer lists it
+    (400, 0, 365, False),                   # a wider max age, still older
+    (300, 0, 365, True),
+    (300, 20, 365, False),                  # widening the age does not bring a delisted one back
+    (None, 0, 180, False),                  # undated: never now
+])
+def test_the_rule_of_now(macros, age, behind, max_age, now):
+    assert macros.execute("select price_is_now(?::int, ?::int, ?::int)",
+                          [age, behind, max_age]).fetchone()[0] is now
+
+
+@pytest.mark.parametrize(("older", "delisted", "note"), [
+    (0, 0, None),
+    (2, 0, "2 offers older than 180 days left out (--max-age all shows them)"),
+    (0, 1, "1 offer no longer listed by their record (last seen over 7 days before its newest "
+           "data) left out (--max-age all shows them)"),
+    (2, 3, "5 offers left out: 2 older than 180 days, 3 no longer listed by their record (last "
+           "seen over 7 days before its newest data) (--max-age all shows them)"),
+])
+def test_what_now_left_out_says_each_reason(older, delisted, note):
+    assert aged_out_note(older, 180, delisted) == note
+
+
+def test_a_max_age_of_all_leaves_nothing_out():
+    assert within_age_sql(None) == "true" and left_out_sql(None) == ("false", "false")

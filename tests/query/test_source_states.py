@@ -111,6 +111,7 @@ def test_the_latest_prices_feed_ends_with_the_state(data_dir, tmp_path):
                                feed_source(con, "marts.latest_prices"))
         states = dict(con.execute(f"select distinct source, source_state "
                                   f"from '{written['parquet']}'").fetchall())
-    assert written["csv"].read_text(encoding="utf-8").splitlines()[0].split(",")[-4:] == [
-        "price_as_of", "price_age_days", "source_state", "source_stale_since"]
+    assert written["csv"].read_text(encoding="utf-8").splitlines()[0].split(",")[-5:] == [
+        "price_as_of", "price_age_days", "days_behind_record", "source_state",
+        "source_stale_since"]
     assert states["idc_ulanqab"] == "held" and states["idc_sinnet_bj"] == "fresh"

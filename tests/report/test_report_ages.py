@@ -30,7 +30,8 @@ def test_a_current_page_dates_each_cheapest_price_and_opens_without_a_warning(tm
     assert 'id="old-prices"' not in html
     cheapest = cheapest_section(html)
     assert "as of (age)" in cheapest and "2026-11-30 (1 d)" in cheapest
-    assert "no older than 180 days" in cheapest and "0 older offers left out" in cheapest
+    assert "no older than 180 days" in cheapest and "Left out: 0 older offers and 0 offers" \
+        in cheapest
 
 
 def test_a_page_of_mostly_old_prices_says_so_first_and_leaves_them_out_of_the_cheapest(
@@ -46,7 +47,7 @@ def test_a_page_of_mostly_old_prices_says_so_first_and_leaves_them_out_of_the_ch
         '<section id="cheapest">')
     cheapest = cheapest_section(html)
     assert ">Alpha<" in cheapest and ">Bravo<" not in cheapest     # the cheaper, old, left out
-    assert "3 older offers left out" in cheapest
+    assert "Left out: 3 older offers and 0 offers their record no longer lists" in cheapest
 
 
 def test_a_page_of_only_old_prices_names_its_newest(tmp_path):
@@ -56,4 +57,23 @@ def test_a_page_of_only_old_prices_names_its_newest(tmp_path):
     assert (f"all of these prices are older than 180 days: the newest is {newest:%Y-%m-%d} "
             "(200 days)") in " ".join(html.split())
     cheapest = cheapest_section(html)
-    assert ">Alpha<" not in cheapest and "2 older offers left out" in cheapest
+    assert ">Alpha<" not in cheapest and "Left out: 2 older offers" in cheapest
+    # the empty table says why it is empty, not "No offers yet."
+    assert ("No current offer among 2 counted: 2 offers older than 180 days left out" in cheapest
+            and "No offers yet" not in cheapest)
+
+
+def test_an_offer_its_record_no_longer_lists_is_left_out_and_counted(tmp_path):
+    # one source: Bravo's cheaper offer was last seen 20 days before the source's newest crawl,
+    # well within the horizon, but the source stopped listing it
+    html = page(tmp_path, [obs(2.0, **CARD, sku="alpha", source="src_one"),
+                           obs(1.0, LAST_DAY - timedelta(days=20), **CARD, sku="bravo",
+                               source="src_one")])
+    cheapest = cheapest_section(html)
+    assert "2.00" in cheapest and "1.00" not in cheapest
+    assert "Left out: 0 older offers and 1 offers their record no longer lists" in cheapest
+
+
+def test_an_empty_database_says_no_offers_yet(tmp_path):
+    assert "No offers yet: the database holds no counted price" in cheapest_section(
+        page(tmp_path, []))

@@ -61,7 +61,7 @@ def test_empty_database_gives_a_page_without_charts(tmp_path):
     html = result.path.read_text(encoding="utf-8")
     assert result.charts == 0
     assert "no observations yet" in html
-    assert "No offers yet." in html
+    assert "No offers yet: the database holds no counted price" in html
     assert "Plotly.newPlot" not in html
 
 

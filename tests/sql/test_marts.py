@@ -318,6 +318,22 @@ def test_cheapest_offers_leave_out_prices_older_than_the_horizon(con):
          "price_age_days": (TODAY - DAY.date()).days}]
 
 
+def test_cheapest_offers_leave_out_offers_their_record_no_longer_lists(con):
+    """The cheapest now (issue 41, item 5): an offer last seen 20 days before the newest data of
+    its record (its crawled source, or its archive for '<archive>:<vendor>' sources) was
+    delisted, however recent; a record whose newest data is itself 20 days old keeps its offers,
+    and a week behind is still listed."""
+    earlier, week = DAY - timedelta(days=20), DAY - timedelta(days=7)
+    build(con, [obs(10, vendor="Listed", source="crawl", sku="listed"),
+                obs(5, vendor="Delisted", source="crawl", sku="gone", observed_at=earlier),
+                obs(6, vendor="Missed a week", source="crawl", sku="week", observed_at=week),
+                obs(9, vendor="Tracker A", source="tracker:a"),
+                obs(4, vendor="Left the tracker", source="tracker:b", observed_at=earlier),
+                obs(7, vendor="Old archive", source="edits:c", observed_at=earlier)])
+    rows = records(con, "select vendor from marts.cheapest_offers order by rank")
+    assert [r["vendor"] for r in rows] == ["Missed a week", "Old archive", "Tracker A"]
+
+
 def test_cheapest_offers_rank_per_kind_and_billing_period(con):
     build(con, [obs(62), obs(20, offer_kind="spot"), obs(9000, billing_period="month"),
                 obs(30, **us("Virginia", "us-east-1"), source="aws", vendor="AWS")])

@@ -26,3 +26,34 @@ coalesce(prices_as_of::date, (last_seen_at::timestamptz at time zone 'UTC')::dat
 -- price dated ahead is not older than today), null for no as-of.
 create or replace macro price_age_days(as_of, on_day) as
 case when as_of is not null then greatest(on_day::date - as_of::date, 0) end;
+
+-- listing_lag_days(): how many days an offer's last sighting may trail the newest data of its
+-- record (price_origin) and still be listed "now". Each crawl and each archive version is a whole
+-- catalog, so an offer its record's newest data no longer holds was delisted, however recent its
+-- own date: after a backfill, 79 of 173 cheapest offers were over 30 days behind the newest data;
+-- on the default run with the public record, 63 of the daily tracker's offers in the horizon had
+-- left it (last seen 2026-07-10, its newest day 2026-08-22). A week keeps an offer one crawl or
+-- one day of a daily tracker missed; a quarterly or edited archive's previous version is further.
+create or replace macro listing_lag_days() as 7;
+
+-- price_origin(source): the record a row was read from: the crawled source, or for an archive's
+-- sources, '<archive>:<vendor>' (pipelines/backfill/items.py, source_name), the archive, whose
+-- newest version is the whole table (a vendor the table dropped is not listed now).
+create or replace macro price_origin(source) as split_part(source, ':', 1);
+
+-- days_behind(last_seen_at, newest_seen_at): whole UTC days an offer's last sighting trails the
+-- newest sighting of its record (0 for the newest itself).
+create or replace macro days_behind(last_seen_at, newest_seen_at) as
+greatest(
+    (newest_seen_at::timestamptz at time zone 'UTC')::date
+    - (last_seen_at::timestamptz at time zone 'UTC')::date,
+    0
+);
+
+-- price_is_now(age_days, days_behind_record, max_age_days): the one rule of "now" (the cheapest
+-- offers, `prices`, `advise`, the API, the report's cheapest now): a price at most `max_age_days`
+-- old (price_horizon_days() unless a reader widens it: `--max-age`), of an offer its record still
+-- lists (at most listing_lag_days() behind the record's newest data). An undated price is never
+-- "now".
+create or replace macro price_is_now(age_days, days_behind_record, max_age_days) as
+coalesce(age_days <= max_age_days and days_behind_record <= listing_lag_days(), false);
