@@ -226,10 +226,11 @@ def test_one_day_of_data_shows_points_with_day_ticks(tmp_path, browser):
         charts = chart_stats(seen.page)
         assert len(charts) == result.charts == 3 + 9
         assert all(c["points"] >= 1 for c in charts)
-        # ticks are days ("Nov 30"), not the milliseconds plotly zooms a single day into
+        # ticks are days with their year ("Nov 30, 2026"), not the milliseconds plotly zooms a
+        # single day into
         ticks = {t for c in charts for t in c["xticks"]}
-        assert "Nov 30" in ticks
-        assert [t for t in ticks if not re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}", t)] == []
+        assert "Nov 30, 2026" in ticks
+        assert [t for t in ticks if not re.fullmatch(r"[A-Z][a-z]{2} \d{1,2}, \d{4}", t)] == []
         assert seen.page_errors == [] and seen.console_errors == []
     finally:
         seen.page.close()
