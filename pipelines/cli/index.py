@@ -14,12 +14,13 @@ from pipelines.cli.options import CARD_HELP, FORMATS, TEXT
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
+from pipelines.index.absence import why_empty
 from pipelines.query.index import INDEX_TABLES, index_query
 from pipelines.query.rows import columns_and_records
+from pipelines.warehouse.sql_files import sql_text
 
-NO_ROWS = ("marts.price_index has no published day{scope} yet: a day is published once it has "
-           "closed (a crawl of the next day has landed), so a new install shows its first day "
-           "tomorrow; `make demo` shows the index on a simulated history")
+NO_MATCH = ("no published series matches these filters ({series} series are published: "
+            "`gpuprices index --all` lists them)")
 
 
 def _level(value, currency: str) -> str:
@@ -145,13 +146,16 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
         with option_errors():
             sql, params = index_query(con, card, market, kind, term, None, until_day)
         columns, rows = columns_and_records(con, sql, params)
-    if not rows:
-        scope = "" if not any((card, market, kind, term, until)) else " for these filters"
-        raise NoData(NO_ROWS.format(scope=scope))
+        if not rows:
+            series = con.execute(sql_text(__file__, "published_series")).fetchone()[0]
+            raise NoData(NO_MATCH.format(series=series) if series else why_empty(con))
     if since_day is not None:
         shown = [r for r in rows if r["index_date"] >= since_day]
         if not shown:
-            raise NoData(f"no published day of these series from {since_day} on")
+            last = max(r["index_date"] for r in rows)
+            raise NoData(f"no published day of these series from {since_day} on: their last "
+                         f"published day is {last} (a day is published once a later day's "
+                         "crawl has landed)")
         if fmt == "table":
             for table in days_tables(shown):
                 console.print(table)
