@@ -32,6 +32,9 @@ DAYS = 42
 DECLINE_PER_YEAR_PCT = -20.0
 SERIES_SQL = ("select distinct series_id, offer_id, vendor, source "
               "from intermediate.int_index_offer_days")
+# offers with a close held as an unconfirmed possible outlier (marts.held_observations): a spike
+# no later look confirmed is, by the index's own rule, not a counted price
+HELD_SQL = "select distinct offer_id from intermediate.int_index_offer_days where held"
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ def score(con: duckdb.DuckDBPyConnection, effects: tuple) -> pd.DataFrame:
                        "where index_level is not null").df()
     members = con.execute(SERIES_SQL).df()
     members = members[~members["offer_id"].str.contains("#", regex=False)]   # clones: no truth
+    held = set(con.execute(HELD_SQL).df()["offer_id"])
+    spikes = [e for e in effects if isinstance(e, Spike)]
     out = []
     for series_id, days in rows.groupby("series_id"):
         offers = members[members["series_id"] == series_id]
@@ -126,6 +131,10 @@ def score(con: duckdb.DuckDBPyConnection, effects: tuple) -> pd.DataFrame:
             moment = datetime.combine(day, time(close), UTC)
             logs = pd.Series(true_log_factor(effects, offers["source"], moment),
                              index=offers.index)
+            for spike in spikes:      # a held spike never counted: not in the path either
+                if spike.at <= moment < spike.seen_until:
+                    unseen = offers["offer_id"].isin(held) & (offers["source"] == spike.source)
+                    logs[unseen] -= math.log(1 + spike.pct / 100)
             return math.exp(logs.groupby(offers["vendor"]).mean().mean())
 
         truth_base = path(base)
