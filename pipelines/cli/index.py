@@ -72,7 +72,7 @@ def latest_table(rows: list[dict], every_series: bool = False) -> tuple[Table, l
     note = (f"; {hidden} series never had enough evidence for a level (one vendor, mostly): "
             "--all shows them" if hidden else "")
     table = Table(title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
-                        "over the offers seen on both days, vendors weighted equally",
+                        "over matched offers, vendors weighted equally",
                   title_justify="left", title_style="bold", show_lines=False,
                   caption="level: the chained index in the market's currency (its base day's "
                           "listing median); interval: 90 % bootstrap over vendors; median: the "
@@ -129,10 +129,12 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
 
     A matched-offer chained index per card class (A100-80GB, H100/H800 SXM, RTX4090 ...),
     market (china: listed in CNY; world: listed in USD), offer kind and term: each day's change
-    is the geometric mean of the price relatives of the offers seen on both days, vendors
-    weighted equally, so listings that come and go do not move it; the plain listing median is
-    shown beside it. A day without enough evidence says so instead of printing a level. Rows
-    are published once a day has closed and never rewritten (docs/price-index.md).
+    is the geometric mean of the price relatives of the offers matched against their last close
+    within a week, vendors weighted equally, so listings that come and go do not move it; the
+    plain listing median is shown beside it. A day without enough evidence says so instead of
+    printing a level, and a day whose change is one vendor's move alone names it. Rows are
+    published once a day has closed and never rewritten (docs/price-index.md). An empty answer
+    says why (curated tables never enter the index; a day is published once a later one lands).
 
     Without --since: each series' latest day, with its 7- and 30-day change; with --since:
     every day. csv and json print every column of the rows shown.
