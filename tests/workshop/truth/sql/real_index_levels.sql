@@ -11,5 +11,7 @@ select
 from marts.price_index
 where
     index_level is not null
-    and method_version = (select arg_max(p.method_version, p.published_at) from marts.price_index as p)
+    and method_version = (
+        select arg_max(p.method_version, p.published_at) from marts.price_index as p
+    )
 order by series_id, index_date
