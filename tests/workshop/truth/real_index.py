@@ -126,7 +126,7 @@ def main(argv: list[str]) -> None:
     published = score(con)
     figures = {f"published {published['method_version']}": published["histories"],
                **compare(con, {rules.method_version: rules})}
-    print(f"{'method':14} {'history':20} {'days':>5} {'scored':>7} {'index pp med/max':>18} "
+    print(f"{'method':16} {'history':20} {'days':>5} {'scored':>7} {'index pp med/max':>18} "
           f"{'median pp med/max':>18}  worst")
     for name, histories in figures.items():
         for history, f in histories.items():
@@ -134,7 +134,7 @@ def main(argv: list[str]) -> None:
                      if f["scored"] else "–")
             median = (f"{f['median_error_pp_median']:.2f} / {f['median_error_pp_max']:.2f}"
                       if f["scored"] else "–")
-            print(f"{name:14} {history:20} {f['days']:5d} {f['scored']:7d} {index:>18} "
+            print(f"{name:16} {history:20} {f['days']:5d} {f['scored']:7d} {index:>18} "
                   f"{median:>18}  {f.get('worst', '')}")
 
 
