@@ -14,12 +14,13 @@ from pipelines.cli.options import CARD_HELP, FORMATS, TEXT
 from pipelines.cli.output import console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
+from pipelines.index.absence import why_empty
 from pipelines.query.index import INDEX_TABLES, index_query
 from pipelines.query.rows import columns_and_records
+from pipelines.warehouse.sql_files import sql_text
 
-NO_ROWS = ("marts.price_index has no published day{scope} yet: a day is published once it has "
-           "closed (a crawl of the next day has landed), so a new install shows its first day "
-           "tomorrow; `make demo` shows the index on a simulated history")
+NO_MATCH = ("no published series matches these filters ({series} series are published: "
+            "`gpuprices index --all` lists them)")
 
 
 def _level(value, currency: str) -> str:
@@ -71,7 +72,7 @@ def latest_table(rows: list[dict], every_series: bool = False) -> tuple[Table, l
     note = (f"; {hidden} series never had enough evidence for a level (one vendor, mostly): "
             "--all shows them" if hidden else "")
     table = Table(title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
-                        "over the offers seen on both days, vendors weighted equally",
+                        "over matched offers, vendors weighted equally",
                   title_justify="left", title_style="bold", show_lines=False,
                   caption="level: the chained index in the market's currency (its base day's "
                           "listing median); interval: 90 % bootstrap over vendors; median: the "
@@ -128,10 +129,12 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
 
     A matched-offer chained index per card class (A100-80GB, H100/H800 SXM, RTX4090 ...),
     market (china: listed in CNY; world: listed in USD), offer kind and term: each day's change
-    is the geometric mean of the price relatives of the offers seen on both days, vendors
-    weighted equally, so listings that come and go do not move it; the plain listing median is
-    shown beside it. A day without enough evidence says so instead of printing a level. Rows
-    are published once a day has closed and never rewritten (docs/price-index.md).
+    is the geometric mean of the price relatives of the offers matched against their last close
+    within a week, vendors weighted equally, so listings that come and go do not move it; the
+    plain listing median is shown beside it. A day without enough evidence says so instead of
+    printing a level, and a day whose change is one vendor's move alone names it. Rows are
+    published once a day has closed and never rewritten (docs/price-index.md). An empty answer
+    says why (curated tables never enter the index; a day is published once a later one lands).
 
     Without --since: each series' latest day, with its 7- and 30-day change; with --since:
     every day. csv and json print every column of the rows shown.
@@ -145,13 +148,16 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
         with option_errors():
             sql, params = index_query(con, card, market, kind, term, None, until_day)
         columns, rows = columns_and_records(con, sql, params)
-    if not rows:
-        scope = "" if not any((card, market, kind, term, until)) else " for these filters"
-        raise NoData(NO_ROWS.format(scope=scope))
+        if not rows:
+            series = con.execute(sql_text(__file__, "published_series")).fetchone()[0]
+            raise NoData(NO_MATCH.format(series=series) if series else why_empty(con))
     if since_day is not None:
         shown = [r for r in rows if r["index_date"] >= since_day]
         if not shown:
-            raise NoData(f"no published day of these series from {since_day} on")
+            last = max(r["index_date"] for r in rows)
+            raise NoData(f"no published day of these series from {since_day} on: their last "
+                         f"published day is {last} (a day is published once a later day's "
+                         "crawl has landed)")
         if fmt == "table":
             for table in days_tables(shown):
                 console.print(table)

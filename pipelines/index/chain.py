@@ -23,7 +23,7 @@ from datetime import date, datetime
 import numpy as np
 import pandas as pd
 
-from pipelines.index.method import Rules, evidence_word, lacking
+from pipelines.index.method import Rules, evidence_word, lacking, lone_mover_note
 
 # The published columns, in order (pipelines/index/sql/create_price_index.sql creates them).
 INDEX_COLUMNS = (
@@ -115,6 +115,7 @@ def chain_rows(series: dict, days: pd.DataFrame, replicate: np.ndarray,
                 days.iloc[i + 1][["offers_matched", "vendors_matched"]]
             reason = lacking(link, rules, is_base=False)
         enough = reason is None
+        mover = facts.get("lone_mover") if with_change and enough else None
         level = chain[i]
         lo, hi = np.quantile(offsets[:, i], [low_q, high_q])
         change_lo, change_hi = np.quantile(replicate[:, i], [low_q, high_q])
@@ -143,8 +144,8 @@ def chain_rows(series: dict, days: pd.DataFrame, replicate: np.ndarray,
             "offers_beyond_bound": int(facts["offers_beyond_bound"]),
             "offers_held": int(facts["offers_held"]),
             "offers_stale": int(facts["offers_stale"]),
-            "evidence": evidence_word(reason),
-            "evidence_lacking": reason,
+            "evidence": evidence_word(reason, mover),
+            "evidence_lacking": lone_mover_note(facts) if mover else reason,
             "chained": how[i],
             "method_version": rules.method_version,
         }

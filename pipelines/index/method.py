@@ -1,26 +1,29 @@
-"""The index method on one series (pure: frames in, frames out; docs/price-index.md).
+"""The index method on one series (pure: frames in, frames out; docs/price-index.md), gpi-3.
 
-A day's change is the geometric mean of the price relatives of the offers seen on that day and
-the day before (their closes as listed, both fresh and not held), each vendor's offers averaged
-first, so that every vendor weighs the same; a relative beyond the rules' `max_relative` either
-way is an error and left out. The vendor-level bootstrap draws one Poisson(1) weight per vendor
-and replicate, seeded by the series and the vendor, so a replicate keeps its weights from day to
-day (its path is a chained index of its own) and a vendor that joins later leaves the others'
-weights as they were.
+Each usable close (fresh, not held, as listed) is matched against its offer's past
+(matching.py: its last accepted close within a window, the days between imputed by the series'
+change; a newcomer against its first closes' mean). A day's change is the geometric mean of the
+relatives, each vendor's offers averaged first, so that every vendor weighs the same; a day
+whose change is one vendor's move alone says so. The vendor-level bootstrap draws one Poisson(1)
+weight per vendor and replicate (reweighing the point's relatives), seeded by the series and the
+vendor, so a replicate keeps its weights from day to day (its path is a chained index of its
+own) and a vendor that joins later leaves the others' weights as they were.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 import numpy as np
 import pandas as pd
 
+from pipelines.index.matching import match_closes
 from pipelines.verdicts import NOT_ENOUGH_EVIDENCE
 
 ENOUGH = "enough"
+ONE_VENDOR = "one vendor's move"      # a level whose change is one vendor's alone
 
 
 @dataclass(frozen=True)
@@ -30,6 +33,8 @@ class Rules:
     max_relative: float
     stale_after_hours: int
     min_vendors: int
+    match_window_days: int
+    entry_days: int
     coverage_days: int
     bootstrap_replicates: int
     interval_level: float
@@ -50,19 +55,6 @@ def vendor_weights(series_id: str, vendors: list[str], rules: Rules) -> np.ndarr
     return np.array(columns, dtype=float).T.reshape(rules.bootstrap_replicates, len(vendors))
 
 
-def _relatives(days: pd.DataFrame, rules: Rules) -> pd.DataFrame:
-    """Every offer seen (usable) on a day and the day before: its log relative, and whether it
-    is within the bound."""
-    usable = days[days["fresh"] & ~days["held"]]
-    before = usable[["offer_id", "index_date", "close_price_amount"]].copy()
-    before["index_date"] = before["index_date"] + timedelta(days=1)
-    pairs = usable.merge(before, on=["offer_id", "index_date"], suffixes=("", "_before"))
-    pairs["log_relative"] = np.log(pairs["close_price_amount"].astype(float)
-                                   / pairs["close_price_amount_before"].astype(float))
-    pairs["within_bound"] = pairs["log_relative"].abs() <= np.log(rules.max_relative)
-    return pairs
-
-
 def series_days(series_id: str, days: pd.DataFrame, closed_through: date,
                 rules: Rules) -> tuple[pd.DataFrame, np.ndarray]:
     """One row per calendar day from the series' first usable day through its last listed day
@@ -75,7 +67,7 @@ def series_days(series_id: str, days: pd.DataFrame, closed_through: date,
     if usable.empty:
         return pd.DataFrame(), np.zeros((rules.bootstrap_replicates, 0))
     calendar = pd.date_range(usable["index_date"].min(), days["index_date"].max(), freq="D").date
-    pairs = _relatives(days, rules)
+    pairs, point = match_closes(usable, calendar, rules)
     kept = pairs[pairs["within_bound"]]
     vendors = sorted(kept["vendor"].unique())
     by_vendor = (kept.groupby(["index_date", "vendor"])["log_relative"].mean()
@@ -83,7 +75,7 @@ def series_days(series_id: str, days: pd.DataFrame, closed_through: date,
     means = by_vendor.to_numpy(dtype=float)           # (days, vendors), nan: not matched
     present = ~np.isnan(means)
     n_vendors = present.sum(axis=1)
-    point = np.where(n_vendors > 0, np.nansum(means, axis=1) / np.maximum(n_vendors, 1), 0.0)
+    movers = np.abs(np.where(present, means, 0.0)) > 1e-9
     weights = vendor_weights(series_id, vendors, rules)
     filled = np.where(present, means, 0.0)
     numerator = weights @ filled.T                     # (replicates, days)
@@ -119,6 +111,8 @@ def series_days(series_id: str, days: pd.DataFrame, closed_through: date,
         "listing_median": per_day(usable.assign(p=usable["close_price_per_gpu_hour"].astype(float)),
                                   "p", "median"),
         "vendors_in_series": coverage_vendors,
+        "lone_mover": [vendors[int(np.argmax(m))] if m.sum() == 1 and n > 1 else None
+                       for m, n in zip(movers, n_vendors, strict=True)],
     })
     return out, replicate
 
@@ -135,10 +129,19 @@ def lacking(row: pd.Series, rules: Rules, is_base: bool) -> str | None:
     if row["offers_listed"] == 0:
         return "no offer listed that day"
     if row["offers_matched"] == 0:
-        return "no offer seen on this day and the day before"
+        return (f"no offer seen on this day and in the {rules.match_window_days} day(s) "
+                "before")
     return (f"{row['vendors_matched']} vendor(s) behind the day's change, "
             f"{rules.min_vendors} needed")
 
 
-def evidence_word(reason: str | None) -> str:
-    return ENOUGH if reason is None else NOT_ENOUGH_EVIDENCE
+def evidence_word(reason: str | None, lone_mover: str | None = None) -> str:
+    if reason is not None:
+        return NOT_ENOUGH_EVIDENCE
+    return ONE_VENDOR if lone_mover else ENOUGH
+
+
+def lone_mover_note(row: pd.Series) -> str:
+    """What a printed level's change rests on when one vendor alone moved."""
+    return (f"the day's change is {row['lone_mover']}'s move alone: the other "
+            f"{row['vendors_matched'] - 1} vendor(s) matched kept their prices")

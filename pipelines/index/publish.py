@@ -17,7 +17,7 @@ from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.tables import INDEX_TABLE
 
 __all__ = ["INDEX_TABLE", "Publication", "ensure_index_table", "new_rows", "publish_index",
-           "read_rules"]
+           "read_inputs", "read_rules", "rows_from_inputs"]
 
 
 @dataclass
@@ -57,19 +57,11 @@ def _complete(days: pd.DataFrame, closed_through, published: set) -> bool:
     return all(first + timedelta(days=i) in published for i in range((last - first).days + 1))
 
 
-def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd.DataFrame,
-                                                                               Publication]:
-    """The rows to append (INDEX_COLUMNS), computed from the current inputs and the rows already
-    published; nothing is written."""
-    ensure_index_table(con)
-    rules = read_rules(con)
-    inputs = con.execute(sql_text(__file__, "index_inputs")).df()
-    published = con.execute(sql_text(__file__, "published_chain"),
-                            {"method_version": rules.method_version}).df()
-    for frame in (inputs, published):
-        for column in ("index_date", "market_last_date", "base_date"):
-            if column in frame:
-                frame[column] = pd.to_datetime(frame[column]).dt.date
+def rows_from_inputs(inputs: pd.DataFrame, published: pd.DataFrame, rules: Rules,
+                     published_at: datetime) -> tuple[pd.DataFrame, Publication]:
+    """The rows to append (INDEX_COLUMNS) from the inputs (sql/index_inputs.sql's columns) and
+    the rows already published by this method (sql/published_chain.sql's): pure, so a method
+    can be recomputed in memory on any database's inputs without publishing."""
     report = Publication()
     rows: list[dict] = []
     published_by = dict(tuple(published.groupby("series_id"))) if len(published) else {}
@@ -87,6 +79,29 @@ def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd
         report.rows[series_id] = len(series_rows)
         rows += series_rows
     return pd.DataFrame(rows, columns=list(INDEX_COLUMNS)), report
+
+
+def _dates(frame: pd.DataFrame) -> pd.DataFrame:
+    for column in ("index_date", "market_last_date", "base_date"):
+        if column in frame:
+            frame[column] = pd.to_datetime(frame[column]).dt.date
+    return frame
+
+
+def read_inputs(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every series' offer-days (intermediate.int_index_offer_days), as the method reads them."""
+    return _dates(con.execute(sql_text(__file__, "index_inputs")).df())
+
+
+def new_rows(con: duckdb.DuckDBPyConnection, published_at: datetime) -> tuple[pd.DataFrame,
+                                                                               Publication]:
+    """The rows to append (INDEX_COLUMNS), computed from the current inputs and the rows already
+    published; nothing is written."""
+    ensure_index_table(con)
+    rules = read_rules(con)
+    published = _dates(con.execute(sql_text(__file__, "published_chain"),
+                                   {"method_version": rules.method_version}).df())
+    return rows_from_inputs(read_inputs(con), published, rules, published_at)
 
 
 def publish_index(con: duckdb.DuckDBPyConnection, published_at: datetime) -> Publication:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 
@@ -240,6 +240,58 @@ class Typo:
         return cls(*_name_pct_time(spec, "typo", "SOURCE"))
 
 
+@dataclass(frozen=True)
+class Spike:
+    """Every price of `source` is `pct` % higher for `hours` hours from `at` on, then back; one
+    hour after the back-move the source goes dark for `dark_hours` hours, so the back-move is
+    seen only in an early look that is its day's stale close: a move that reverts across a
+    stale close (a promotion, a price mis-set for a few hours)."""
+
+    source: str
+    pct: float
+    at: datetime
+    hours: int = 6
+    dark_hours: int = 23
+
+    def __post_init__(self) -> None:
+        if not -100 < self.pct <= 1000 or self.pct == 0:
+            raise SimulationError(f"spike: pct must be in (-100, 1000] and not 0, got {self.pct}")
+        if not 1 <= self.hours <= 24 * 31 or not 0 <= self.dark_hours <= 24 * 31:
+            raise SimulationError(f"spike: hours must be 1-{24 * 31} and dark hours 0-{24 * 31}")
+        object.__setattr__(self, "at", _utc(self.at))
+
+    @classmethod
+    def parse(cls, spec: str) -> Spike:
+        """`SOURCE:PCT:ISO_TIME`, e.g. `lambda_cloud:80:2026-07-10T18:00` (6 h, then 23 h dark)."""
+        return cls(*_name_pct_time(spec, "spike", "SOURCE"))
+
+    @property
+    def seen_until(self) -> datetime:
+        """The end of the dark hours: the first fresh close after it shows the spike gone."""
+        return self.at + timedelta(hours=self.hours + 1 + self.dark_hours)
+
+
+@dataclass(frozen=True)
+class Jitter:
+    """From `since` on, every price of `source` moves each UTC day by a factor drawn anew that
+    day, uniform in log between 1/(1 + pct/100) and 1 + pct/100 (a hash of the source and the
+    day, pipelines.simulate.index_effects.jitter_log): a vendor whose prices move daily."""
+
+    source: str
+    pct: float
+    since: datetime
+
+    def __post_init__(self) -> None:
+        if not 0 < self.pct <= 100:
+            raise SimulationError(f"jitter: pct must be in (0, 100], got {self.pct}")
+        object.__setattr__(self, "since", _utc(self.since))
+
+    @classmethod
+    def parse(cls, spec: str) -> Jitter:
+        """`SOURCE:PCT:ISO_TIME`, e.g. `spheron:20:2026-07-19T00:00` (UTC unless offset)."""
+        return cls(*_name_pct_time(spec, "jitter", "SOURCE"))
+
+
 OFFER_CHURN_SUFFIX = "#churn"     # offer_id and sku suffix of the listings that come and go
 
 
@@ -281,16 +333,18 @@ class OfferChurn:
         return _members(self.sources, sources)
 
 
-INDEX_EFFECTS = (Outage, Typo, OfferChurn)     # what the price index's truth injects
+INDEX_EFFECTS = (Outage, Typo, OfferChurn, Spike, Jitter)   # what the index's truth injects
 
 TIME_EFFECTS = (MonthEndDip, Trend, PriceDrop, MonthEndChurn, FxMove, *INDEX_EFFECTS)
 Effect = (MonthEndDip | PriceDrop | Trend | MonthEndChurn | FxMove | Outage | Typo | OfferChurn
-          | RegionalGap | RegionCopy | SliceRatio | ServerRatio | SpotRatio | MonthlyRatio)
+          | Spike | Jitter | RegionalGap | RegionCopy | SliceRatio | ServerRatio | SpotRatio
+          | MonthlyRatio)
 
 # The name each effect has in truth.scenario.effects (structural effects: their class name in
 # snake case, as in truth.offer_effects: RegionalGap -> regional_gap, SliceRatio -> slice_ratio).
 EFFECT_NAMES = {MonthEndDip: "dip", Trend: "trend", PriceDrop: "drop", MonthEndChurn: "churn",
-                FxMove: "fx_move", Outage: "outage", Typo: "typo", OfferChurn: "offer_churn"}
+                FxMove: "fx_move", Outage: "outage", Typo: "typo", OfferChurn: "offer_churn",
+                Spike: "spike", Jitter: "jitter"}
 
 
 def effect_name(effect) -> str:

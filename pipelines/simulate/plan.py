@@ -20,10 +20,12 @@ from pipelines.simulate.effects import (
     OFFER_CHURN_SUFFIX,
     Effect,
     FxMove,
+    Jitter,
     MonthEndChurn,
     MonthEndDip,
     OfferChurn,
     PriceDrop,
+    Spike,
     Trend,
     Typo,
 )
@@ -306,12 +308,19 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
 
 
 def _index_truth(effect, df: pd.DataFrame, sources: np.ndarray) -> list[dict]:
-    """The truth rows of an outage, a typo (its one offer) or an offer churn (its clones)."""
+    """The truth rows of an outage, a spike, a jitter, a typo (its one offer) or an offer churn
+    (its clones)."""
     if isinstance(effect, OfferChurn):
         members = df["offer_id"].str.contains(OFFER_CHURN_SUFFIX, regex=False).to_numpy()
         return truth_rows("offer_churn", df, members, size_pct=-effect.discount_pct,
                           detail={"days": effect.days, "share": effect.share})
     members = sources == effect.source
+    if isinstance(effect, Spike):
+        return truth_rows("spike", df, members, size_pct=effect.pct, starts_at=_iso(effect.at),
+                          detail={"hours": effect.hours, "dark_hours": effect.dark_hours})
+    if isinstance(effect, Jitter):
+        return truth_rows("jitter", df, members, size_pct=effect.pct,
+                          starts_at=_iso(effect.since), detail={"daily": True})
     if isinstance(effect, Typo):
         members = np.arange(len(df)) == typo_offer(df, effect.source)
         return truth_rows("typo", df, members, starts_at=_iso(effect.at),

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipelines.index.method import vendor_weights
+from pipelines.index.method import ONE_VENDOR, vendor_weights
 from pipelines.index.publish import read_rules
 from pipelines.verdicts import NOT_ENOUGH_EVIDENCE
 from tests.helpers.index_history import Offer, connect, flat, load, publish, series_rows
@@ -66,13 +66,21 @@ def test_cheap_offers_that_come_and_go_move_the_median_not_the_index():
     assert medians == {7.5, 11.0}                     # with and without the cheap pair
 
 
-def test_an_offer_enters_on_its_second_consecutive_day():
-    offers = [Offer("Alpha", "a", flat(10, 5)), Offer("Bravo", "b", flat(10, 5)),
-              Offer("Charlie", "c", [None, None, 8, 4, 4, 4])]   # halves on its second day
+def test_a_newcomer_enters_at_the_mean_of_its_first_closes():
+    # Charlie joins on day 3 and swings 4 <-> 16 for its entry closes (geometric mean 8), then
+    # lists 8: it enters against its mean, so its swings never move the index; gpi-2 took its
+    # first price (4) as its level and kept its swing into 8 (+100 %) for good
+    entry = read_rules_of(connect()).entry_days
+    swings = [4, 16] * (entry // 2) + [8] * (entry % 2)
+    days = 2 + entry + 4
+    offers = [Offer("Alpha", "a", flat(10, days)), Offer("Bravo", "b", flat(10, days)),
+              Offer("Charlie", "c", [None, None, *swings, 8, 8, 16, 16])]
     rows = rows_of(offers)
-    assert rows[2]["offers_matched"] == 2            # day 3: Charlie's first day
-    assert rows[3]["offers_matched"] == 3            # day 4: its first relative (0.5)
-    assert rows[3]["change_pct"] == pytest.approx(100 * (0.5 ** (1 / 3) - 1), abs=1e-3)
+    assert [r["offers_matched"] for r in rows[2:2 + entry]] == [2] * entry   # collecting
+    assert rows[2 + entry]["offers_matched"] == 3                          # entered
+    assert {r["index_level"] for r in rows[:-1]} == {10}
+    # after its entry, its moves count at its share: 8 -> 16 on the last closed day is +100 %
+    assert rows[-1]["change_pct"] == pytest.approx(100 * (2 ** (1 / 3) - 1), abs=1e-3)
 
 
 @pytest.mark.parametrize("typo", [10.0, 100.0, 0.1, 7.0, 1 / 7])
@@ -83,7 +91,9 @@ def test_a_mistyped_price_is_an_error_not_a_change(typo):
              Offer("Alpha", "a2", flat(12, 6))]
     rows = rows_of([*alpha, Offer("Bravo", "b", flat(10, 6))])
     assert set(levels(rows)) == {10}
-    assert [r["offers_beyond_bound"] for r in rows] == [0, 0, 1, 1, 0]
+    # the close after the typo is matched against the one before it (the typo was never
+    # accepted), so only the relative into the typo is beyond the bound
+    assert [r["offers_beyond_bound"] for r in rows] == [0, 0, 1, 0, 0]
     assert [r["offers_held"] for r in rows] == [0] * 5
 
 
@@ -116,8 +126,43 @@ def test_a_stale_close_does_not_carry_the_index():
     publish(con)
     rows = series_rows(con, SERIES)
     assert rows[2]["offers_stale"] == 1 and rows[2]["offers_matched"] == 2
-    assert rows[3]["offers_matched"] == 2             # day 4: Bravo's day 3 is not a match
+    assert rows[3]["offers_matched"] == 3             # day 4: Bravo matched against day 2
     assert set(levels(rows)) == {10}
+
+
+def test_a_spike_that_reverts_across_a_stale_close_leaves_the_level():
+    # Bravo's close on day 3 is 1.8x; on day 4 its only look, back at 10, is stale (00:30 in
+    # Beijing); on day 5 it is 10 again. gpi-2 never matched day 5 with day 3 and kept the
+    # spike for good; matched across the stale day, the spike and its reversal cancel
+    bravo = Offer("Bravo", "b", [10, 10, 18, 10, 10, 10]).rows()
+    early = datetime(2026, 10, 3, 16, 30, tzinfo=UTC)
+    bravo[3].update(observed_at=early, observed_hour=early.replace(minute=0))
+    con = connect()
+    load(con, [Offer("Alpha", "a", flat(10, 6)), Offer("Charlie", "c", flat(10, 6))])
+    insert(con, bravo)
+    publish(con)
+    rows = series_rows(con, SERIES)
+    assert rows[2]["index_level"] == pytest.approx(10 * 1.8 ** (1 / 3), rel=1e-5)
+    assert rows[3]["offers_stale"] == 1
+    assert rows[3]["index_level"] == pytest.approx(rows[2]["index_level"])   # nobody knew yet
+    assert rows[4]["index_level"] == pytest.approx(10, rel=1e-6)
+    assert rows[2]["evidence"] == ONE_VENDOR and "Bravo's move alone" in \
+        rows[2]["evidence_lacking"]
+
+
+def test_a_volatile_vendor_moves_a_series_by_its_share_and_no_more():
+    # Alpha and Bravo never change a price; Volatile joins on day 2 and moves every day. Once
+    # it has entered, each day's change is a third of its move, and its moves telescope: the
+    # level is always the base times (its price over its entry mean) ** (1/3)
+    entry = read_rules_of(connect()).entry_days
+    moves = [10, 12, 9, 11, 8, 10, 13, 9, 10, 12, 10, 11, 9, 10][:entry + 6]
+    offers = [Offer("Alpha", "a", flat(10, len(moves) + 1)),
+              Offer("Bravo", "b", flat(10, len(moves) + 1)),
+              Offer("Volatile", "v", [None, *moves])]
+    rows = rows_of(offers)
+    mean = math.exp(sum(math.log(p) for p in moves[:entry]) / entry)
+    for row, price in zip(rows[1 + entry:], moves[entry:], strict=False):
+        assert row["index_level"] == pytest.approx(10 * (price / mean) ** (1 / 3), rel=1e-5)
 
 
 def test_a_day_with_one_vendor_says_so_and_prints_no_level():
@@ -127,10 +172,12 @@ def test_a_day_with_one_vendor_says_so_and_prints_no_level():
     assert day3["index_level"] is None and day3["level_low"] is None
     assert day3["evidence"] == NOT_ENOUGH_EVIDENCE
     assert "1 vendor(s) behind the day's change, 2 needed" in day3["evidence_lacking"]
-    # the chain still carries Alpha's cut: day 5 prints it (Bravo re-entered on day 5)
-    assert rows[3]["evidence"] == NOT_ENOUGH_EVIDENCE       # day 4: Bravo's first day back
-    assert rows[3]["chain_level"] == pytest.approx(day3["chain_level"])
+    # the chain carries Alpha's cut alone on day 3; on day 4 Bravo is back, matched against
+    # day 2 with the market's move imputed, which pulls Alpha's cut back to its share
     assert day3["chain_level"] == pytest.approx(rows[0]["chain_level"] * 0.9, rel=1e-6)
+    assert rows[3]["evidence"] != NOT_ENOUGH_EVIDENCE
+    assert rows[3]["index_level"] == pytest.approx(rows[0]["index_level"] * math.sqrt(0.9),
+                                                   rel=1e-6)
 
 
 def test_a_series_with_one_vendor_never_prints_a_level():
@@ -144,8 +191,7 @@ def test_a_day_nobody_listed_is_a_row_that_says_so():
               Offer("Bravo", "b", [10, 10, None, 10, 10, 10])]
     rows = rows_of(offers)
     assert rows[2]["evidence_lacking"] == "no offer listed that day"
-    assert rows[3]["evidence_lacking"] == "no offer seen on this day and the day before"
-    assert rows[4]["index_level"] == 10
+    assert rows[3]["index_level"] == 10               # matched across the empty day
 
 
 def test_held_closes_are_left_out():

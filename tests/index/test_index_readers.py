@@ -105,7 +105,8 @@ def test_the_command_says_why_there_is_no_day_yet(tmp_path):
         publish(con)
     result = gpuprices(root, "index")
     assert result.exit_code == 3
-    assert "a day is published once it has closed" in result.output
+    assert ("a day is published once a later day's crawl has landed"
+            in " ".join(result.output.split()))
     assert gpuprices(tmp_path / "none", "index").exit_code == 3
 
 

@@ -1,5 +1,6 @@
 """The simulator's effects for the price index's truth (pipelines/simulate/index_effects.py):
-a source gone dark, a mistyped price, cheap listings that come and go; none moves the market."""
+a source gone dark, a mistyped price, cheap listings that come and go (none moves the market),
+a spike that reverts across a stale close, a vendor whose prices move daily."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pandas as pd
 import pytest
 
 from pipelines.simulate import SimulationError, append_hour, simulate
-from pipelines.simulate.effects import OFFER_CHURN_SUFFIX, OfferChurn, Outage, Typo
+from pipelines.simulate.effects import OFFER_CHURN_SUFFIX, Jitter, OfferChurn, Outage, Spike, Typo
 from tests.helpers.simulated import make_offer, query
 
 START = datetime(2026, 6, 1, tzinfo=UTC)
@@ -127,3 +128,41 @@ def test_index_effect_specs_parse():
     assert Typo.parse("bravo:10:2026-06-10T09:00").hours == 24
     assert OfferChurn.parse("30:alpha_cn,bravo:2:0.25") == OfferChurn(
         30, ("alpha_cn", "bravo"), 2, 0.25)
+
+
+def test_a_spike_lifts_its_source_for_its_hours_then_darkens_it(tmp_path):
+    path = tmp_path / "s.db"
+    at = START + timedelta(days=1, hours=18)
+    simulate(path, offers=offers(), start=START, days=4, seed=1, noise_pct=0, build_models=False,
+             effects=[Spike("alpha_cn", 80, at, hours=6, dark_hours=10)])
+    rows = query(path, "select observed_hour, price_amount::double as p from observations "
+                       "where offer_id = 'a-1' order by 1")
+    high = rows[rows["p"] > 12]
+    assert sorted(high["observed_hour"]) == [pd.Timestamp(at + timedelta(hours=h))
+                                             for h in range(6)]
+    assert set(high["p"]) == {21.6}
+    back = at + timedelta(hours=6)
+    hours = set(rows["observed_hour"])
+    assert pd.Timestamp(back) in hours                       # the back-move is seen once
+    assert not any(pd.Timestamp(back + timedelta(hours=h)) in hours for h in range(1, 11))
+    assert pd.Timestamp(back + timedelta(hours=11)) in hours
+    truth = query(path, "select effect, size_pct from truth.offer_effects where effect = 'spike'")
+    assert len(truth) == 2 and set(truth["size_pct"]) == {80}
+
+
+def test_a_jitter_moves_its_source_once_a_day_within_its_bound(tmp_path):
+    path = tmp_path / "s.db"
+    simulate(path, offers=offers(), start=START, days=5, seed=1, noise_pct=0, build_models=False,
+             effects=[Jitter("alpha_cn", 20, START + timedelta(days=1))])
+    rows = query(path, "select observed_hour, price_amount::double as p from observations "
+                       "where offer_id = 'a-1' order by 1")
+    rows["day"] = rows["observed_hour"].dt.date
+    per_day = rows.groupby("day")["p"].agg(["min", "max"])
+    assert (per_day["min"] == per_day["max"]).all()          # one price a day
+    assert per_day["min"].iloc[0] == 12                       # before it starts
+    later = per_day["min"].iloc[1:]
+    assert later.nunique() == len(later)                      # a new draw each day
+    assert later.between(12 / 1.2 - 0.01, 12 * 1.2 + 0.01).all()
+    others = query(path, "select distinct price_amount::double as p from observations "
+                         "where offer_id = 'c-1'")
+    assert list(others["p"]) == [9.0]

@@ -1,12 +1,15 @@
 """The price index's truth (`make truth`): simulated histories where the market's true path is
 known, one effect each (a vendor's 5 % cut in one day, a slow 20 %-a-year decline, cheap offers
-that come and go, a vendor dark for a week, a 10x mistyped price, a 5 % exchange-rate swing), the
-index published on each as a run publishes it, and its daily level scored against the true path
-beside the plain listing median's, both as percent of their base day.
+that come and go, a vendor dark for a week, a 10x mistyped price, a 5 % exchange-rate swing, a
+spike of 80 % that reverts across a stale close, a volatile newcomer), the index published on
+each as a run publishes it, and its daily level scored against the true path beside the plain
+listing median's, both as percent of their base day.
 
-The true path of a series is what the index estimates: each offer's price without its noise (the
-market effects alone: cuts and trends; a churning clone, a dark vendor, a typo and an exchange
-rate move nothing), the log averaged over each vendor's offers, then over its vendors."""
+The true path of a series is what the index estimates: each offer's price without its noise at
+its market's close (the market effects alone: cuts, trends, a spike, daily jitter; a churning
+clone, a dark vendor, a typo and an exchange rate move nothing), the log averaged over each
+vendor's offers, then over its vendors. A spike is in the path until the first fresh close after
+it shows it gone (the close in between is stale: nobody could know it reverted)."""
 
 from __future__ import annotations
 
@@ -22,12 +25,16 @@ import pandas as pd
 
 from pipelines.index import publish_index
 from pipelines.simulate import FxMove, PriceDrop, Trend, simulate
-from pipelines.simulate.effects import OfferChurn, Outage, Typo
+from pipelines.simulate.effects import Jitter, OfferChurn, Outage, Spike, Typo
+from pipelines.simulate.index_effects import jitter_log
 
 DAYS = 42
 DECLINE_PER_YEAR_PCT = -20.0
 SERIES_SQL = ("select distinct series_id, offer_id, vendor, source "
               "from intermediate.int_index_offer_days")
+# offers with a close held as an unconfirmed possible outlier (marts.held_observations): a spike
+# no later look confirmed is, by the index's own rule, not a counted price
+HELD_SQL = "select distinct offer_id from intermediate.int_index_offer_days where held"
 
 
 @dataclass(frozen=True)
@@ -36,13 +43,26 @@ class IndexScenario:
     effects: tuple
 
 
-def _busiest(offers: pd.DataFrame) -> list[str]:
-    """Per market (CNY, USD) the source with the most whole-card offers listed in it (a market
-    nobody lists has none)."""
+def _ranked(offers: pd.DataFrame, rank: int = 0) -> dict[str, str]:
+    """Per market (CNY, USD) the source ranked `rank` by whole-card offers listed in it (0: the
+    busiest; a market with fewer sources has none)."""
     whole = offers[offers["gpu_fraction"].astype(float) == 1]
-    return [listed["source"].value_counts().index[0]
-            for currency in ("CNY", "USD")
-            if not (listed := whole[whole["currency"] == currency]).empty]
+    out = {}
+    for currency in ("CNY", "USD"):
+        counts = whole.loc[whole["currency"] == currency, "source"].value_counts()
+        if len(counts) > rank:
+            out[currency] = counts.index[rank]
+    return out
+
+
+def _busiest(offers: pd.DataFrame) -> list[str]:
+    return list(_ranked(offers).values())
+
+
+# a day's close in the truth: 15:00 UTC (the last crawls before Beijing's midnight) or 23:00 UTC
+CLOSE_HOUR_UTC = {"CNY": 15, "USD": 23}
+SPIKE_HOUR_UTC = {"CNY": 10, "USD": 18}     # seen at that day's close, back at midnight local
+NEWCOMER_JOINS_DAY = 8
 
 
 def scenarios(offers: pd.DataFrame, start: date) -> list[IndexScenario]:
@@ -59,6 +79,14 @@ def scenarios(offers: pd.DataFrame, start: date) -> list[IndexScenario]:
         IndexScenario("10x mistyped price",
                       tuple(Typo(s, 10, at + timedelta(days=12, hours=6), 30) for s in busiest)),
         IndexScenario("exchange rate 5 %", (FxMove("USD", 5, at + timedelta(days=20)),)),
+        IndexScenario("spike 80 % reverting across a stale close", tuple(
+            Spike(source, 80, datetime.combine(start + timedelta(days=20),
+                                               time(SPIKE_HOUR_UTC[currency]), UTC))
+            for currency, source in _ranked(offers).items())),
+        IndexScenario("volatile newcomer", tuple(
+            effect for source in _ranked(offers, 1).values()
+            for effect in (Outage(source, NEWCOMER_JOINS_DAY, at - timedelta(hours=3)),
+                           Jitter(source, 20, at + timedelta(days=NEWCOMER_JOINS_DAY))))),
     ]
 
 
@@ -68,6 +96,11 @@ def true_log_factor(effects: tuple, sources: pd.Series, moment: datetime) -> np.
     for effect in effects:
         if isinstance(effect, PriceDrop) and moment >= effect.at:
             out += np.where(sources == effect.source, math.log(1 - effect.pct / 100), 0.0)
+        elif isinstance(effect, Spike) and effect.at <= moment < effect.seen_until:
+            out += np.where(sources == effect.source, math.log(1 + effect.pct / 100), 0.0)
+        elif isinstance(effect, Jitter) and moment >= effect.since:
+            day = int(moment.timestamp() // 86400)
+            out += np.where(sources == effect.source, jitter_log(effect, day), 0.0)
         elif isinstance(effect, Trend) and moment >= effect.since:
             hours = (moment - effect.since).total_seconds() / 3600
             members = effect.applies_to(sources.to_numpy())
@@ -83,17 +116,25 @@ def score(con: duckdb.DuckDBPyConnection, effects: tuple) -> pd.DataFrame:
                        "where index_level is not null").df()
     members = con.execute(SERIES_SQL).df()
     members = members[~members["offer_id"].str.contains("#", regex=False)]   # clones: no truth
+    held = set(con.execute(HELD_SQL).df()["offer_id"])
+    spikes = [e for e in effects if isinstance(e, Spike)]
     out = []
     for series_id, days in rows.groupby("series_id"):
         offers = members[members["series_id"] == series_id]
         days = days.sort_values("index_date")
         base = days["base_date"].iloc[0]
 
-        def path(day, offers=offers) -> float:
+        close = CLOSE_HOUR_UTC["USD" if "|world|" in series_id else "CNY"]
+
+        def path(day, offers=offers, close=close) -> float:
             # the day's close: the last crawl before the end of the vendor's day (UTC+8 or UTC)
-            moment = datetime.combine(day + timedelta(days=1), time(0), UTC) - timedelta(hours=9)
+            moment = datetime.combine(day, time(close), UTC)
             logs = pd.Series(true_log_factor(effects, offers["source"], moment),
                              index=offers.index)
+            for spike in spikes:      # a held spike never counted: not in the path either
+                if spike.at <= moment < spike.seen_until:
+                    unseen = offers["offer_id"].isin(held) & (offers["source"] == spike.source)
+                    logs[unseen] -= math.log(1 + spike.pct / 100)
             return math.exp(logs.groupby(offers["vendor"]).mean().mean())
 
         truth_base = path(base)
