@@ -255,7 +255,7 @@ select
         when s.close_price_cny_per_gpu_hour / s.p_price not between s.ratio_low and s.ratio_high
             then format(
                 'ratio {} outside the plausible range {}-{} (intermediate.int_pair_rules)',
-                round(s.close_price_cny_per_gpu_hour / s.p_price, 3)::double,
+                round(s.close_price_cny_per_gpu_hour / s.p_price, 4)::double,
                 s.ratio_low, s.ratio_high
             )
     end as held_reason                                  -- NULL: published

@@ -8,7 +8,7 @@
    IDC found only in one province, or a dear hyperscaler found only in Beijing, pairs with nothing.
    The configuration (machine_config) is the machine per GPU (vCPUs, memory GiB, disk GB, as the
    offer states them), or, where the source states no machine, the vendor's SKU (its own name for
-   one instance type); an offer with neither has none and pairs with nothing. Each side's price is
+   one instance type; observations always carry one). Each side's price is
    the median of the vendor's offers of the line there (a vendor's sources count as one vendor).
    A region line that is not paired, or whose ratio lies outside the plausible range
    (intermediate.int_pair_rules), keeps its row with a NULL price_ratio and its held_reason, so
@@ -36,7 +36,7 @@ offers as (
                     round(memory_gib / (gpu_count * gpu_fraction), 2)::double,
                     coalesce(round(disk_gb / (gpu_count * gpu_fraction), 2)::double::varchar, '-')
                 )
-            when sku is not null then 'sku ' || sku
+            else 'sku ' || sku
         end as machine_config
     from intermediate.int_offer_daily
     -- an incremental build pairs only the rebuilt days (since_day(); a full build: every day):
@@ -140,8 +140,6 @@ judged as (
         case
             when own_reference
                 then 'the region is the reference itself: no other region of the reference'
-            when machine_config is null
-                then 'configuration not stated: the offers state neither a machine nor a SKU'
             when reference_price is null
                 then 'no offer of the vendor''s line and configuration in the reference '
                 || 'outside the region'
@@ -149,7 +147,7 @@ judged as (
             when measured_ratio not between ratio_low and ratio_high
                 then format(
                     'ratio {} outside the plausible range {}-{} (intermediate.int_pair_rules)',
-                    round(measured_ratio, 3)::double, ratio_low, ratio_high
+                    round(measured_ratio, 4)::double, ratio_low, ratio_high
                 )
         end as held_reason
     from joined
@@ -160,7 +158,7 @@ select
     vendor,
     vendor_kind,                                        -- idc|marketplace|gpu_cloud|hyperscaler
     offer_line,                                         -- vendor|model|variant|count|fraction|...
-    machine_config,                                     -- per GPU, or 'sku ...'; NULL: none
+    machine_config,                                     -- per GPU, or 'sku ...'
     gpu_model,
     gpu_variant,                                        -- NULL: the listings did not say
     gpu_count,
