@@ -73,3 +73,11 @@ def score(con: duckdb.DuckDBPyConnection) -> dict:
                           "self_comparisons")}
     return {**{f"{family}.{k}": v for family, f in families.items() for k, v in f.items()},
             **{f"total.{k}": v for k, v in totals.items()}}
+
+
+if __name__ == "__main__":      # python -m tests.workshop.truth.real_pairs <published prices.db>
+    import json
+    import sys
+
+    with duckdb.connect(sys.argv[1], read_only=True) as connection:
+        print(json.dumps(score(connection), indent=1, ensure_ascii=False))
