@@ -1,16 +1,16 @@
-/* Regional line window: one row per vendor, offer line, region group and UTC day on which the
-   line is paired (intermediate.int_regional_pairs has both sides that day), over the line's
-   paired days of two trailing windows. window_ratio is the median of its daily region / reference
-   ratios over the last 14 days (the day itself and the 13 before): a list price wanders around
-   its level and is revised every few days to weeks, so one day's ratio carries both sides'
+/* Regional line window: one row per vendor, offer line, configuration, region group and UTC day on
+   which the line is paired (intermediate.int_regional_pairs has both sides that day), over the
+   line's paired days of two trailing windows. window_ratio is the median of its daily region /
+   reference ratios over the last 14 days (the day itself and the 13 before): a list price wanders
+   around its level and is revised every few days to weeks, so one day's ratio carries both sides'
    wander, and the median narrows that where prices are revised within the window, at the cost of
-   at most a week (half the window) of lag when a vendor really re-prices a region.
-   wander_pp is half the range of the daily ratios over the last 28 days, in percentage points:
-   how far the line's ratio has been seen to move (a vendor's own dips, trends and currency moves
-   hit both sides alike and cancel in the ratio). A line paired on one day only (a new install)
-   has windows of that day: window_days = 1, wander_pp = 0. Incremental by day: a row reads its own
-   day and the 27 before, never a later one, so an incremental build rebuilds the days from
-   since_day() on and reads 27 days more (a full build: every day). */
+   at most a week (half the window) of lag when a vendor really re-prices a region. wander_pp is
+   half the range of the daily ratios over the last 28 days, in percentage points: how far the
+   line's ratio has been seen to move (a vendor's own dips, trends and currency moves hit both
+   sides alike and cancel in the ratio). A line paired on one day only (a new install) has windows
+   of that day: window_days = 1, wander_pp = 0. Incremental by day: a row reads its own day and the
+   27 before, never a later one, so an incremental build rebuilds the days from since_day() on and
+   reads 27 days more (a full build: every day). */
 -- incremental: observed_date
 with settings as (
     select since_day() as since
@@ -36,7 +36,7 @@ windowed as (
     cross join settings as s
     window
         line as (
-            partition by p.vendor, p.offer_line, p.country, p.region_group
+            partition by p.vendor, p.offer_line, p.machine_config, p.country, p.region_group
             order by p.observed_date
         ),
         -- the median's window: the day and the 13 before
@@ -49,6 +49,7 @@ select
     observed_date,
     vendor,
     offer_line,
+    machine_config,                                     -- as in int_regional_pairs
     gpu_model,
     gpu_fraction,
     offer_kind,

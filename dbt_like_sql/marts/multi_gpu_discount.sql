@@ -2,12 +2,15 @@
    its price per GPU-hour against the cheapest whole single card of the same source, vendor,
    region, card model and variant (an unnamed variant pairs only with an unnamed one), offer kind
    and billing period that day: the two offers differ only in how many cards they rent. A server
-   without such a single card that day has no row. The pairs:
+   without such a single card that day has no row. The machine (vCPUs, memory, disk per GPU) must
+   match too; a held pair (two machines, a machine not stated, a ratio outside the plausible range
+   of intermediate.int_pair_rules) is in marts.held_pairs, with its reason, not here. The pairs:
    intermediate.int_like_for_like_pairs. Incremental by day: a row depends on its own day only (an
    incremental build reads the rebuilt days; since_day() is 0001-01-01 in a full build). */
 -- grain: server_offer_id, day
 -- audit: server_has_cards: server_gpu_count <= 1
 -- audit: prices_positive: least(server_price_cny_per_gpu_hour, single_price_cny_per_gpu_hour) <= 0
+-- audit: not_itself: server_offer_id = single_offer_id
 -- incremental: day
 select
     observed_date as day,
@@ -36,6 +39,7 @@ select
 from intermediate.int_like_for_like_pairs
 where comparison = 'multi_gpu'
     and observed_date >= since_day()
+    and held_reason is null  -- a held pair is in marts.held_pairs, with its reason
     and partner_price_cny_per_gpu_hour > 0
 order by
     day, gpu_model, source, region_code, offer_kind, billing_period, server_gpu_count,

@@ -1,8 +1,12 @@
 /* Regional discount: one row per card, offer kind, billing period, day and region (country and
    region group: province in China, country elsewhere) with whole-card offers (gpu_fraction 1, any
    GPU count): how much cheaper the region is than the reference (China: tier-1 cities; elsewhere:
-   the US) at the SAME vendor for the same offer line. A line's ratio (region / reference) is the
-   median of its daily ratios over its paired days of the trailing 14 days
+   the US) at the SAME vendor for the same offer line and configuration (machine per GPU, else
+   SKU), the reference taken outside the region itself: a region that is the whole reference (the
+   US; a card listed in one region only) has no row, its reason in marts.held_pairs, and a ratio
+   outside the plausible range (intermediate.int_pair_rules) is held there too. A line's ratio
+   (region / reference) is the median of its daily ratios over its paired days of the trailing 14
+   days
    (intermediate.int_regional_line_window; one day on a new install); a vendor's ratio is the
    median of its line ratios; the region's ratio is the median across the vendors paired that
    day, so a vendor with many lines or many regional copies counts once, and a vendor present on
@@ -15,6 +19,7 @@
    earlier days only; since_day() is 0001-01-01 in a full build). */
 -- grain: gpu_model, offer_kind, billing_period, day, country, region_group
 -- audit: ratio_in_order: ratio_low > ratio_high
+-- audit: not_its_own_reference: list_contains(reference_region_groups, region_group)
 -- incremental: day
 with settings as (
     -- the least wander assumed of one list price around its level (%), until the market has
@@ -27,6 +32,7 @@ pairs as (
     from intermediate.int_regional_pairs
     where gpu_fraction = 1
         and observed_date >= since_day()
+        and not own_reference       -- a region is never its own reference (marts.held_pairs)
 ),
 
 windows as (
@@ -69,6 +75,7 @@ vendor_ratios as (
         on p.observed_date = w.observed_date
         and p.vendor = w.vendor
         and p.offer_line = w.offer_line
+        and p.machine_config = w.machine_config
         and p.country = w.country
         and p.region_group = w.region_group
     group by
@@ -91,7 +98,10 @@ evidence as (
             list(region_offer_ids || reference_offer_ids) filter (where price_ratio is not null)
         )), 0) as offers,
         coalesce(sum(distinct_offers) filter (where price_ratio is not null), 0)
-            as distinct_offers
+            as distinct_offers,
+        list_sort(list_distinct(flatten(
+            list(reference_region_groups) filter (where price_ratio is not null)
+        ))) as reference_region_groups
     from pairs
     group by observed_date, gpu_model, offer_kind, billing_period, country, region_group
 ),
@@ -126,6 +136,7 @@ select
     e.region_group,                                     -- province in China, country elsewhere
     'same vendor' as comparison,                        -- each vendor against itself
     e.reference,                                        -- 'CN tier-1 cities' | 'US'
+    e.reference_region_groups,                          -- where the reference prices are from
     e.vendors,                                          -- vendors with whole cards in the region
     e.vendors_paired,                                   -- ... that also list the line there
     e.offers,                                           -- distinct offer ids paired (both sides)

@@ -2,12 +2,15 @@
    price against the cheapest whole single card of the same source, vendor, region, card model and
    variant (SXM/PCIe/NVL; an unnamed variant pairs only with an unnamed one), offer kind and
    billing period that day. The two offers differ only in how much of the card they rent. A slice
-   without such a whole card that day has no row. The pairs: intermediate.int_like_for_like_pairs.
-   Incremental by day: a row depends on its own day only (an incremental build reads the rebuilt
-   days; since_day() is 0001-01-01 in a full build). */
+   without such a whole card that day has no row. The machine (vCPUs, memory, disk per GPU) must
+   match too; a held pair (two machines, a machine not stated, a ratio outside the plausible range
+   of intermediate.int_pair_rules) is in marts.held_pairs, with its reason, not here. The pairs:
+   intermediate.int_like_for_like_pairs. Incremental by day: a row depends on its own day only (an
+   incremental build reads the rebuilt days; since_day() is 0001-01-01 in a full build). */
 -- grain: slice_offer_id, day
 -- audit: is_a_slice: gpu_fraction <= 0 or gpu_fraction >= 1
 -- audit: prices_positive: least(slice_price_cny_per_hour, whole_price_cny_per_hour) <= 0
+-- audit: not_itself: slice_offer_id = whole_offer_id
 -- incremental: day
 select
     observed_date as day,
@@ -39,4 +42,5 @@ select
 from intermediate.int_like_for_like_pairs
 where comparison = 'slice_to_whole'
     and observed_date >= since_day()
+    and held_reason is null  -- a held pair is in marts.held_pairs, with its reason
 order by day, gpu_model, source, region_code, gpu_fraction, slice_offer_id

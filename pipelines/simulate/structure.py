@@ -313,7 +313,9 @@ def _gap_clones(df: pd.DataFrame, gap: RegionalGap, pricer: Pricer, clone_of: di
         while offer_id in taken:
             offer_id, n = f"{ids[ref]}#{slug}-{n}", n + 1
         taken.add(offer_id)
-        row.update(offer_id=offer_id, sku=f"{row['sku']}#{slug}", noise_key=offer_id)
+        # the clone keeps its SKU: the same instance type listed in another region, so the
+        # regional pair is one configuration (int_regional_pairs) even where no machine is stated
+        row.update(offer_id=offer_id, noise_key=offer_id)
         clone_of[offer_id] = ids[ref]
         rows.append(row)
     return rows

@@ -23,6 +23,9 @@ DAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
 # The test clock: ages count to the day after DAY (price_reference_day()), whatever the real date,
 # so an offer seen on DAY stays within the horizon of "now" (marts.cheapest_offers) for good.
 TODAY = (DAY + timedelta(days=1)).date()
+# A test offer's machine per whole-GPU equivalent (vcpus, memory_gib; disk not stated): one
+# configuration class, as like-for-like pairs require (intermediate.int_pair_rules).
+MACHINE_PER_GPU = {"vcpus": Decimal("12"), "memory_gib": Decimal("96")}
 # The columns whose values tell one offer from another (hashed into offer_id).
 OFFER_KEY = ("source", "vendor", "region_code", "sku", "gpu_model", "gpu_count", "gpu_fraction",
              "offer_kind", "billing_period")
@@ -70,6 +73,11 @@ def obs(price: float | str, *, offer_key: tuple[str, ...] = OFFER_KEY, **overrid
     row.update(overrides)
     row["gpu_fraction"] = Decimal(str(row["gpu_fraction"]))
     row.setdefault("vram_gb", Decimal("80") * row["gpu_fraction"])
+    # the machine, per whole-GPU equivalent alike on every offer (MACHINE_PER_GPU), so that
+    # like-for-like pairs match in configuration unless a test says otherwise
+    gpus = row["gpu_count"] * row["gpu_fraction"]
+    for column, per_gpu in MACHINE_PER_GPU.items():
+        row.setdefault(column, per_gpu * gpus)
     row.setdefault("sku", f"{row['gpu_model']} {row['gpu_count']}x{row['gpu_fraction']:g} "
                           f"{row['offer_kind']} {row['billing_period']}")
     row["price_amount"] = Decimal(str(price))

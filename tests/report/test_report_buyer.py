@@ -11,7 +11,19 @@ from pipelines.report.charts import FONT_STACK
 from pipelines.report.sections import simulated
 from pipelines.report.signals import regional_discount
 from pipelines.report.tables import Cell
-from tests.helpers.report_market import LAST_DAY, build_database, build_page, market
+from tests.helpers.report_market import (
+    FRANKFURT,
+    LAST_DAY,
+    build_database,
+    build_page,
+    market,
+    obs,
+)
+
+# Test Cloud's A100 in Frankfurt too: Germany priced against the same cloud's US price (the US,
+# the reference itself, and Beijing, the only tier-1 city, have no regional row of their own)
+GERMANY = obs(16, **FRANKFURT, source="cloud_test", vendor="Test Cloud",
+              vendor_kind="hyperscaler", url="https://cloud.example/pricing")
 
 
 def test_vendor_names_reach_plotly_as_text_never_as_its_tags():
@@ -32,12 +44,13 @@ def test_card_history_has_a_chart_per_card_with_a_line_per_vendor(tmp_path):
 
 
 def test_regional_grid_names_a_region_not_the_country_code_outside_china(tmp_path):
-    db = build_database(tmp_path / "prices.db", market(LAST_DAY))
+    db = build_database(tmp_path / "prices.db", [*market(LAST_DAY), GERMANY])
     with duckdb.connect(str(db), read_only=True) as con:
         grid = regional_discount(con)["table"]
     regions = {row[0]: row[1] for row in grid.rows}
-    assert regions["US"].text == "Virginia"          # the mart's group is "US"
-    assert regions["CN"] in {"Beijing", "Inner Mongolia", "Guizhou"}   # provinces as they are
+    assert regions["DE"].text == "Hesse"             # the mart's group is "DE"
+    assert "US" not in regions                       # the reference is never its own
+    assert regions["CN"] in {"Inner Mongolia", "Guizhou"}   # provinces as they are
 
 
 def test_banner_only_on_a_simulated_database(tmp_path):
@@ -67,7 +80,7 @@ def test_font_stack_covers_chinese_on_windows_macos_and_linux(tmp_path):
 
 
 def test_regional_grid_states_the_error_to_expect_on_each_discount(tmp_path):
-    db = build_database(tmp_path / "prices.db", market(LAST_DAY))
+    db = build_database(tmp_path / "prices.db", [*market(LAST_DAY), GERMANY])
     with duckdb.connect(str(db), read_only=True) as con:
         grid = regional_discount(con)["table"]
         [(bound,)] = con.execute("select max(error_bound_pp) from marts.regional_discount "

@@ -121,9 +121,12 @@ def test_a_template_never_counts_and_never_blocks_a_real_offer(con):
     claim = records(con, "select distinct_offers from marts.market_claims "
                          "where claim_id = 'a100_80gb_beijing_hourly'")
     assert claim == [{"distinct_offers": 1}]
-    # the template's Inner Mongolia price (25 % below) pairs with nothing: only the real offer
-    assert records(con, "select region_group, vendors, offers from marts.regional_discount") == [
-        {"region_group": "Beijing", "vendors": 1, "offers": 1}]
+    # the template's Inner Mongolia price (25 % below) pairs with nothing; the real offer's
+    # Beijing is the whole reference, never its own: no row, its reason in marts.held_pairs
+    assert records(con, "select region_group, vendors, offers from marts.regional_discount") == []
+    assert records(con, "select vendor, region_group, held_reason from marts.held_pairs") == [
+        {"vendor": "template (no public price page found)", "region_group": "Beijing",
+         "held_reason": "the region is the reference itself: no other region of the reference"}]
 
 
 def test_a_template_does_not_vote_on_the_market_a_price_is_judged_against(con):
@@ -220,7 +223,7 @@ def test_regional_discount_counts_the_direct_offer_once(con):
         con, "select offer_id from marts.latest_prices where counted")}
     paired = records(con, "select region_offer_ids, reference_offer_ids "
                           "from intermediate.int_regional_pairs")
-    assert {i for p in paired for i in p["region_offer_ids"] + p["reference_offer_ids"]} \
+    assert {i for p in paired for i in p["region_offer_ids"] + (p["reference_offer_ids"] or [])} \
         <= counted_ids
 
 

@@ -44,7 +44,8 @@ def test_marts_have_the_contract_columns(con):
         "slice_vram_gb whole_offer_id slice_price_cny_per_hour whole_price_cny_per_hour "
         "slice_to_whole_ratio per_gpu_premium",
         "regional_discount": "day gpu_model offer_kind billing_period country region_group "
-        "comparison reference vendors vendors_paired offers distinct_offers "
+        "comparison reference reference_region_groups vendors vendors_paired offers "
+        "distinct_offers "
         "median_price_cny_per_gpu_hour reference_price_cny_per_gpu_hour ratio_low ratio_high "
         "discount_pct error_bound_pp window_days",
         "month_end_dip": "month local_time_zone source vendor gpu_model gpu_variant region_code "
@@ -126,13 +127,15 @@ def test_regional_discount_against_tier1_cities(con):
                 obs("46.5", vendor="NM IDC", source="nm_idc", **ULANQAB),
                 obs(10, gpu_fraction=0.25, vendor="NM IDC", source="nm_idc", **ULANQAB)])
     rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
-    assert set(rows) == {"Beijing", "Inner Mongolia"}
-    beijing, mongolia = rows["Beijing"], rows["Inner Mongolia"]
-    assert (beijing["vendors"], beijing["vendors_paired"], beijing["offers"]) == (3, 3, 3)
-    assert beijing["median_price_cny_per_gpu_hour"] == Decimal("62")
-    assert beijing["reference"] == "CN tier-1 cities"
-    assert beijing["reference_price_cny_per_gpu_hour"] == Decimal("62")
-    assert beijing["discount_pct"] == approx(0.0)
+    # Beijing is the whole reference: never its own, so no row, its reason in marts.held_pairs
+    assert set(rows) == {"Inner Mongolia"}
+    mongolia = rows["Inner Mongolia"]
+    held = records(con, "select distinct held_reason from marts.held_pairs "
+                        "where comparison = 'regional' and region_group = 'Beijing'")
+    assert held == [{"held_reason": "the region is the reference itself: "
+                                    "no other region of the reference"}]
+    assert mongolia["reference"] == "CN tier-1 cities"
+    assert mongolia["reference_region_groups"] == ["Beijing"]
     # the slice is not a whole card; the pair is NM IDC's Ulanqab card against its Beijing card
     assert (mongolia["vendors"], mongolia["vendors_paired"], mongolia["offers"]) == (1, 1, 2)
     assert mongolia["median_price_cny_per_gpu_hour"] == Decimal("46.5")
@@ -144,26 +147,28 @@ def test_regional_discount_against_tier1_cities(con):
 
 
 def test_a_replicated_price_does_not_outweigh_other_vendors(con):
-    replicated = [obs(10, vendor="Copycat", source="copycat", **us(f"State {i}", f"us-{i}"))
-                  for i in range(10)]
+    def germany(i: int) -> dict:
+        return {"region_code": f"de-{i}", "country": "DE", "province_or_state": f"State {i}",
+                "city": None, "is_tier1_city": False}
+
+    replicated = [obs(12, vendor="Copycat", source="copycat", **germany(i)) for i in range(10)]
     build(con, [*replicated,
+                obs(20, vendor="Copycat", source="copycat", **us("Virginia", "us-east-1")),
                 obs(30, vendor="Cloud B", source="cloud_b", **us("Virginia", "us-east-1")),
-                obs(32, vendor="Cloud C", source="cloud_c", **us("Oregon", "us-west-2")),
-                obs(34, vendor="Cloud C", source="cloud_c", **us("Ohio", "us-east-2")),
-                obs(24, vendor="Cloud B", source="cloud_b", **FRANKFURT)])
+                obs(24, vendor="Cloud B", source="cloud_b", **FRANKFURT),
+                obs(40, vendor="Cloud C", source="cloud_c", **us("Oregon", "us-west-2")),
+                obs(32, vendor="Cloud C", source="cloud_c", **germany(1)),
+                obs(34, vendor="Cloud C", source="cloud_c", **germany(2))])
     rows = {r["region_group"]: r for r in records(con, "select * from marts.regional_discount")}
-    usa, germany = rows["US"], rows["DE"]
-    assert (usa["offers"], usa["vendors"], usa["vendors_paired"]) == (13, 3, 3)
-    assert usa["distinct_offers"] == 4                # Copycat's ten copies of 10 CNY count once
-    # per vendor first: Copycat 10, Cloud B 30, Cloud C 33 -> 30 (the median over offers is 10)
-    assert usa["median_price_cny_per_gpu_hour"] == Decimal("30")
-    assert usa["reference"] == "US" and usa["reference_price_cny_per_gpu_hour"] == Decimal("30")
-    assert usa["discount_pct"] == approx(0.0)
-    # Germany: only Cloud B lists there, so only its own US price is the reference
-    assert germany["reference"] == "US"
-    assert (germany["vendors_paired"], germany["offers"], germany["distinct_offers"]) == (1, 2, 2)
-    assert germany["reference_price_cny_per_gpu_hour"] == Decimal("30")
-    assert germany["discount_pct"] == approx(20.0)
+    # the US is the whole reference: never its own, so no row (marts.held_pairs says why)
+    assert set(rows) == {"DE"}
+    row = rows["DE"]
+    assert (row["offers"], row["vendors"], row["vendors_paired"]) == (16, 3, 3)
+    assert row["distinct_offers"] == 7              # Copycat's ten copies of 12 CNY count once
+    # per vendor first: Copycat 0.6, Cloud B 0.8, Cloud C 0.825 -> 0.8 (per offer: 0.6)
+    assert row["discount_pct"] == approx(20.0)
+    assert (row["ratio_low"], row["ratio_high"]) == (approx(0.6), approx(0.825))
+    assert row["reference"] == "US" and row["reference_region_groups"] == ["US"]
 
 
 def test_replicated_offers_inside_one_region_count_once(con):
@@ -220,14 +225,17 @@ def test_spot_discount_pairs_each_spot_offer(con):
     assert sku["spot_to_on_demand_ratio"] == approx(4 / 12)
 
 
-def test_spot_dearer_than_on_demand_stays_with_a_negative_discount(con):
+def test_spot_dearer_than_on_demand_is_held_with_its_reason(con):
+    """Spot above the same instance's on-demand price is outside the plausible range
+    (intermediate.int_pair_rules): held in marts.held_pairs, not published."""
     build(con, [obs(10, source="gcp", vendor="GCP", **us("Iowa", "us-central1")),
                 obs(11, source="gcp", vendor="GCP", offer_kind="spot",
                     **us("Iowa", "us-central1"))])
-    [row] = records(con, "select * from marts.spot_discount")
-    assert row["spot_to_on_demand_ratio"] == approx(1.1)
-    assert row["spot_discount_pct"] == approx(-10.0)
-    assert row["region_group"] == "US"
+    assert records(con, "select * from marts.spot_discount") == []
+    [held] = records(con, "select * from marts.held_pairs where comparison = 'spot'")
+    assert (held["comparison"], held["ratio"]) == ("spot", approx(1.1))
+    assert held["held_reason"] == ("ratio 1.1 outside the plausible range 0.05-1.0 "
+                                   "(intermediate.int_pair_rules)")
 
 
 # -- monthly_vs_hourly_saving ------------------------------------------------------------------
