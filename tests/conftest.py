@@ -84,13 +84,25 @@ def con() -> duckdb.DuckDBPyConnection:
 
 
 # The suite's order under `-n 2 --dist loadfile --no-loadscope-reorder` (Makefile): the longest
-# files first (each a few tests that make several real runs; measured with --durations), then every
-# other file with an end-to-end test, then the rest in their own order. Long files then run beside
-# each other while both workers are fresh, and the thousands of short tests even out the end;
-# xdist's default order (most tests first) left the longest files to the end, one worker alone.
-LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py", "tests/faults/test_crash_safety.py",
-                 "tests/e2e/test_job_on_snapshots.py", "tests/e2e/test_bad_input.py",
-                 "tests/faults/test_concurrent_runs.py", "tests/faults/test_hostile_input.py")
+# files first, longest of all first (each a few tests that make several real runs; their totals
+# from the end-to-end tier's --durations on clean clones, docs/scaling.md), then every other file
+# with an end-to-end test, then the rest in their own order. Long files then run beside each other
+# while both workers are fresh, and the many short ones even out the end; xdist's default order
+# (most tests first) left the longest files to the end, one worker alone. A worker takes its next
+# file early when 2 or fewer tests of its current one are left, so the first files' shared runs
+# (crash safety's two-source run, the record run's default run) are not asked for by both at once.
+LONGEST_FIRST = ("tests/faults/test_crash_safety.py",          # ~330 s: 6 killed runs and reruns
+                 "tests/backfill/test_record_run.py",          # 130-225 s: the record's first run
+                 "tests/e2e/test_job_on_snapshots.py",         # ~160 s: the snapshot run, 4 reruns
+                 "tests/e2e/test_bad_input.py",                # ~95 s
+                 "tests/e2e/test_index_run.py",                # 65-90 s
+                 "tests/cli/test_check_sources.py",            # 75-95 s: every source probed
+                 "tests/faults/test_hostile_input.py",         # ~75 s
+                 "tests/e2e/test_multiprocess_executor.py",    # ~70 s
+                 "tests/e2e/test_soak.py",                     # ~65 s
+                 "tests/bench/test_bench.py",                  # ~55 s
+                 "tests/e2e/test_price_basis_page.py",         # ~50 s
+                 "tests/faults/test_concurrent_runs.py")       # ~40 s
 
 # Every id this session collected, by tier, before `--tier` kept one (tests/test_tiers.py).
 COLLECTED_BY_TIER = pytest.StashKey[dict[str, list[str]]]()
