@@ -17,6 +17,7 @@ from spiders.replay_server import ReplayServer
 from tests.helpers import tiers
 from tests.helpers.observations import TODAY
 from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
+from tests.helpers.shared import session_root
 
 # Every `gpuprices run` of the suite would load the public price record first (~25 s, 29k
 # offers); the record's own tests (tests/backfill/test_record*.py) turn it on where they need it.
@@ -29,32 +30,26 @@ def replay_server():
         yield server
 
 
-def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's temp root, common to all its xdist workers (each has its own basetemp)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session")
 def snapshot_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` over every bundled snapshot, opt-in ones too (GPUPRICES_OPT_IN=all: the
     tests of the pipeline's mechanics use the illustrative fixtures), once per test session (all
     its workers)."""
-    return shared_run(_shared_root(tmp_path_factory) / "snapshot_run")
+    return shared_run(session_root(tmp_path_factory) / "snapshot_run")
 
 
 @pytest.fixture(scope="session")
 def default_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` as a new user runs it: no source opted in (GPUPRICES_OPT_IN unset), once
     per session."""
-    return shared_run(_shared_root(tmp_path_factory) / "default_run", opt_in=None)
+    return shared_run(session_root(tmp_path_factory) / "default_run", opt_in=None)
 
 
 @pytest.fixture(scope="session")
 def two_source_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` over idc_sinnet_bj (HTML) and azure (JSON), the pair the fault and bad-input
     tests start from, once per session."""
-    return shared_run(_shared_root(tmp_path_factory) / "two_source_run", *TWO_SOURCES)
+    return shared_run(session_root(tmp_path_factory) / "two_source_run", *TWO_SOURCES)
 
 
 @pytest.fixture
