@@ -84,13 +84,14 @@ def con() -> duckdb.DuckDBPyConnection:
 # with an end-to-end test, then the rest in their own order. Long files then run beside each other
 # while both workers are fresh, and the many short ones even out the end; xdist's default order
 # (most tests first) left the longest files to the end, one worker alone. A worker takes its next
-# file early when 2 or fewer tests of its current one are left, so the first files' shared runs
-# (crash safety's two-source run, the record run's default run) are not asked for by both at once.
+# file early when 2 or fewer tests of its current one are left. Files that start from the same
+# shared run are kept apart (the index run between the two on the snapshot run), so that one
+# worker seldom waits on the lock while the other makes it.
 LONGEST_FIRST = ("tests/faults/test_crash_safety.py",          # ~330 s: 6 killed runs and reruns
                  "tests/backfill/test_record_run.py",          # 130-225 s: the record's first run
                  "tests/e2e/test_job_on_snapshots.py",         # ~160 s: the snapshot run, 4 reruns
-                 "tests/e2e/test_bad_input.py",                # ~95 s
-                 "tests/e2e/test_index_run.py",                # 65-90 s
+                 "tests/e2e/test_index_run.py",                # 65-90 s: on the two-source run
+                 "tests/e2e/test_bad_input.py",                # ~95 s: on the snapshot run
                  "tests/cli/test_check_sources.py",            # 75-95 s: every source probed
                  "tests/faults/test_hostile_input.py",         # ~75 s
                  "tests/e2e/test_multiprocess_executor.py",    # ~70 s
