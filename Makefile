@@ -81,7 +81,7 @@ deploy-local-stop:
 
 # The deploy tier: the tests that start that topology (schedule ticks every minute, a killed run
 # worker, a restarted daemon, the multiprocess executor under the daemon), apart from the other
-# tiers because they wait on the clock; .ci/run runs it last.
+# tiers because they wait on the clock; .ci/run runs it beside test-e2e, which uses those waits.
 test-deploy: setup
 	@$(BIN)/python -m pipelines.deploy install
 	@$(PYTEST) -rP --tier deploy $(PYTEST_ARGS)
@@ -116,13 +116,18 @@ sql: setup
 # Lint: ruff on the Python (rules in pyproject.toml [tool.ruff]), sqlfluff on every .sql file
 # (DuckDB dialect, rules in .sqlfluff): the models and docs/coverage.sql, then the SQL that Python
 # runs, whose `?`, `$name` and `{name}` parameters .sqlfluff-parameters stands values in for
-# (tests/test_one_home_sql.py checks no .sql file is left out). All run before any fails.
+# (tests/test_one_home_sql.py checks no .sql file is left out). All run before any fails. The two
+# sqlfluff passes, each one process for half a minute, run side by side on the two cores; their
+# output is printed in order once both are done.
 lint: setup
-	@status=0; \
+	@status=0; out=$$(mktemp -d); \
+	$(BIN)/sqlfluff lint dbt_like_sql docs >$$out/models 2>&1 & models=$$!; \
+	$(BIN)/sqlfluff lint --config .sqlfluff-parameters pipelines tests/workshop >$$out/python 2>&1 \
+	  & python=$$!; \
 	$(BIN)/ruff check pipelines spiders tests || status=1; \
-	$(BIN)/sqlfluff lint dbt_like_sql docs || status=1; \
-	$(BIN)/sqlfluff lint --config .sqlfluff-parameters pipelines tests/workshop || status=1; \
-	exit $$status
+	wait $$models || status=1; cat $$out/models; \
+	wait $$python || status=1; cat $$out/python; \
+	rm -rf $$out; exit $$status
 
 # Known vulnerabilities in the pinned dependencies (pip-audit in its own venv: it is a tool, not a
 # dependency of the project). Offline, it says it was skipped rather than claiming a clean bill.

@@ -17,6 +17,7 @@ from spiders.replay_server import ReplayServer
 from tests.helpers import tiers
 from tests.helpers.observations import TODAY
 from tests.helpers.runs import TWO_SOURCES, SharedRun, shared_run
+from tests.helpers.shared import session_root
 
 # Every `gpuprices run` of the suite would load the public price record first (~25 s, 29k
 # offers); the record's own tests (tests/backfill/test_record*.py) turn it on where they need it.
@@ -29,32 +30,26 @@ def replay_server():
         yield server
 
 
-def _shared_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The session's temp root, common to all its xdist workers (each has its own basetemp)."""
-    base = tmp_path_factory.getbasetemp()
-    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-
-
 @pytest.fixture(scope="session")
 def snapshot_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` over every bundled snapshot, opt-in ones too (GPUPRICES_OPT_IN=all: the
     tests of the pipeline's mechanics use the illustrative fixtures), once per test session (all
     its workers)."""
-    return shared_run(_shared_root(tmp_path_factory) / "snapshot_run")
+    return shared_run(session_root(tmp_path_factory) / "snapshot_run")
 
 
 @pytest.fixture(scope="session")
 def default_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` as a new user runs it: no source opted in (GPUPRICES_OPT_IN unset), once
     per session."""
-    return shared_run(_shared_root(tmp_path_factory) / "default_run", opt_in=None)
+    return shared_run(session_root(tmp_path_factory) / "default_run", opt_in=None)
 
 
 @pytest.fixture(scope="session")
 def two_source_run(tmp_path_factory: pytest.TempPathFactory) -> SharedRun:
     """`gpuprices run` over idc_sinnet_bj (HTML) and azure (JSON), the pair the fault and bad-input
     tests start from, once per session."""
-    return shared_run(_shared_root(tmp_path_factory) / "two_source_run", *TWO_SOURCES)
+    return shared_run(session_root(tmp_path_factory) / "two_source_run", *TWO_SOURCES)
 
 
 @pytest.fixture
@@ -84,13 +79,26 @@ def con() -> duckdb.DuckDBPyConnection:
 
 
 # The suite's order under `-n 2 --dist loadfile --no-loadscope-reorder` (Makefile): the longest
-# files first (each a few tests that make several real runs; measured with --durations), then every
-# other file with an end-to-end test, then the rest in their own order. Long files then run beside
-# each other while both workers are fresh, and the thousands of short tests even out the end;
-# xdist's default order (most tests first) left the longest files to the end, one worker alone.
-LONGEST_FIRST = ("tests/e2e/test_multiprocess_executor.py", "tests/faults/test_crash_safety.py",
-                 "tests/e2e/test_job_on_snapshots.py", "tests/e2e/test_bad_input.py",
-                 "tests/faults/test_concurrent_runs.py", "tests/faults/test_hostile_input.py")
+# files first, longest of all first (each a few tests that make several real runs; their totals
+# from the end-to-end tier's --durations on clean clones, docs/scaling.md), then every other file
+# with an end-to-end test, then the rest in their own order. Long files then run beside each other
+# while both workers are fresh, and the many short ones even out the end; xdist's default order
+# (most tests first) left the longest files to the end, one worker alone. A worker takes its next
+# file early when 2 or fewer tests of its current one are left. Files that start from the same
+# shared run are kept apart (the index run between the two on the snapshot run), so that one
+# worker seldom waits on the lock while the other makes it.
+LONGEST_FIRST = ("tests/faults/test_crash_safety.py",          # ~330 s: 6 killed runs and reruns
+                 "tests/backfill/test_record_run.py",          # 130-225 s: the record's first run
+                 "tests/e2e/test_job_on_snapshots.py",         # ~160 s: the snapshot run, 4 reruns
+                 "tests/e2e/test_index_run.py",                # 65-90 s: on the two-source run
+                 "tests/e2e/test_bad_input.py",                # ~95 s: on the snapshot run
+                 "tests/cli/test_check_sources.py",            # 75-95 s: every source probed
+                 "tests/faults/test_hostile_input.py",         # ~75 s
+                 "tests/e2e/test_multiprocess_executor.py",    # ~70 s
+                 "tests/e2e/test_soak.py",                     # ~65 s
+                 "tests/bench/test_bench.py",                  # ~55 s
+                 "tests/e2e/test_price_basis_page.py",         # ~50 s
+                 "tests/faults/test_concurrent_runs.py")       # ~40 s
 
 # Every id this session collected, by tier, before `--tier` kept one (tests/test_tiers.py).
 COLLECTED_BY_TIER = pytest.StashKey[dict[str, list[str]]]()

@@ -1,6 +1,7 @@
-"""Archives of the public repositories' shapes, backfilled once per module into a data
-directory that already holds crawled rows (a live aws crawl inside the archives' months and one
-after them): the history lands before existing rows, as a backfill of a running install does."""
+"""Archives of the public repositories' shapes, backfilled once per test session (for all its
+xdist workers: tests/helpers/shared.py) into a data directory that already holds crawled rows (a
+live aws crawl inside the archives' months and one after them): the history lands before existing
+rows, as a backfill of a running install does. Tests read both; one that writes works on a copy."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from tests.backfill.archive_repos import (
     lambda_csv,
     utc,
 )
+from tests.helpers.shared import made_once, session_root
 
 CATALOG_START = utc(2025, 1, 3, 2)
 CATALOG_COMMITS = 300                      # every 7 hours: to 2025-03-31
@@ -82,32 +84,40 @@ def load_live_crawl(root: Path, crawl_id: str, items: list[dict]) -> None:
         con.close()
 
 
-@pytest.fixture(scope="package")
-def archives(tmp_path_factory) -> dict[str, Path]:
-    base = tmp_path_factory.mktemp("archives")
+def _build_archives(base: Path) -> dict[str, Path]:
     return {"skypilot-catalog": build_repo(base / "skypilot-catalog", catalog_commits()),
             "cloud-gpus": build_repo(base / "cloud-gpus", cloud_gpus_commits()),
             "full-stack": build_repo(base / "full-stack", full_stack_commits())}
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="session")
+def archives(tmp_path_factory) -> dict[str, Path]:
+    """The three archives' git repositories: read, never written to."""
+    return made_once(session_root(tmp_path_factory) / "archives", _build_archives)
+
+
+@pytest.fixture(scope="session")
 def backfilled(tmp_path_factory, archives):
     """(data dir, {archive: Stats}) after the live crawls, then every archive, were loaded and
-    the models built after each."""
-    root = tmp_path_factory.mktemp("data")
-    load_live_crawl(root, "aws-20250210T123000-live", [live_aws_item(LIVE_TWIN_AT, "32.7726")])
-    load_live_crawl(root, "aws-20250410T123000-live", [live_aws_item(LIVE_LATER_AT, "32.7726")])
-    assert publish_pending(root) == (True, "")
-    assert build_after(root, MODEL_GROUPS)[0]
-    stats = {}
-    for name, repo in archives.items():
-        started = time.perf_counter()
-        stats[name] = backfill(name, repo, lambda: publish_pending(root), root=root,
-                               chunk_offers=1500)
-        print(f"{name}: {time.perf_counter() - started:.1f} s")
-    ok, message = build_after(root, MODEL_GROUPS)   # the report and feeds: not tested here
-    assert ok, message
-    return root, stats
+    the models built after each: read, never written to (copy it to write)."""
+    def load(root: Path) -> tuple[Path, dict]:
+        root = root / "data"
+        load_live_crawl(root, "aws-20250210T123000-live",
+                        [live_aws_item(LIVE_TWIN_AT, "32.7726")])
+        load_live_crawl(root, "aws-20250410T123000-live",
+                        [live_aws_item(LIVE_LATER_AT, "32.7726")])
+        assert publish_pending(root) == (True, "")
+        assert build_after(root, MODEL_GROUPS)[0]
+        stats = {}
+        for name, repo in archives.items():
+            started = time.perf_counter()
+            stats[name] = backfill(name, repo, lambda: publish_pending(root), root=root,
+                                   chunk_offers=1500)
+            print(f"{name}: {time.perf_counter() - started:.1f} s")
+        ok, message = build_after(root, MODEL_GROUPS)   # the report and feeds: not tested here
+        assert ok, message
+        return root, stats
+    return made_once(session_root(tmp_path_factory) / "backfilled", load)
 
 
 def read(root: Path, sql: str, params=None) -> list[tuple]:

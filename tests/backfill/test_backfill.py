@@ -103,8 +103,9 @@ def test_curated_tables_are_read_whole(backfilled):
                       "where mode = 'archive' order by 1") == [(False, False), (True, True)]
 
 
-def test_a_second_backfill_adds_nothing(backfilled, archives):
-    root, first = backfilled
+def test_a_second_backfill_adds_nothing(backfilled, archives, tmp_path):
+    shared, first = backfilled
+    root = shutil.copytree(shared, tmp_path / "data")     # it writes: on a copy
     before = read(root, "select (select count(*) from observations), (select count(*) from "
                         "raw.crawls), (select count(*) from raw.offers), "
                         "(select count(*) from quarantine)")

@@ -1,7 +1,8 @@
 """The tests that start the deployed topology (Postgres, code server, daemon, webserver) are the
-deploy tier (tests/helpers/tiers.py), run by `make test-deploy`, which `.ci/run` calls after
-`make test` and `make test-e2e`: they wait on minute ticks, and beside the other tiers' workers
-their timings would measure the suite, not the deployment. The rest of tests/deploy/ is fast."""
+deploy tier (tests/helpers/tiers.py), run by `make test-deploy`: they wait on minute ticks, so
+`.ci/run` runs them beside `make test-e2e` (after `make test`), where their waits cost that tier
+little. Their printed FIGURES are then measured beside that tier's workers; `make test-deploy`
+alone measures the deployment. The rest of tests/deploy/ is fast."""
 
 from __future__ import annotations
 

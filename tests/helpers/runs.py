@@ -4,8 +4,6 @@ only read is made once per session and shared by every xdist worker (`shared_run
 
 from __future__ import annotations
 
-import fcntl
-import json
 import os
 import shutil
 import subprocess
@@ -17,6 +15,7 @@ import duckdb
 
 from spiders.default_sources import OPT_IN_ENV
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
+from tests.helpers.shared import made_once
 
 # an HTML source and a paged JSON one: the pair the fault and bad-input tests run
 TWO_SOURCES = ("--source", "idc_sinnet_bj", "--source", "azure")
@@ -69,21 +68,14 @@ class SharedRun:
 
 
 def shared_run(root: Path, *args: str, opt_in: str | None = OPT_IN_ALL) -> SharedRun:
-    """`gpuprices run *args` under `root`, made by whichever process asks first (a file lock:
-    xdist workers share `root`); the others read its recorded outcome. The installed `gpuprices`
-    console script runs it (the other runs in the suite go through `python -m pipelines.cli`)."""
-    root.mkdir(parents=True, exist_ok=True)
-    outcome = root / "outcome.json"
-    with (root / "run.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)          # released when the file closes
-        if not outcome.exists():
-            data_dir = root / "data"
-            proc = subprocess.run([str(Path(sys.executable).parent / "gpuprices"), "run", *args],
-                                  cwd=REPO_ROOT, env=_env(data_dir, SNAPSHOT_DIR, opt_in),
-                                  capture_output=True, text=True, timeout=600)
-            outcome.write_text(json.dumps({"data_dir": str(data_dir),
-                                           "returncode": proc.returncode,
-                                           "stdout": proc.stdout, "stderr": proc.stderr}),
-                               encoding="utf-8")
-    recorded = json.loads(outcome.read_text(encoding="utf-8"))
-    return SharedRun(Path(recorded.pop("data_dir")), **recorded)
+    """`gpuprices run *args` under `root`, made once per session by whichever process asks first
+    (tests/helpers/shared.py: xdist workers share `root`); the others read its outcome. The
+    installed `gpuprices` console script runs it (the other runs in the suite go through
+    `python -m pipelines.cli`)."""
+    def run(root: Path) -> SharedRun:
+        data_dir = root / "data"
+        proc = subprocess.run([str(Path(sys.executable).parent / "gpuprices"), "run", *args],
+                              cwd=REPO_ROOT, env=_env(data_dir, SNAPSHOT_DIR, opt_in),
+                              capture_output=True, text=True, timeout=600)
+        return SharedRun(data_dir, proc.returncode, proc.stdout, proc.stderr)
+    return made_once(root, run)
