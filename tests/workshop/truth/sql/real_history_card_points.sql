@@ -2,7 +2,7 @@
 -- name their record (the `source` column): one record per point, the line broken where
 -- starts_segment. The calendars: the SQL of intermediate.int_source_calendars (the cadences).
 with calendars as (
-{calendars}
+    {calendars}
 )
 
 select

@@ -3,7 +3,7 @@
 -- point's records are the sources whose cheapest offer that day is the price it draws.
 -- The calendars: the SQL of intermediate.int_source_calendars (the cadences).
 with calendars as (
-{calendars}
+    {calendars}
 ),
 
 daily as (

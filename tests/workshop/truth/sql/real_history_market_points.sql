@@ -3,7 +3,7 @@
 -- starts_segment, a vendor-set change marked where vendor_set_changed.
 -- The calendars: the SQL of intermediate.int_source_calendars (the cadences).
 with calendars as (
-{calendars}
+    {calendars}
 ),
 
 cadences as (

@@ -4,7 +4,7 @@
 -- or an archive) with hourly offers of the family that day, an upper bound of the ones in its
 -- series. The calendars: the SQL of intermediate.int_source_calendars (the cadences).
 with calendars as (
-{calendars}
+    {calendars}
 ),
 
 present as (
