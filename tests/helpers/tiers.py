@@ -34,6 +34,11 @@ END_TO_END = (
     "tests/backfill/test_record.py::"
     "test_the_bundled_record_is_what_the_builder_makes_from_the_same_clones",
     "tests/bench",                                    # `make bench`'s figures, measured
+    # every model built hour by hour against a full rebuild (the whole DAG, twice)
+    "tests/sql/test_incremental_marts.py::"
+    "test_every_model_built_incrementally_equals_a_full_rebuild",
+    # `make truth`'s grid of simulated histories, each published and scored
+    "tests/truth/test_truth_grid.py::test_a_tiny_grid_writes_every_key",
     "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
     "tests/pipelines/test_crawl_many.py",
     "tests/pipelines/test_executor_choice.py",       # the executors' step processes, started
