@@ -81,7 +81,7 @@ deploy-local-stop:
 
 # The deploy tier: the tests that start that topology (schedule ticks every minute, a killed run
 # worker, a restarted daemon, the multiprocess executor under the daemon), apart from the other
-# tiers because they wait on the clock; .ci/run runs it beside test-e2e, which uses those waits.
+# tiers because they wait on the clock; .ci/run runs it last, alone.
 test-deploy: setup
 	@$(BIN)/python -m pipelines.deploy install
 	@$(PYTEST) -rP --tier deploy $(PYTEST_ARGS)

@@ -1,8 +1,8 @@
 """The tests that start the deployed topology (Postgres, code server, daemon, webserver) are the
 deploy tier (tests/helpers/tiers.py), run by `make test-deploy`: they wait on minute ticks, so
-`.ci/run` runs them beside `make test-e2e` (after `make test`), where their waits cost that tier
-little. Their printed FIGURES are then measured beside that tier's workers; `make test-deploy`
-alone measures the deployment. The rest of tests/deploy/ is fast."""
+they are a tier of their own, which `.ci/run` runs last, alone (beside the end-to-end tier a
+deployment stopped by Ctrl-C was not down within its bound). The rest of tests/deploy/ is
+fast."""
 
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ END_TO_END = (
 )
 
 # The deployed topology (Postgres, code server, daemon, webserver): they wait on the schedule's
-# minute ticks (`.ci/run` runs them beside the end-to-end tier, whose workers use those waits).
+# minute ticks (`.ci/run` runs them last, alone).
 DEPLOYED = (
     "tests/deploy/test_deploy_command.py",
     "tests/deploy/test_local_topology.py",
