@@ -114,7 +114,8 @@ points as (
     group by chart, gpu_family, series, calendar, day
 ),
 
--- the vendors of a point that its line's previous point did not have, and the other way round
+-- the vendors of a point that its line's previous point did not have, and the other way round:
+-- a vendor listed on only one of the two days (per_vendor has one row per vendor and day)
 set_changes as (
     select
         p.chart,
@@ -122,41 +123,16 @@ set_changes as (
         p.series,
         p.calendar,
         p.day,
-        'joined' as set_change,
+        case when bool_or(v.day = p.day) then 'joined' else 'left' end as set_change,
         v.vendor
     from points as p
     inner join per_vendor as v
         on
         p.chart = v.chart and p.gpu_family = v.gpu_family and p.series = v.series
-        and p.calendar = v.calendar and p.day = v.day
-    where p.previous_day is not null and not exists (
-            select 1
-            from per_vendor as w
-            where
-                w.chart = p.chart and w.gpu_family = p.gpu_family and w.series = p.series
-                and w.calendar = p.calendar and w.day = p.previous_day and w.vendor = v.vendor
-        )
-    union all
-    select
-        p.chart,
-        p.gpu_family,
-        p.series,
-        p.calendar,
-        p.day,
-        'left' as set_change,
-        v.vendor
-    from points as p
-    inner join per_vendor as v
-        on
-        p.chart = v.chart and p.gpu_family = v.gpu_family and p.series = v.series
-        and p.calendar = v.calendar and p.previous_day = v.day
-    where not exists (
-            select 1
-            from per_vendor as w
-            where
-                w.chart = p.chart and w.gpu_family = p.gpu_family and w.series = p.series
-                and w.calendar = p.calendar and w.day = p.day and w.vendor = v.vendor
-        )
+        and p.calendar = v.calendar and v.day in (p.day, p.previous_day)
+    where p.previous_day is not null   -- a line's first point changes no set
+    group by p.chart, p.gpu_family, p.series, p.calendar, p.day, v.vendor
+    having count(*) = 1
 ),
 
 changes as (
