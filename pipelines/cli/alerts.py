@@ -8,17 +8,27 @@ from datetime import UTC, datetime
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from pipelines.cli.exit_codes import EXIT_RUN_FAILED, NoData
+from pipelines.cli.listing import Column, show_listing
 from pipelines.cli.options import MAX_ROWS, TEXT
-from pipelines.cli.output import console
+from pipelines.cli.output import console, listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
 from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import sql_text
 
 STATUSES = ["pending", "sent", "partial", "failed", "all"]
+ALERT_COLUMNS = ("created_at", "rule", "title", "status", "channels", "attempts", "last_error")
+TABLE_COLUMNS = (
+    Column("created", lambda r: f"{r['created_at']:%Y-%m-%d %H:%M}"),
+    Column("rule", lambda r: terminal_text(r["rule"]), rank=2),
+    Column("title", lambda r: terminal_text(r["title"]), wrap=True),
+    Column("status", lambda r: r["status"]),
+    Column("channels", lambda r: terminal_text(r["channels"]), rank=3, wrap=True),
+    Column("attempts", lambda r: str(r["attempts"]), rank=4, justify="right"),
+    Column("last error", lambda r: terminal_text(r["last_error"] or ""), rank=1, wrap=True),
+)
 
 
 def _channels_text(channel_status: str | dict | None) -> str:
@@ -33,8 +43,9 @@ def _channels_text(channel_status: str | dict | None) -> str:
 @click.option("--status", type=click.Choice(STATUSES), default="all", show_default=True,
               help="Only alerts in this delivery state (partial: some channels have it).")
 @click.option("--limit", type=click.IntRange(1, MAX_ROWS), default=20, show_default=True)
+@listing_options("the columns " + ", ".join(ALERT_COLUMNS))
 @click.pass_context
-def alerts_command(ctx: click.Context, status: str, limit: int) -> None:
+def alerts_command(ctx: click.Context, status: str, limit: int, fmt: str, wide: bool) -> None:
     """The latest alerts of the outbox (as of the last published run): rule, title, delivery.
 
     Alerts are detected and delivered by the run itself (rules: pipelines/alerts/alerts.toml;
@@ -47,17 +58,15 @@ def alerts_command(ctx: click.Context, status: str, limit: int) -> None:
                        {"status": None if status == "all" else status, "limit": limit})
     if not rows:
         raise NoData(f"no {'' if status == 'all' else status + ' '}alerts yet")
-    per_channel = [_channels_text(r.get("channel_status")) for r in rows]
-    shown = any(per_channel)   # no column for outboxes from before per-channel status
-    table = Table(title="alerts")
-    for column in ("created", "rule", "title", "status", *(["channels"] if shown else []),
-                   "attempts", "last error"):
-        table.add_column(column, overflow="fold")
-    for r, channels in zip(rows, per_channel, strict=True):
-        table.add_row(f"{r['created_at']:%Y-%m-%d %H:%M}", r["rule"], terminal_text(r["title"]),
-                      r["status"], *([terminal_text(channels)] if shown else []),
-                      str(r["attempts"]), terminal_text(r["last_error"] or ""))
-    console.print(table)
+    listed = [{"created_at": r["created_at"], "rule": r["rule"], "title": r["title"],
+               "status": r["status"], "channels": _channels_text(r.get("channel_status")),
+               "attempts": r["attempts"], "last_error": r["last_error"]} for r in rows]
+    if fmt != "table":
+        write_rows(listed, list(ALERT_COLUMNS), fmt)
+        return
+    shown = any(r["channels"] for r in listed)   # no column for outboxes from before
+    columns = [c for c in TABLE_COLUMNS if shown or c.header != "channels"]
+    show_listing(listed, columns, title="alerts", wide=wide)
 
 
 @alerts_command.command("test")

@@ -23,13 +23,14 @@ import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import click
 
 from pipelines.cli.options import TEXT, FiniteFloatRange, NonEmptyPath
+from pipelines.cli.output import console, listing_options, write_rows
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 
 EXIT_OK, EXIT_CHANGED = 0, 1   # this command's: 1 says a source changed or could not be fetched
@@ -155,12 +156,12 @@ STYLES = {MATCHES: "green", CHANGED: "bold red", FETCH_FAILED: "red", SKIPPED: "
 @click.option("--snapshots", type=NonEmptyPath(exists=True, file_okay=False, path_type=Path),
               default=None, help="Replay these snapshots instead of data/snapshots/ "
                                  "(or GPUPRICES_SNAPSHOT_DIR); not with --live.")
-@click.option("--format", "output_format", type=click.Choice(["table", "json"]),
-              default="table", show_default=True)
+@listing_options("every field of each source's check (in csv and tsv a list's items joined "
+                 "by \"; \")")
 @click.pass_context
 def check_sources_command(ctx: click.Context, live: bool, sources: tuple[str, ...],
                           timeout_seconds: float, snapshots: Path | None,
-                          output_format: str) -> None:
+                          fmt: str, wide: bool) -> None:
     """Check that each source's page still has the shape its spider reads.
 
     Fetches one page of offers per source (the project's User-Agent, robots.txt obeyed, no
@@ -190,37 +191,47 @@ def check_sources_command(ctx: click.Context, live: bool, sources: tuple[str, ..
         snapshot_dir = snapshots or Path(os.environ.get("GPUPRICES_SNAPSHOT_DIR") or SNAPSHOT_DIR)
         with ReplayServer(snapshot_dir) as server:
             results = check_sources(chosen, server.url, timeout_seconds)
-    if output_format == "json":
+    if fmt == "json":
         click.echo(json.dumps([asdict(r) for r in results], ensure_ascii=False, indent=2))
+    elif fmt != "table":
+        rows = [{k: "; ".join(map(str, v)) if isinstance(v, list) else v
+                 for k, v in asdict(r).items()} for r in results]
+        write_rows(rows, [f.name for f in fields(SourceCheck)], fmt)
     else:
-        _print_table(results, "live" if live else "replay")
+        _print_table(results, "live" if live else "replay", wide)
     if any(r.status in (CHANGED, FETCH_FAILED) for r in results):
         ctx.exit(EXIT_CHANGED)
 
 
-def _print_table(results: list[SourceCheck], mode: str) -> None:
+def _page_text(r: SourceCheck) -> str:
+    """The page's host and path (the whole URL is in --format json), its HTTP status, requests."""
     from rich.markup import escape
-    from rich.table import Table
 
-    from pipelines.cli.output import make_console
+    page = "-"
+    if r.page_url:
+        parts = urlsplit(r.page_url)
+        page = escape(f"{parts.netloc}{parts.path}"
+                      + (f" -> HTTP {r.http_status}" if r.http_status else ""))
+    if r.requests > 1:
+        page += f" ({r.requests} requests)"
+    if r.pages_not_fetched:
+        page += f" (+{r.pages_not_fetched} pages not fetched)"
+    return page
 
-    table = Table(title=f"sources ({mode}: one page of offers each)", show_lines=True)
-    for column in ("source", "verdict", "offers", "page", "reasons"):
-        table.add_column(column, overflow="fold")
-    for r in results:
-        offers = "-" if r.status == SKIPPED else f"{r.offers} (min {r.min_offers})"
-        page = "-"
-        if r.page_url:  # host and path; the whole URL is in --format json
-            parts = urlsplit(r.page_url)
-            page = escape(f"{parts.netloc}{parts.path}"
-                          + (f" -> HTTP {r.http_status}" if r.http_status else ""))
-        if r.requests > 1:
-            page += f" ({r.requests} requests)"
-        if r.pages_not_fetched:
-            page += f" (+{r.pages_not_fetched} pages not fetched)"
-        table.add_row(r.source, f"[{STYLES[r.status]}]{r.status}[/]", offers, page,
-                      escape("; ".join(r.reasons)))
-    console = make_console()
-    console.print(table)
+
+def _print_table(results: list[SourceCheck], mode: str, wide: bool) -> None:
+    from rich.markup import escape
+
+    from pipelines.cli.listing import Column, show_listing
+
+    columns = (
+        Column("source", lambda r: r.source),
+        Column("verdict", lambda r: f"[{STYLES[r.status]}]{r.status}[/]"),
+        Column("offers", lambda r: "-" if r.status == SKIPPED
+               else f"{r.offers} (min {r.min_offers})", rank=2),
+        Column("page", _page_text, rank=3, wrap=True),
+        Column("reasons", lambda r: escape("; ".join(r.reasons)), rank=1, wrap=True))
     counts = {s: sum(r.status == s for r in results) for s in STYLES}
+    show_listing(results, columns, title=f"sources ({mode}: one page of offers each)",
+                 wide=wide)
     console.print(", ".join(f"{n} {s}" for s, n in counts.items() if n))

@@ -4,15 +4,16 @@
 from __future__ import annotations
 
 import click
-from rich.table import Table
+from rich.padding import Padding
 
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.options import FORMATS
-from pipelines.cli.output import console, write_rows
+from pipelines.cli.output import console, listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
 from pipelines.query.rows import records
 from pipelines.verdicts import NOT_ENOUGH_EVIDENCE, TERMINAL_MARKUP, tally
+
+FIGURES_INDENT = 2
 
 
 def _number(value) -> str:
@@ -28,50 +29,58 @@ def verdict_text(row: dict) -> str:
     needed = row.get("distinct_offers_needed")
     if needed is not None:
         about = "about " if row.get("evidence_lacking") == "interval overlaps the range" else ""
-        text += f"\n[dim]needs {about}{needed} distinct offers[/]"
+        text += f" [dim](needs {about}{needed} distinct offers)[/]"
     return text
 
 
-def claims_table(con) -> tuple[Table, list[dict]]:
-    """The marts.market_claims scorecard: each claim, the median of its distinct offers with the
-    interval of that median, the expected range, the evidence, the verdict in colour and, without
-    one, why and what evidence it would need."""
-    rows = records(con, "select * from marts.market_claims")
+def figures_text(r: dict) -> str:
+    """A claim's figures on one line: median, interval, expected range, the evidence (distinct
+    offers, offers, vendors, how many real) and the verdict."""
+    low, high = r["expected_low"], r["expected_high"]
+    expected = f"≥ {_number(low)}" if high is None else f"{_number(low)}–{_number(high)}"
+    interval = ("no interval" if r["ci_low"] is None else
+                f"{100 * r['ci_coverage']:.0f} % interval {_number(r['ci_low'])}–"
+                f"{_number(r['ci_high'])}")
+    real = r["offers"] - (r.get("illustrative_offers") or 0)
+    return " · ".join((
+        f"median [bold]{_number(r['median_value'])}[/]", interval, f"expected {expected}",
+        f"{r['distinct_offers']} distinct of {r['offers']} offers, {r['vendors']} vendors, "
+        f"{real} real", verdict_text(r)))
+
+
+def show_claims(rows: list[dict]) -> None:
+    """The scorecard as a person reads it: each claim's sentence as a heading, its figures on one
+    line beneath (wrapped between figures on a narrow terminal), what it measures, and why there
+    is no verdict yet."""
     minimum = rows[0]["min_distinct_offers"] if rows else 5
-    table = Table(title="market claims (docs/market-claims.md) against the latest data",
-                  show_lines=True, title_justify="left", title_style="bold",
-                  caption=f"{tally(r['verdict'] for r in rows)}; a verdict needs {minimum}+ "
-                          "distinct offers, not all of them modeled, and is read from the "
-                          "interval of the median: inside the range it holds, entirely outside "
-                          "it does not, across an edge it is not enough evidence yet",
-                  caption_justify="left")
-    table.add_column("claim", ratio=3)
-    table.add_column("median", justify="right")
-    table.add_column("interval", justify="right")
-    table.add_column("expected", justify="right")
-    table.add_column("offers", justify="right")
-    table.add_column("verdict")
+    console.print("[bold]market claims (docs/market-claims.md) against the latest data[/]: "
+                  + tally(r["verdict"] for r in rows), soft_wrap=False)
     for r in rows:
-        low, high = r["expected_low"], r["expected_high"]
-        expected = f"≥ {_number(low)}" if high is None else f"{_number(low)}–{_number(high)}"
-        interval = ("–" if r["ci_low"] is None else
-                    f"{_number(r['ci_low'])}–{_number(r['ci_high'])}\n"
-                    f"[dim]{100 * r['ci_coverage']:.0f} %[/]")
-        evidence = (f"{r['distinct_offers']} distinct\n[dim]{r['offers']} offers, "
-                    f"{r['vendors']} vendors[/]")
-        claim = (f"{terminal_text(r['claim'])}\n"
-                 f"[dim]{terminal_text(r['measure'])}; {terminal_text(r['scope'])}[/]")
+        console.print("", soft_wrap=False)
+        console.print(f"[bold]{terminal_text(r['claim'])}[/]", soft_wrap=False)
+        lines = [figures_text(r),
+                 f"[dim]{terminal_text(r['measure'])}; {terminal_text(r['scope'])}[/]"]
         if r["verdict"] == NOT_ENOUGH_EVIDENCE and r["reason"]:
-            claim += f"\n[yellow]{terminal_text(r['reason'])}[/]"
-        table.add_row(claim, _number(r["median_value"]), interval, expected, evidence,
-                      verdict_text(r))
-    return table, rows
+            lines.append(f"[yellow]{terminal_text(r['reason'])}[/]")
+        for line in lines:
+            console.print(Padding(line, (0, 0, 0, FIGURES_INDENT)), soft_wrap=False)
+    console.print("", soft_wrap=False)
+    console.print(f"[dim]a verdict needs {minimum}+ distinct offers, not all of them modeled, and "
+                  "is read from the interval of the median: inside the range it holds, entirely "
+                  "outside it does not, across an edge it is not enough evidence yet[/]",
+                  soft_wrap=False)
+
+
+def claim_rows(con) -> tuple[list[str], list[dict]]:
+    """The columns and rows of marts.market_claims."""
+    columns = [d[0] for d in con.execute("select * from marts.market_claims limit 0")
+               .description]
+    return columns, records(con, "select * from marts.market_claims")
 
 
 @click.command("claims")
-@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
-              help="A table for people; csv or json (every column of marts.market_claims).")
-def claims_command(fmt: str) -> None:
+@listing_options("every column of marts.market_claims")
+def claims_command(fmt: str, wide: bool) -> None:
     """The market-claims scorecard: does each rule of thumb of the GPU-rental guides hold?
 
     Each claim (docs/market-claims.md) is measured on the current market: every offer at its latest
@@ -85,12 +94,10 @@ def claims_command(fmt: str) -> None:
     Exit codes: 0 shown; 3 no database yet, or no claims measured.
     """
     with published_db("marts.market_claims") as con:
-        table, rows = claims_table(con)
-        columns = [d[0] for d in con.execute("select * from marts.market_claims limit 0")
-                   .description]
+        columns, rows = claim_rows(con)
     if fmt == "table":
         if rows:
-            console.print(table)
+            show_claims(rows)
     else:
         write_rows(rows, columns, fmt)
     if not rows:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import click
-from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.filters import option_errors
-from pipelines.cli.options import CARD_HELP, FORMATS, TEXT
-from pipelines.cli.output import console, write_rows
+from pipelines.cli.listing import Column, show_listing
+from pipelines.cli.options import CARD_HELP, TEXT
+from pipelines.cli.output import listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import terminal_text
 from pipelines.index.absence import why_empty
@@ -42,69 +42,75 @@ def _change_since(rows: list[dict], row: dict, days: int) -> float | None:
 
 def _evidence(row: dict) -> str:
     if row["evidence_lacking"]:
-        return (f"[yellow]{terminal_text(row['evidence'])}[/]\n"
+        return (f"[yellow]{terminal_text(row['evidence'])}[/]: "
                 f"[dim]{terminal_text(row['evidence_lacking'])}[/]")
     return (f"{row['vendors_matched']}/{row['vendors_in_series']} vendors, "
             f"{row['offers_matched']} offers")
 
 
-def _series(row: dict) -> str:
-    return (f"{terminal_text(row['index_card'])}\n[dim]{row['market']} · {row['offer_kind']} · "
-            f"{row['term']}\n{row['index_date']}[/]")
-
-
-def _level_cell(row: dict) -> str:
+def _interval(row: dict) -> str:
     if row["index_level"] is None:
-        return "–"
-    return (f"{_level(row['index_level'], row['currency'])}\n"
-            f"[dim]{row['level_low']:,.2f}–{row['level_high']:,.2f}[/]")
+        return ""
+    return f"{row['level_low']:,.2f}–{row['level_high']:,.2f}"
 
 
-def latest_table(rows: list[dict], every_series: bool = False) -> tuple[Table, list[dict]]:
+SERIES_COLUMNS = (
+    Column("card", lambda r: terminal_text(r["index_card"])),
+    Column("market · kind · term", lambda r: f"{r['market']} · {r['offer_kind']} · {r['term']}",
+           rank=2, wrap=True),
+    Column("day", lambda r: str(r["index_date"]), rank=5),
+    Column("level", lambda r: _level(r["index_level"], r["currency"]), justify="right",
+           style="bold"),
+    Column("interval", _interval, rank=6, justify="right"),
+    Column("1d", lambda r: _pct(r["change_pct"]), rank=4, justify="right"),
+    Column("7d", lambda r: _pct(r["change_7d"]), rank=1, justify="right"),
+    Column("30d", lambda r: _pct(r["change_30d"]), rank=3, justify="right"),
+    Column("listing median", lambda r: _level(r["listing_median"], r["currency"]), rank=7,
+           justify="right"),
+    Column("evidence", _evidence, rank=8, wrap=True),
+)
+DAY_COLUMNS = (
+    Column("day", lambda r: str(r["index_date"])),
+    Column("level", lambda r: _level(r["index_level"], r["currency"]), justify="right",
+           style="bold"),
+    Column("interval", _interval, rank=3, justify="right"),
+    Column("change", lambda r: _pct(r["change_pct"]), rank=1, justify="right"),
+    Column("listing median", lambda r: _level(r["listing_median"], r["currency"]), rank=2,
+           justify="right"),
+    Column("evidence", _evidence, rank=4, wrap=True),
+)
+
+
+def show_latest(rows: list[dict], every_series: bool = False, wide: bool = False) -> list[dict]:
     """Each series' latest published day, with its 7- and 30-day change; in the table only the
     series that ever printed a level, unless `every_series` (the rows returned are all)."""
     latest: dict[str, dict] = {}
     for row in rows:
         latest[row["series_id"]] = row                   # rows come in day order
     with_level = {r["series_id"] for r in rows if r["index_level"] is not None}
-    shown = [r for r in latest.values() if every_series or r["series_id"] in with_level]
+    shown = [{**r, "change_7d": _change_since(rows, r, 7), "change_30d": _change_since(rows, r, 30)}
+             for r in latest.values() if every_series or r["series_id"] in with_level]
     hidden = len(latest) - len(shown)
     note = (f"; {hidden} series never had enough evidence for a level (one vendor, mostly): "
             "--all shows them" if hidden else "")
-    table = Table(title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
-                        "over matched offers, vendors weighted equally",
-                  title_justify="left", title_style="bold", show_lines=False,
-                  caption="level: the chained index in the market's currency (its base day's "
-                          "listing median); interval: 90 % bootstrap over vendors; median: the "
-                          "plain median of the day's listings, for comparison" + note,
-                  caption_justify="left")
-    for name, justify in (("series", "left"), ("level", "right"), ("change", "right"),
-                          ("listing median", "right"), ("evidence", "left")):
-        table.add_column(name, justify=justify)
-    for row in shown:
-        changes = "\n".join(f"{label} {_pct(value)}" for label, value in (
-            ("1d", row["change_pct"]), ("7d", _change_since(rows, row, 7)),
-            ("30d", _change_since(rows, row, 30))))
-        table.add_row(_series(row), _level_cell(row), changes,
-                      _level(row["listing_median"], row["currency"]), _evidence(row))
-    return table, list(latest.values())
+    show_listing(shown, SERIES_COLUMNS, wide=wide,
+                 title="GPU rental price index (docs/price-index.md): per GPU-hour, chained "
+                       "over matched offers, vendors weighted equally",
+                 caption="level: the chained index in the market's currency (its base day's "
+                         "listing median); interval: 90 % bootstrap over vendors; listing "
+                         "median: the plain median of the day's listings, for comparison" + note)
+    return list(latest.values())
 
 
-def days_tables(rows: list[dict]) -> list[Table]:
+def show_days(rows: list[dict], wide: bool = False) -> None:
     """Every day of the rows' series, a table per series."""
-    tables: dict[str, Table] = {}
+    series: dict[str, list[dict]] = {}
     for row in rows:
-        table = tables.get(row["series_id"])
-        if table is None:
-            table = tables[row["series_id"]] = Table(
-                title=f"price index {terminal_text(row['series_id'])}, day by day "
-                      "(docs/price-index.md)", title_justify="left", title_style="bold")
-            for name in ("day", "level", "change", "listing median", "evidence"):
-                table.add_column(name, justify="left" if name in ("day", "evidence")
-                                 else "right")
-        table.add_row(str(row["index_date"]), _level_cell(row), _pct(row["change_pct"]),
-                      _level(row["listing_median"], row["currency"]), _evidence(row))
-    return list(tables.values())
+        series.setdefault(row["series_id"], []).append(row)
+    for series_id, days in series.items():
+        show_listing(days, DAY_COLUMNS, wide=wide,
+                     title=f"price index {terminal_text(series_id)}, day by day "
+                           "(docs/price-index.md)")
 
 
 @click.command("index")
@@ -120,11 +126,9 @@ def days_tables(rows: list[dict]) -> list[Table]:
 @click.option("--until", type=click.DateTime(["%Y-%m-%d"]), help="The last day shown.")
 @click.option("--all", "every_series", is_flag=True,
               help="The table also lists the series that never had enough evidence for a level.")
-@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
-              help="A table for people; csv or json (every column of marts.price_index, every "
-                   "series).")
+@listing_options("every column of marts.price_index, every series")
 def index_command(card: str | None, market: str | None, kind: str | None, term: str | None,
-                  since, until, every_series: bool, fmt: str) -> None:
+                  since, until, every_series: bool, fmt: str, wide: bool) -> None:
     """The GPU rental price index: is renting each card getting cheaper, and how fast?
 
     A matched-offer chained index per card class (A100-80GB, H100/H800 SXM, RTX4090 ...),
@@ -159,13 +163,12 @@ def index_command(card: str | None, market: str | None, kind: str | None, term: 
                          f"published day is {last} (a day is published once a later day's "
                          "crawl has landed)")
         if fmt == "table":
-            for table in days_tables(shown):
-                console.print(table)
+            show_days(shown, wide)
         else:
             write_rows(shown, columns, fmt)
         return
-    table, latest = latest_table(rows, every_series)
     if fmt == "table":
-        console.print(table)
+        show_latest(rows, every_series, wide)
     else:
-        write_rows(latest, columns, fmt)
+        latest = {r["series_id"]: r for r in rows}          # rows come in day order
+        write_rows(list(latest.values()), columns, fmt)

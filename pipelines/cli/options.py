@@ -54,7 +54,7 @@ def _fixed(table: dict[str, tuple[str, ...]]) -> Spellings:
 KINDS = AliasChoice(query_choices.KINDS)
 PERIODS = AliasChoice(query_choices.PERIODS)
 SORTS = AliasChoice(query_prices.SORTS)
-FORMATS = AliasChoice(_fixed({"table": ("表格",), "csv": (), "json": ()}))
+FORMATS = AliasChoice(_fixed({"table": ("表格",), "csv": (), "tsv": (), "json": ()}))
 EXPORT_FORMATS = AliasChoice(_fixed({"csv": (), "parquet": (), "both": ("all", "全部"),
                                      "skypilot": ("sky",)}))
 

@@ -4,14 +4,12 @@ as a table for people or csv/json for scripts."""
 from __future__ import annotations
 
 import click
-from rich import box
-from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.filters import held_note, option_errors
+from pipelines.cli.listing import Column, show_listing
 from pipelines.cli.options import (
     CARD_HELP,
-    FORMATS,
     KINDS,
     MAX_AGE,
     MAX_AGE_HELP,
@@ -23,7 +21,7 @@ from pipelines.cli.options import (
     TEXT,
     FiniteFloatRange,
 )
-from pipelines.cli.output import console, write_rows
+from pipelines.cli.output import console, listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import age_text, amount_text, fraction_text, terminal_text
 from pipelines.display import fold as spelling_key
@@ -32,14 +30,9 @@ from pipelines.query.prices import LATEST_PRICES_TABLES, latest_prices_query
 from pipelines.query.rows import columns_and_records
 from spiders.price_basis import is_real_price, price_from_word
 
-WIDE_COLUMNS = ("vendor", "region", "card", "fraction", "kind", "period", "listed price",
-                "CNY/GPU-h", "USD/GPU-h", "available", "price from", "as of (age)")
-# The as-of date is the day the price held: the last-seen day, or the date of published prices;
-# the last-seen time itself is in --format csv/json. Below this width the twelve columns no
-# longer fit: vendor, region and card share one cell, and where the price comes from and its age
-# are said under it.
-NARROW_COLUMNS = ("offer", "kind", "listed price", "CNY/GPU-h", "available")
-WIDE_TABLE = 170
+# The columns of the table, most important first to stay: vendor, card and the comparable price
+# are always shown; the as-of date is the day the price held (the last-seen day, or the date of
+# published prices; the last-seen time itself is in --format csv/json).
 # The source states (pipelines/query/sql/source_states.sql) a table marks: not refreshed lately.
 STALE_STATES = ("stale", "held", "failed")
 
@@ -61,14 +54,14 @@ STALE_STATES = ("stale", "held", "failed")
               help="At most N rows (default: 50 in a table, all in csv/json; 0 = all).")
 @click.option("--sort", type=SORTS, default="price", show_default=True,
               help="Cheapest first (per GPU-hour, CNY), or by vendor.")
-@click.option("--format", "fmt", type=FORMATS, default="table", show_default=True,
-              help="A table for people; csv or json (every column of marts.latest_prices).")
+@listing_options("every column of marts.latest_prices")
 @click.option("--include-held", is_flag=True,
               help="Also the prices held back as possible outliers (far from their card's "
                    "market, not yet confirmed by a later crawl; marts.price_outliers).")
 def prices_command(card: str | None, region: str | None, kind: str | None, period: str | None,
                    vendor: str | None, max_price: float | None, max_age: str | None,
-                   limit: int | None, sort: str, fmt: str, include_held: bool) -> None:
+                   limit: int | None, sort: str, fmt: str, wide: bool,
+                   include_held: bool) -> None:
     """The latest price of every offer (marts.latest_prices), filtered and sorted, each with
     its as-of date and age; prices older than the horizon are left out unless --max-age.
 
@@ -94,20 +87,21 @@ def prices_command(card: str | None, region: str | None, kind: str | None, perio
     left_out = [*([held_note(held)] if held else []), *([aged_out] if aged_out else [])]
     old = old_prices_note(query.ages)
     if fmt != "table":
-        if old:     # stdout stays the rows a script reads
-            click.echo(f"note: {old}", err=True)
+        for note in [*([old] if old else []), *left_out]:   # stdout stays the rows a script reads
+            click.echo(f"note: {note}", err=True)
         write_rows(shown, columns, fmt)
     else:
         if old:
             console.print(f"[bold yellow]{old}[/]")
-        _prices_table(shown, len(rows), sort, [*found.notes, *left_out])
+        _prices_table(shown, len(rows), sort, [*found.notes, *left_out], wide)
     if not rows:
         raise NoData("no offers match " + (", ".join(found.notes) or "the filters")
                      + (f" but {' and '.join(left_out)}" if left_out else "")
                      + "; try fewer filters, or `gpuprices prices --max-age all` for everything")
 
 
-def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> None:
+def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str],
+                  wide: bool) -> None:
     if not rows:
         return
     order = "cheapest first" if sort == "price" else "by vendor"
@@ -128,52 +122,46 @@ def _prices_table(rows: list[dict], total: int, sort: str, notes: list[str]) -> 
     behind = not_refreshed_note(rows)
     if behind:
         notes.append(behind)
-    wide = console.width >= WIDE_TABLE
-    if not wide:
-        notes.append(f"a terminal of {WIDE_TABLE}+ columns (or --format csv) also shows "
-                     "USD/GPU-h and the as-of date")
-    columns = WIDE_COLUMNS if wide else NARROW_COLUMNS
-    table = Table(title=title, caption=terminal_text(" · ".join(notes)) or None,
-                  caption_justify="left", box=box.SIMPLE_HEAD)
-    for column in columns:
-        numeric = column in ("fraction", "listed price", "CNY/GPU-h", "USD/GPU-h")
-        table.add_column(column, justify="right" if numeric else
-                         "center" if column == "available" else "left",
-                         style="bold" if column == "CNY/GPU-h" else None,
-                         min_width={"vendor": 14, "region": 16}.get(column),
-                         no_wrap=column not in ("vendor", "region", "offer"))
-    for r in rows:
-        cells = _cells(r)
-        table.add_row(*(cells[c] for c in columns))
-    console.print(table)
+    show_listing(rows, PRICE_COLUMNS, title=title, caption=terminal_text(" · ".join(notes)),
+                 wide=wide)
 
 
-def _cells(r: dict) -> dict[str, str]:
-    """One offer's cells, by column name (wide and narrow tables)."""
+def _where(r: dict) -> str:
     where = r["province_or_state"] or r["country"]
     if r["country"] not in ("CN", None) and r["province_or_state"]:
         where = f"{r['province_or_state']}, {r['country']}"
     region = r["region_code"] if spelling_key(r["region_code"]) == spelling_key(where) \
         else f"{r['region_code']} ({where})"
-    card = r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
-    fraction = fraction_text(r["gpu_fraction"])
-    vendor, region = terminal_text(r["vendor"]), terminal_text(region)
-    price_from, age = price_from_text(r), age_text(r.get("price_age_days"))
+    return terminal_text(region)
+
+
+def _card(r: dict) -> str:
+    return r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
+
+
+def _as_of(r: dict) -> str:
     state = source_state_word(r)
-    return {
-        "vendor": vendor, "region": region, "card": card, "price from": price_from,
-        "offer": f"{vendor}\n[dim]{region}[/]\n{card}"
-                 + ("" if fraction == "1" else f" [cyan]{fraction} slice[/]")
-                 + ("\n" if r.get("price_basis") == "live" else f"\n{price_from} · ") + age
-                 + (f" [yellow]{state}[/]" if state else ""),
-        "fraction": fraction, "kind": r["offer_kind"], "period": r["billing_period"],
-        "listed price": f"{amount_text(r['price_amount'])} {r['currency']}/{r['billing_period']}",
-        "CNY/GPU-h": f"{r['price_per_gpu_hour_cny']:,.2f}",
-        "USD/GPU-h": f"{r['price_per_gpu_hour_usd']:,.3f}",
-        "as of (age)": (f"{r['price_as_of']:%Y-%m-%d} " if r.get("price_as_of") else "")
-                       + f"({age})" + (f" [yellow]{state}[/]" if state else ""),
-        "available": {True: "[green]yes[/]", False: "[red]no[/]"}.get(r["available"],
-                                                                      "[dim]?[/]")}
+    return ((f"{r['price_as_of']:%Y-%m-%d} " if r.get("price_as_of") else "")
+            + f"({age_text(r.get('price_age_days'))})" + (f" [yellow]{state}[/]" if state else ""))
+
+
+PRICE_COLUMNS = (
+    Column("vendor", lambda r: terminal_text(r["vendor"]), wrap=True),
+    Column("region", _where, rank=2, wrap=True),
+    Column("card", _card),
+    Column("fraction", lambda r: fraction_text(r["gpu_fraction"]), rank=5, justify="right"),
+    Column("kind", lambda r: r["offer_kind"], rank=4),
+    Column("listed price", lambda r: f"{amount_text(r['price_amount'])} {r['currency']}/"
+                                     f"{r['billing_period']}", rank=3, justify="right"),
+    Column("CNY/GPU-h", lambda r: f"{r['price_per_gpu_hour_cny']:,.2f}", justify="right",
+           style="bold"),
+    Column("USD/GPU-h", lambda r: f"{r['price_per_gpu_hour_usd']:,.3f}", rank=7,
+           justify="right"),
+    Column("available", lambda r: {True: "[green]yes[/]", False: "[red]no[/]"}.get(
+        r["available"], "[dim]?[/]"), rank=6),
+    Column("price from", lambda r: price_from_text(r), rank=6),
+    Column("as of (age)", _as_of, rank=1),
+)
 
 
 def price_from_text(r: dict) -> str:

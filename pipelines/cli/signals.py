@@ -6,14 +6,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import click
-from rich import box
-from rich.table import Table
 
-from pipelines.cli.claims import claims_table
+from pipelines.cli.claims import claim_rows, show_claims
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.filters import option_errors
+from pipelines.cli.listing import Column, show_listing
 from pipelines.cli.options import CARD_HELP, MAX_ROWS, REGION_HELP, TEXT
-from pipelines.cli.output import console
+from pipelines.cli.output import console, listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import fraction_text, terminal_text
 from pipelines.query.comparisons import no_signal_rows_reason, signal_candidates
@@ -57,6 +56,13 @@ VERDICT_COLUMNS = frozenset({"month_verdict", "dip_verdict"})
 TEXT_COLUMNS = frozenset({"vendor", "region_code", "gpu_model", "offer_kind", "billing_period",
                           "region_group", "gpu_variant", "pairing", "spot_sku", "monthly_sku",
                           "server_sku", *VERDICT_COLUMNS})
+# Columns that stay however narrow the terminal: the card, each signal's headline figure and
+# its verdict; then the vendor and the region.
+ALWAYS_SHOWN = frozenset({"gpu_model", "slice_to_whole_ratio", "discount_pct",
+                          "spot_discount_pct", "saving_pct", "strength_pct", *VERDICT_COLUMNS})
+SHOWN_NEXT = ("vendor", "region_code", "region_group")
+# Columns left out first: identifiers a person rarely reads in a terminal (csv/json have them).
+LEFT_OUT_FIRST = frozenset({"spot_sku", "monthly_sku", "server_sku", "pairing", "gpu_variant"})
 
 
 @click.command("signals")
@@ -65,7 +71,10 @@ TEXT_COLUMNS = frozenset({"vendor", "region_code", "gpu_model", "offer_kind", "b
 @click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
               metavar="N",
               help="Rows per signal table (0 = all).")
-def signals_command(card: str | None, region: str | None, limit: int) -> None:
+@listing_options("the signal rows shown (a `signal` and a `day` column, then every mart's "
+                 "columns), not the scorecard: `gpuprices claims --format` has it")
+def signals_command(card: str | None, region: str | None, limit: int, fmt: str,
+                    wide: bool) -> None:
     """The signals on the latest day of each mart, then the market-claims scorecard.
 
     Slice vs whole card, regional discount, spot discount, monthly vs hourly saving, multi-GPU
@@ -86,25 +95,33 @@ def signals_command(card: str | None, region: str | None, limit: int) -> None:
             found = offer_filter(con, card, region)
         scope = signal_scope(con, found, by_card=bool(card), by_region=bool(region))
         tables = [t for signal in SIGNAL_MARTS
-                  if (t := _signal_table(con, signal, scope, limit)) is not None]
-        scorecard, _ = claims_table(con)
+                  if (t := _signal_rows(con, signal, scope, limit)) is not None]
+        _, claims = claim_rows(con)
         reason = no_signal_rows_reason(signal_candidates(con, found)) if not tables else ""
-    if found.notes:
-        console.print("[dim]" + terminal_text(" · ".join(found.notes)) + "[/]")
-    for table in tables:
-        console.print(table)
-    if not tables:
-        console.print("[yellow]no signal rows" + (" for " + terminal_text(", ".join(found.notes))
-                                                  if found.notes else "") + "[/]")
-    console.print(scorecard)
+    if fmt != "table":
+        columns = ["signal", "day", *dict.fromkeys(c for _, cols, _ in tables for c in cols)]
+        write_rows([{c: row.get(c) for c in columns} for _, _, rows in tables for row in rows],
+                   columns, fmt)
+    else:
+        if found.notes:
+            console.print("[dim]" + terminal_text(" · ".join(found.notes)) + "[/]")
+        for title, columns, rows in tables:
+            show_listing(rows, [_column(c, i) for i, c in enumerate(columns)], title=title,
+                         wide=wide)
+            console.print("", soft_wrap=False)
+        if not tables:
+            console.print("[yellow]no signal rows" + (" for " + terminal_text(", ".join(
+                found.notes)) if found.notes else "") + "[/]")
+        show_claims(claims)
     if not tables:
         raise NoData("no signal rows match " + (", ".join(found.notes) or "yet") + ": "
                      + reason)
 
 
-def _signal_table(con, signal: SignalMart, scope: SignalScope, limit: int) -> Table | None:
-    """The mart's rows of its latest day in scope, or None when the mart is not built or has no
-    such rows."""
+def _signal_rows(con, signal: SignalMart, scope: SignalScope,
+                 limit: int) -> tuple[str, list[str], list[dict]] | None:
+    """The title, columns and rows of the mart's latest day in scope (each row with its
+    `signal` and `day`), or None when the mart is not built or has no such rows."""
     present = mart_columns(con, signal)
     if not present:
         return None
@@ -120,13 +137,18 @@ def _signal_table(con, signal: SignalMart, scope: SignalScope, limit: int) -> Ta
     shown = rows if limit == 0 else rows[:limit]
     if len(shown) < len(rows):
         title += f" ({len(shown)} of {len(rows)}; --limit 0 for all)"
-    table = Table(title=title, title_justify="left", title_style="bold", box=box.SIMPLE_HEAD)
-    for column in columns:
-        table.add_column(HEADERS.get(column, column),
-                         justify="left" if column in TEXT_COLUMNS else "right")
-    for row in shown:
-        table.add_row(*(_cell(c, row[c]) for c in columns))
-    return table
+    return title, columns, [{"signal": signal.name, "day": row[signal.day], **row}
+                            for row in shown]
+
+
+def _column(name: str, position: int) -> Column:
+    """A signal mart's column in a table: the card and verdicts always shown, the identifiers
+    a person rarely reads left out first, the others in the mart's order."""
+    rank = 0 if name in ALWAYS_SHOWN else 1 + SHOWN_NEXT.index(name) if name in SHOWN_NEXT \
+        else 50 if name in LEFT_OUT_FIRST else 10 + position
+    return Column(HEADERS.get(name, name), lambda row: _cell(name, row[name]), rank=rank,
+                  justify="left" if name in TEXT_COLUMNS else "right",
+                  wrap=name in ("vendor", "region_code", "region_group"))
 
 
 def _cell(column: str, value) -> str:

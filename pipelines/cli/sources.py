@@ -9,10 +9,10 @@ import json
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from pipelines.cli.exit_codes import NoData
-from pipelines.cli.output import console
+from pipelines.cli.listing import Column, show_listing
+from pipelines.cli.output import listing_options, write_rows
 from pipelines.cli.published import published_db
 from pipelines.query.rows import records
 from pipelines.warehouse.sql_files import source_price_labels, sql_text
@@ -20,23 +20,42 @@ from spiders.default_sources import opt_in_reason
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import manifest_price_basis, price_from_word
 
+# The listing's columns: (machine name, header, rank, free text that may wrap). The source's
+# name is always shown; then how its prices stand, then how it is fetched.
+SOURCE_COLUMNS = (("source", "source", 0, False), ("vendor", "vendor", 1, True),
+                  ("kind", "kind", 9, False), ("fetch", "fetch", 5, True),
+                  ("path_now", "path now", 4, True), ("terms", "terms", 6, False),
+                  ("cards", "cards", 10, True), ("kind_period", "kind/period", 11, True),
+                  ("regions", "regions", 12, False), ("snapshot", "snapshot", 8, True),
+                  ("prices", "prices", 2, True), ("default_run", "default run", 7, True),
+                  ("last_run", "last run", 3, True), ("holds", "holds", 6, True))
+
 
 @click.command("sources")
-def sources_command() -> None:
+@listing_options("every column, named " + ", ".join(c[0] for c in SOURCE_COLUMNS))
+def sources_command(fmt: str, wide: bool) -> None:
     """List the sources: vendor, kind, fetch style, the path it reads now and the keys it lacks,
     what its vendor's terms say (automated access, index use), cards, price kinds, regions,
     snapshot, whether the default run crawls it (or why it is opt-in: `gpuprices run --source
     S`, GPUPRICES_OPT_IN), last run, and its holds: a crawl a blocking rule holds back now (since
     when, why) and the last decision about one (what, by which rule or person, when)."""
+    rows = source_rows()
+    if fmt != "table":
+        write_rows(rows, [c[0] for c in SOURCE_COLUMNS], fmt)
+        return
+    columns = [Column(header, (lambda row, key=key: escape(str(row[key]))), rank=rank,
+                      wrap=wrap) for key, header, rank, wrap in SOURCE_COLUMNS]
+    show_listing(rows, columns, title="sources", wide=wide)
+
+
+def source_rows() -> list[dict]:
+    """One row per source, keyed by SOURCE_COLUMNS' machine names."""
     # Scrapy is imported here, not at the top: the spiders are Scrapy classes.
     from spiders.registry import source_names, spider_class
     from spiders.terms import terms_of
 
     facts = _source_facts()
-    table = Table(title="sources", show_lines=True)
-    for column in ("source", "vendor", "kind", "fetch", "path now", "terms", "cards", "kind/period",
-                   "regions", "snapshot", "prices", "default run", "last run", "holds"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for name in source_names():
         spider = spider_class(name)
         manifest = SNAPSHOT_DIR / name / "manifest.json"
@@ -45,14 +64,15 @@ def sources_command() -> None:
             meta = json.loads(manifest.read_text(encoding="utf-8"))
             snapshot = f"{meta['captured_at'][:10]} {meta.get('provenance', '')}"
         seen = facts.get(name, {})
-        table.add_row(name, spider.vendor, spider.vendor_kind, fetch_text(spider),
-                      escape(spider.path_note()), terms_text(terms_of(name)),
-                      seen.get("cards", "-"),
-                      seen.get("kinds", "-"), str(seen.get("regions", "-")), snapshot,
-                      escape(seen.get("prices") or snapshot_prices_text(meta)),
-                      escape(opt_in_reason(name) or "crawled"),
-                      escape(seen.get("last_run", "never run")), escape(seen.get("holds", "-")))
-    console.print(table)
+        rows.append({
+            "source": name, "vendor": spider.vendor, "kind": spider.vendor_kind,
+            "fetch": fetch_text(spider), "path_now": spider.path_note(),
+            "terms": terms_text(terms_of(name)), "cards": seen.get("cards", "-"),
+            "kind_period": seen.get("kinds", "-"), "regions": str(seen.get("regions", "-")),
+            "snapshot": snapshot, "prices": seen.get("prices") or snapshot_prices_text(meta),
+            "default_run": opt_in_reason(name) or "crawled",
+            "last_run": seen.get("last_run", "never run"), "holds": seen.get("holds", "-")})
+    return rows
 
 
 def terms_text(terms) -> str:

@@ -103,7 +103,8 @@ def test_csv_matches_the_feed_columns(data_dir):
 
 def test_table_names_the_offers_and_how_filters_were_read(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "prices", "--card", "a100", "--region", "北京")
+    result = gpuprices(data_dir, "prices", "--card", "a100", "--region", "北京",
+                       "--format", "table")
     assert result.exit_code == 0, result.output
     assert "光环新网 Sinnet" in result.stdout and "420.00 CNY/hour" in result.stdout
     assert "A100-80GB ×8" in result.stdout and "1/4" in result.stdout
@@ -113,7 +114,7 @@ def test_table_names_the_offers_and_how_filters_were_read(data_dir, monkeypatch)
 
 def test_scraped_text_cannot_drive_the_terminal(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "prices", "--vendor", "vast")
+    result = gpuprices(data_dir, "prices", "--vendor", "vast", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "\x1b" not in result.stdout
     assert "vast.ai?[2J?[31m [bold]host[/bold]" in result.stdout    # shown, not executed

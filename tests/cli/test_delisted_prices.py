@@ -32,7 +32,7 @@ def data_dir(tmp_path_factory):
 
 def test_a_delisted_offer_is_left_out_with_its_reason(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "prices", "--card", "A100-80GB")
+    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--format", "table")
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "37.50" not in text                          # the 8-GPU offer, 300 / 8 per GPU-hour
@@ -56,7 +56,8 @@ def test_the_api_counts_it_apart_from_the_old_ones(data_dir):
 
 def test_nothing_left_says_why(data_dir):
     # under 40 CNY per GPU-hour, only the delisted 8-GPU offer (37.50) matches
-    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--max-price", "40")
+    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--max-price", "40",
+                       "--format", "table")
     assert result.exit_code == 3
     text = " ".join(result.output.split())
     assert "but 1 offer no longer listed by their record" in text

@@ -55,7 +55,7 @@ def _vendors(rows: list[dict]) -> set[str]:
 
 
 def test_prices_leave_a_held_price_out_and_say_so(data_dir):
-    result = gpuprices(data_dir, "prices", "--card", "A100-80GB")
+    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "Held-out IDC" not in result.output and "Confirmed IDC" in result.output
     assert "1 held price left out" in " ".join(result.output.split())
@@ -63,7 +63,8 @@ def test_prices_leave_a_held_price_out_and_say_so(data_dir):
 
 
 def test_include_held_shows_it(data_dir):
-    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--include-held")
+    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--include-held",
+                       "--format", "table")
     assert result.exit_code == 0, result.output
     assert "Held-out IDC" in result.output and "held price" not in result.output
 

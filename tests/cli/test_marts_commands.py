@@ -16,7 +16,7 @@ from tests.helpers.published import gpuprices, published
 
 def test_signals_show_the_latest_day_and_the_scorecard(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "signals")
+    result = gpuprices(data_dir, "signals", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "slice_to_whole_ratio:" in result.stdout and "2026-11-30" in result.stdout
     assert "spot_discount:" in result.stdout and "multi_gpu_discount:" in result.stdout
@@ -34,7 +34,7 @@ def test_signals_show_the_latest_day_and_the_scorecard(data_dir, monkeypatch):
 
 def test_signals_narrowed_by_region(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "signals", "--region", "Virginia")
+    result = gpuprices(data_dir, "signals", "--region", "Virginia", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "spot_discount:" in result.stdout and "eastus" in result.stdout
     assert "slice_to_whole_ratio:" not in result.stdout     # the slice is in Beijing
@@ -47,7 +47,7 @@ def test_signals_narrowed_by_region(data_dir, monkeypatch):
 
 def test_claims_scorecard(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 260)      # each claim on one line
-    result = gpuprices(data_dir, "claims")
+    result = gpuprices(data_dir, "claims", "--format", "table")
     assert result.exit_code == 0, result.output
     claims = published(data_dir, "select claim, verdict from marts.market_claims")
     assert claims

@@ -48,7 +48,7 @@ def _json(data_dir, *args: str):
 
 def test_an_old_price_is_left_out_by_default_and_counted(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 200)
-    result = gpuprices(data_dir, "prices", "--card", "A100-80GB")
+    result = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--format", "table")
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "光环新网 Sinnet" in text and "乌兰察布" not in text and "eastus" not in text
@@ -67,7 +67,8 @@ def test_max_age_all_brings_them_back_with_their_age_and_a_warning_first(data_di
     # the warning goes to stderr, ahead of the rows; stdout stays the JSON a script reads
     assert result.stderr.startswith("note: most of these prices are older than 180 days: the "
                                     "newest is 2026-11-30 (1 day)")
-    table = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--max-age", "all")
+    table = gpuprices(data_dir, "prices", "--card", "A100-80GB", "--max-age", "all",
+                      "--format", "table")
     assert table.stdout.startswith("most of these prices are older than 180 days")
     assert "7 mo" in table.stdout                                          # 201 days, in words
 
@@ -78,7 +79,7 @@ def test_a_max_age_in_days_draws_the_line_there(data_dir):
 
 
 def test_nothing_current_says_how_old_the_newest_is(data_dir):
-    result = gpuprices(data_dir, "prices", "--card", "A100-40GB")
+    result = gpuprices(data_dir, "prices", "--card", "A100-40GB", "--format", "table")
     assert result.exit_code == 3
     text = " ".join(result.output.split())
     assert text.startswith(f"all of these prices are older than 180 days: the newest is "

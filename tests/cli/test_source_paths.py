@@ -59,10 +59,10 @@ def test_a_source_without_a_public_path_is_skipped_naming_every_key(keyed, monke
 
 def test_sources_lists_the_path_and_the_summary_names_the_missing_keys(keyed, tmp_path,
                                                                         monkeypatch):
-    monkeypatch.setattr(console, "width", 500)     # each cell on one line
+    monkeypatch.setattr(console, "width", 500)     # were it a table: each cell on one line
     result = CliRunner(env={"GPUPRICES_DATA_DIR": str(tmp_path)}).invoke(main, ["sources"])
     assert result.exit_code == 0, result.output
-    assert "path now" in result.output
+    assert "path_now" in result.output             # tsv in a pipe: one line per source
     assert ("GPUPRICES_TEST_ID, GPUPRICES_TEST_SECRET not set: public path, the retail prices "
             "API") in result.output
     assert "JSON API; API with GPUPRICES_TEST_ID + GPUPRICES_TEST_SECRET" in result.output

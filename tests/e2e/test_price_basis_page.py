@@ -132,8 +132,7 @@ def test_sources_says_where_each_sources_prices_come_from(runs, monkeypatch):
     listed = CliRunner(env={"GPUPRICES_DATA_DIR": str(runs["published"])}).invoke(main,
                                                                                   ["sources"])
     assert listed.exit_code == 0, listed.output
-    rows = {line.split("│")[1].strip(): line for line in listed.output.splitlines()
-            if line.count("│") > 5}
+    rows = {line.split("\t")[0]: line for line in listed.output.splitlines()}   # tsv
     assert "published prices as of 2026-11-30, replayed" in rows["azure"]
     assert "modeled snapshot: part published as of 2026-09-25" in rows["runpod"]
     assert "snapshot: " in rows["vultr"]           # not crawled here: what its snapshot would land

@@ -87,8 +87,7 @@ def test_gpuprices_sources_shows_each_sources_terms(tmp_path, monkeypatch):
     monkeypatch.setattr(console, "width", 600)     # each row on one line
     result = CliRunner(env={"GPUPRICES_DATA_DIR": str(tmp_path)}).invoke(main, ["sources"])
     assert result.exit_code == 0, result.output
-    lines = {line.split("│")[1].strip(): line for line in result.output.splitlines()
-             if line.count("│") > 2}
+    lines = {line.split("\t")[0]: line for line in result.output.splitlines()}   # tsv
     assert "terms" in result.output
     for name in source_names():
         assert terms_of(name).status in lines[name], name
