@@ -104,3 +104,29 @@ def age_text(days: int | None) -> str:
     if days < int(DAYS_PER_YEAR):      # a year from its 365th day on
         return f"{round(days / DAYS_PER_MONTH)} mo"
     return f"{days / DAYS_PER_YEAR:.1f} y"
+
+
+def count_text(count: Any) -> str:
+    """How many of a thing, as a person writes it before the thing: 8 -> "8 ×"."""
+    return f"{int(count):,} ×"
+
+
+def card_share_text(fraction: Any, vram_gb: Any = None, count: Any = 1) -> str:
+    """What an offer rents, in words: "1/6 card (8 GB)" for a slice (its own memory), "8 × card"
+    for a server, "1 card" for one whole card."""
+    if fraction is not None and Decimal(fraction) < 1:
+        memory = f" ({Decimal(vram_gb).normalize():f} GB)" if vram_gb is not None else ""
+        return f"{fraction_text(fraction)} card{memory}"
+    count = int(count or 1)
+    return "1 card" if count == 1 else f"{count_text(count)} card"
+
+
+def price_text(amount: Any, currency: str | None, period: str | None) -> str:
+    """A listed price with its currency and period: "9,000.00 CNY/month"."""
+    return f"{amount_text(amount)} {currency or '?'}/{period or '?'}"
+
+
+def as_of_text(as_of: date | datetime | None, age_days: int | None) -> str:
+    """The day a price held and its age: "2026-11-30 (3 d)"; "(age ?)" for an undated one."""
+    day = as_of.date() if isinstance(as_of, datetime) else as_of
+    return f"{day:%Y-%m-%d} ({age_text(age_days)})" if day else f"({age_text(age_days)})"

@@ -21,6 +21,7 @@ from pipelines.alerts.outbox import Alert
 from pipelines.alerts.registry import RegisteredRule
 from pipelines.alerts.rules import DropRule, NewLowRule, WatchRule
 from pipelines.alerts.templating import AlertTexts, alert_texts
+from pipelines.display import card_share_text, price_text
 
 _DEFAULT_TEXTS: list[AlertTexts] = []
 
@@ -61,18 +62,14 @@ def _region_text(row: Mapping[str, Any]) -> str:
 
 def _card_text(row: Mapping[str, Any]) -> str:
     card = f"{row['gpu_model']}{' ' + row['gpu_variant'] if row.get('gpu_variant') else ''}"
-    fraction = float(row.get("gpu_fraction") or 1)
-    count = int(row.get("gpu_count") or 1)
-    if fraction < 1:
-        return f"{card}, a {fraction:g} slice"
-    return f"{card}, {count} card{'s' if count > 1 else ''}"
+    share = card_share_text(row.get("gpu_fraction"), row.get("vram_gb"), row.get("gpu_count"))
+    return f"{card}, {share}"
 
 
 def _price_line(row: Mapping[str, Any]) -> str:
     return (f"Price: {float(row['price_per_gpu_hour_cny']):.2f} CNY / "
             f"{float(row['price_per_gpu_hour_usd']):.2f} USD per GPU-hour "
-            f"(listed {float(row['price_amount']):,.2f} {row['currency']} per "
-            f"{row['billing_period']})")
+            f"(listed {price_text(row['price_amount'], row['currency'], row['billing_period'])})")
 
 
 def _offer_context(row: Mapping[str, Any]) -> dict[str, Any]:

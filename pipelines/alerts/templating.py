@@ -25,6 +25,7 @@ from jinja2 import meta
 from jinja2.sandbox import SandboxedEnvironment
 
 from pipelines.alerts.registry import registered_rules
+from pipelines.display import amount_text, card_share_text, price_text
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 OFFER_NAMES = {"row", "card", "region", "offer", "price", "price_cny", "seen", "link"}
@@ -55,10 +56,13 @@ class TemplateProblem(ValueError):
 
 def _environment(folder: Path | None) -> SandboxedEnvironment:
     folders = [str(folder)] if folder is not None else []
-    return SandboxedEnvironment(
+    env = SandboxedEnvironment(
         loader=jinja2.FileSystemLoader([*folders, str(TEMPLATES_DIR)]),
         autoescape=False, undefined=jinja2.StrictUndefined, trim_blocks=True,
         lstrip_blocks=True, keep_trailing_newline=False)
+    # numbers as the CLI and the report write them (pipelines/display.py): {{ x | amount }}
+    env.filters.update(amount=amount_text, price=price_text, card_share=card_share_text)
+    return env
 
 
 def _check(env: SandboxedEnvironment, path: Path) -> None:

@@ -23,7 +23,7 @@ from pipelines.cli.options import (
 )
 from pipelines.cli.output import console, listing_options, write_rows
 from pipelines.cli.published import published_db
-from pipelines.display import age_text, amount_text, fraction_text, terminal_text
+from pipelines.display import as_of_text, card_share_text, count_text, price_text, terminal_text
 from pipelines.display import fold as spelling_key
 from pipelines.query.ages import aged_out_note, old_prices_note
 from pipelines.query.prices import LATEST_PRICES_TABLES, latest_prices_query
@@ -136,23 +136,24 @@ def _where(r: dict) -> str:
 
 
 def _card(r: dict) -> str:
-    return r["gpu_model"] + (f" ×{r['gpu_count']}" if r["gpu_count"] > 1 else "")
+    return (f"{count_text(r['gpu_count'])} " if r["gpu_count"] > 1 else "") + r["gpu_model"]
 
 
 def _as_of(r: dict) -> str:
     state = source_state_word(r)
-    return ((f"{r['price_as_of']:%Y-%m-%d} " if r.get("price_as_of") else "")
-            + f"({age_text(r.get('price_age_days'))})" + (f" [yellow]{state}[/]" if state else ""))
+    return (as_of_text(r.get("price_as_of"), r.get("price_age_days"))
+            + (f" [yellow]{state}[/]" if state else ""))
 
 
 PRICE_COLUMNS = (
     Column("vendor", lambda r: terminal_text(r["vendor"]), wrap=True),
     Column("region", _where, rank=2, wrap=True),
     Column("card", _card),
-    Column("fraction", lambda r: fraction_text(r["gpu_fraction"]), rank=5, justify="right"),
+    Column("rents", lambda r: card_share_text(r["gpu_fraction"], r["vram_gb"], r["gpu_count"]),
+           rank=5),
     Column("kind", lambda r: r["offer_kind"], rank=4),
-    Column("listed price", lambda r: f"{amount_text(r['price_amount'])} {r['currency']}/"
-                                     f"{r['billing_period']}", rank=3, justify="right"),
+    Column("listed price", lambda r: price_text(r["price_amount"], r["currency"],
+                                                r["billing_period"]), rank=3, justify="right"),
     Column("CNY/GPU-h", lambda r: f"{r['price_per_gpu_hour_cny']:,.2f}", justify="right",
            style="bold"),
     Column("USD/GPU-h", lambda r: f"{r['price_per_gpu_hour_usd']:,.3f}", rank=7,

@@ -4,7 +4,7 @@ returns plain text (never markup; the templates escape it) and "—" for a missi
 from datetime import UTC, date, datetime
 from typing import Any
 
-from pipelines.display import clean_text
+from pipelines.display import card_share_text, clean_text, fraction_text, price_text
 
 MISSING = "—"
 
@@ -42,8 +42,9 @@ def count(value: Any) -> str:
 
 
 def fraction(value: Any) -> str:
+    """A share of a card: "whole", "1/6" (pipelines/display.py's fraction_text)."""
     v = number(value)
-    return MISSING if v is None else ("whole" if v == 1 else f"{v:g}")
+    return MISSING if v is None else ("whole" if v == 1 else fraction_text(value))
 
 
 def gigabytes(value: Any) -> str:
@@ -80,25 +81,29 @@ def utc(value: Any) -> str:
 
 
 def time_range(first: Any, last: Any, days: int) -> str:
-    """The observed span with its number of days, or a sentence when nothing is observed."""
+    """The observed span as its first and last dates and the number of days that have data
+    ("2025-10-01 to 2026-11-30: data on 4 of 426 days"), or a sentence when nothing is
+    observed."""
     if not first:
         return "no observations yet"
-    return f"{utc(first)} → {utc(last)} ({days:,} day{'s' if days != 1 else ''})"
+    first_day, last_day = (v.date() if isinstance(v, datetime) else v for v in (first, last))
+    span = (last_day - first_day).days + 1
+    if span == days:
+        return f"{first_day} to {last_day}: data on each of its {days:,} day{'s' * (days != 1)}"
+    return f"{first_day} to {last_day}: data on {days:,} of {span:,} days"
 
 
 def listed(row: dict) -> str:
-    """An offer's price as the vendor lists it: 9,000.00 CNY / month."""
-    amount = number(row.get("price_amount"))
-    if amount is None:
+    """An offer's price as the vendor lists it: 9,000.00 CNY/month (pipelines/display.py)."""
+    if row.get("price_amount") is None:
         return MISSING
-    return (f"{amount:,.2f} {clean_text(row.get('currency'), 8)} / "
-            f"{clean_text(row.get('billing_period'))}")
+    return price_text(row["price_amount"], clean_text(row.get("currency"), 8),
+                      clean_text(row.get("billing_period")))
 
 
 def instance(row: dict) -> str:
-    """What an offer rents: "0.25 of a card" or "8 × card"."""
-    gpus, part = row.get("gpu_count"), number(row.get("gpu_fraction"))
-    return f"{part:g} of a card" if part is not None and part < 1 else f"{gpus} × card"
+    """What an offer rents: "1/4 card (20 GB)" or "8 × card" (pipelines/display.py)."""
+    return card_share_text(row.get("gpu_fraction"), row.get("vram_gb"), row.get("gpu_count"))
 
 
 def value_range(low: Any, high: Any) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 import duckdb
 
-from pipelines.display import age_text, clean_text
+from pipelines.display import as_of_text, clean_text
 from pipelines.query.ages import PriceAges, aged_out_note, old_prices_note
 from pipelines.report.charts import CHARTS, FAMILIES, chart_html, chart_points
 from pipelines.report.formatting import (
@@ -72,7 +72,7 @@ def price_ages(con: duckdb.DuckDBPyConnection) -> dict:
 
 def as_of_cell(row: dict) -> Cell:
     """The date a price held and its age, "2026-11-30 (1 d)"; when it was last seen on hover."""
-    return Cell(f"{utc(row.get('price_as_of'))} ({age_text(row.get('price_age_days'))})",
+    return Cell(as_of_text(row.get("price_as_of"), row.get("price_age_days")), css="detail",
                 title=f"last seen {utc(row.get('last_seen_at'))}")
 
 
@@ -166,10 +166,30 @@ OFFER_COLUMNS = (
     col("billing", "billing_period"),
     col("CNY / GPU-h", "price_per_gpu_hour_cny", price, "num"),
     Column("listed", listed, "num"), Column("instance", instance, "nw"),
-    col("vendor", "vendor"), col("sku", "sku"), Column("region", region_cell),
+    Column("vendor", lambda r: vendor_cell(r)), Column("region", region_cell),
     Column("as of (age)", as_of_cell, "nw"), Column("price from", price_from_cell, "nw"),
     Column("page", lambda r: link_cell(r.get("url"))),
 )
+
+
+def vendor_cell(row: dict) -> Cell:
+    """The vendor, its offer's sku on hover: an identifier is looked up, not read, and a column
+    of its own was squeezed to a few characters a line."""
+    return Cell(clean_text(row.get("vendor")), css="detail",
+                title=f"sku {clean_text(row.get('sku'))}")
+
+
+def dated_share_text(rows: list[dict]) -> str:
+    """How many of the offers shown have a real price with its date, and how many not:
+    "12 of 20 prices (60 %) are real and dated; 3 real but undated; 5 modeled"."""
+    if not rows:
+        return ""
+    bases = [r.get("price_basis") for r in rows]
+    undated = sum(b == "undated" for b in bases)
+    modeled = sum(not is_real_price(b) for b in bases)
+    dated = len(rows) - undated - modeled
+    return (f"{dated} of {len(rows)} prices ({100 * dated / len(rows):.0f} %) are real and dated; "
+            f"{undated} real but undated; {modeled} modeled or simulated (not quotes)")
 
 
 OUTLIER_STATUS = {"held": "held back", "confirmed": "confirmed, shown"}
@@ -207,6 +227,7 @@ def cheapest(con: duckdb.DuckDBPyConnection, ages: dict) -> dict:
     outliers = named_query(con, "possible_outliers")
     empty = no_cheapest_offers_reason(ages)
     return {"overall": table(OFFER_COLUMNS, best.values(), empty),
+            "dated_share": dated_share_text(list(best.values())),
             "by_region": table(OFFER_COLUMNS, rows, empty),
             "rows": count(len(rows)),
             "outliers": table(OUTLIER_COLUMNS, outliers,

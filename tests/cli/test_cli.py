@@ -107,7 +107,7 @@ def test_table_names_the_offers_and_how_filters_were_read(data_dir, monkeypatch)
                        "--format", "table")
     assert result.exit_code == 0, result.output
     assert "光环新网 Sinnet" in result.stdout and "420.00 CNY/hour" in result.stdout
-    assert "A100-80GB ×8" in result.stdout and "1/4" in result.stdout
+    assert "8 × A100-80GB" in result.stdout and "1/4 card (20 GB)" in result.stdout
     assert "region 北京 → province/state Beijing" in result.stdout
     assert "eastus" not in result.stdout
 

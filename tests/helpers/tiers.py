@@ -40,6 +40,7 @@ END_TO_END = (
     # `make truth`'s grid of simulated histories, each published and scored
     "tests/truth/test_truth_grid.py::test_a_tiny_grid_writes_every_key",
     "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
+    "tests/report/test_report_first_screen.py",       # the report at 1,280 x 800 in Chromium
     "tests/pipelines/test_crawl_many.py",
     "tests/pipelines/test_executor_choice.py",       # the executors' step processes, started
     "tests/pipelines/test_feeds_e2e.py",
