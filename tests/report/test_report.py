@@ -203,9 +203,11 @@ def test_hostile_values_show_as_text_and_run_nothing(rendered):
     assert [body.count(HOSTILE[k]) for k in ("script", "img", "sql")] == [4, 0, 2]
     legend = page.text_content("#card-history-1 .legend")      # SVG: text_content
     assert HOSTILE["script"] in legend
-    assert clean_text(HOSTILE["controls"]) in body       # control characters shown as \x07
-    assert r"RTX\x07\x1b[31m4090\x08 bell\u202eevil" in body
-    assert "A" * MAX_TEXT_CHARS + f"… (+{1_000_000 - MAX_TEXT_CHARS:,} characters)" in body
+    # the skus, on hover: control characters shown as \x07, a huge one cut
+    assert f"sku {clean_text(HOSTILE['controls'])}" in titles
+    assert r"sku RTX\x07\x1b[31m4090\x08 bell\u202eevil" in titles
+    assert (f"sku {'A' * MAX_TEXT_CHARS}… (+{1_000_000 - MAX_TEXT_CHARS:,} characters)"
+            in titles)
     assert page.locator("img").count() == 0
     assert page.locator("a[href^='javascript']").count() == 0
     # the hostile vendor is a trace name in chart data: JSON, entity-escaped, never markup

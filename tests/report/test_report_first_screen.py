@@ -26,13 +26,19 @@ WIDTH, HEIGHT = 1280, 800
 # cell's font, and the width its column gives the text.
 CELL_WIDTHS = """() => {
     const table = document.querySelector('#cheapest table');
-    const ctx = document.createElement('canvas').getContext('2d');
     return [...table.querySelectorAll('tr')].flatMap(tr => [...tr.children].map(cell => {
         const style = getComputedStyle(cell);
-        ctx.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-        const words = cell.innerText.split(/\\s+/).filter(Boolean);
-        return {text: cell.innerText,
-                word: Math.max(0, ...words.map(w => ctx.measureText(w).width)),
+        const probe = document.createElement('span');     // the cell's own font, on one line
+        probe.style.whiteSpace = 'nowrap';
+        cell.appendChild(probe);
+        // a word: letters and digits (a browser may break after "/" or "-", never inside one)
+        const words = cell.innerText.split(/[^\\p{L}\\p{N}]+/u).filter(Boolean);
+        const word = Math.max(0, ...words.map(w => {
+            probe.textContent = w;
+            return probe.getBoundingClientRect().width;
+        }));
+        probe.remove();
+        return {text: cell.innerText, word: word,
                 room: cell.clientWidth - parseFloat(style.paddingLeft)
                       - parseFloat(style.paddingRight)};
     }));
