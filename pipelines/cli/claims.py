@@ -63,7 +63,7 @@ def show_claims(rows: list[dict]) -> None:
         if r["verdict"] == NOT_ENOUGH_EVIDENCE and r["reason"]:
             lines.append(f"[yellow]{terminal_text(r['reason'])}[/]")
         for line in lines:
-            console.print(Padding(line, (0, 0, 0, FIGURES_INDENT)), soft_wrap=False)
+            console.print(Padding(line, (0, 0, 0, FIGURES_INDENT), expand=False), soft_wrap=False)
     console.print("", soft_wrap=False)
     console.print(f"[dim]a verdict needs {minimum}+ distinct offers, not all of them modeled, and "
                   "is read from the interval of the median: inside the range it holds, entirely "
