@@ -3,8 +3,10 @@
 Scraped text in the report and alerts (`clean_text`): cut to a sane length, invisible characters
 made visible. A vendor's ESC [2J or U+202E is displayed, never executed; a 1 MB sku stays short.
 Scraped text in the terminal's tables (`terminal_text`): controls shown as "?", rich markup
-escaped. Numbers and times as people write them (`fraction_text`, `amount_text`, `utc_text`), and
-values for JSON and CSV output (`plain_value`)."""
+escaped. Numbers and times as people write them, the same in the CLI, the report and the alerts
+(`fraction_text`, `amount_text`, `card_share_text` "1/6 card (8 GB)", `count_text` "8 ×",
+`price_text` "9,000.00 CNY/month", `as_of_text` "2026-11-30 (3 d)", `age_text`, `utc_text`),
+and values for JSON and CSV output (`plain_value`)."""
 
 import re
 import unicodedata
