@@ -116,6 +116,8 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "matpool_cn": {("card", _UNKNOWN_CARD + "'NVIDIA RTX A2000'$"): "A2000 is not catalogued",
                    ("region", r"^unknown region 'domain 1' "): "a pool no evidence places"},
     "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks"},
+    "tensordock": {("card", _UNKNOWN_CARD + "'(rtx5000ada-pcie-32gb|geforce rtx4080-pcie-16gb)'$"):
+                   "RTX 5000 Ada and RTX 4080 are not catalogued (no cited specs yet)"},
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
