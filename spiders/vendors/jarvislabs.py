@@ -32,7 +32,7 @@ VM_WORKLOADS = ("vm", None)
 
 class JarvislabsSpider(JsonApiSpider):
     name = "jarvislabs"
-    vendor = "JarvisLabs"
+    vendor = "Jarvis Labs"
     vendor_kind = "gpu_cloud"
     start_urls = [SERVER_META_URL]
     offers_path = "server_meta"
