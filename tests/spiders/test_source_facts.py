@@ -21,7 +21,7 @@ KEY_BEFORE = {"alibaba_cn": "alibaba", "autodl_cn": "autodl", "huaweicloud_cn": 
               "gpugeek_cn": "gpugeek_cn", "gpushare_cn": "gpushare_cn",
               "matpool_cn": "matpool_cn", "volcengine_cn": "volcengine_cn",
               "cudo": "cudo", "jarvislabs": "jarvislabs",
-              "hyperstack": "hyperstack"}
+              "hyperstack": "hyperstack", "digitalocean": "digitalocean"}
 RENAMED = {"alibaba": "alibaba_cn", "autodl": "autodl_cn", "huawei": "huaweicloud_cn",
            "tencent": "tencent_cn"}   # the old keys, now the sources' own names
 
