@@ -116,6 +116,14 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "matpool_cn": {("card", _UNKNOWN_CARD + "'NVIDIA RTX A2000'$"): "A2000 is not catalogued",
                    ("region", r"^unknown region 'domain 1' "): "a pool no evidence places"},
     "tencent_cn": {("card", _UNKNOWN_CARD + "'HCCPNV5v'$"): "a family the card table lacks"},
+    "hyperstack": {("region", r"^no location given by the vendor \(vendor 'hyperstack'\)"):
+                   "the page names no region and no public client places A100 SXM, H200, B200",
+                   ("card", _UNKNOWN_CARD + "'NVIDIA B300'$"): "the B300 is not catalogued yet"},
+    "jarvislabs": {("card", _UNKNOWN_CARD + "'RTX-PRO6000'$"):
+                   "the RTX PRO 6000 (Blackwell) is not catalogued yet",
+                   ("region", r"^unknown region 'europe-01' "): "no public text places europe-01"},
+    "tensordock": {("card", _UNKNOWN_CARD + "'(rtx5000ada-pcie-32gb|geforce rtx4080-pcie-16gb)'$"):
+                   "RTX 5000 Ada and RTX 4080 are not catalogued (no cited specs yet)"},
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
