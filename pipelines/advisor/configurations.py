@@ -23,6 +23,7 @@ from pipelines.advisor.throughput import (
     model_parallel_efficiency,
 )
 from pipelines.advisor.workload import Workload
+from spiders.parsing.prices import HOURS_PER_PERIOD
 
 KINDS = ("whole card", "slice", "multi-GPU", "spot")
 MARKETPLACE = "marketplace"   # the vendor_kind whose listings are hosts, not a pool of cards
@@ -51,6 +52,7 @@ class Option:
     cost_cny: float
     cost_usd: float | None
     why: tuple[str, ...]
+    refused_by: tuple[str, ...] = ()     # the guides' rules that keep it from rank 1
     alternatives: tuple[str, ...] = ()   # the same rental under its other billing periods
     interconnect: str = ""     # the link assumed between the cards ("" for one card or a slice)
     across_servers: bool = False
@@ -62,6 +64,13 @@ class Option:
         if self.offer.is_slice:
             return f"{_share(self.offer.gpu_fraction)} {model} ({self.vram_gb_per_card:g} GB)"
         return f"{self.cards} × {model}" if self.cards > 1 else f"1 × {model}"
+
+    @property
+    def rent_per_hour_cny(self) -> float:
+        """The rent of the configuration per hour, whatever its billing period (a column, not
+        the order)."""
+        return self.offer.instance_price_cny / HOURS_PER_PERIOD[self.offer.billing_period] \
+            * self.rentals
 
     @property
     def cny_per_work_hour(self) -> float:
@@ -111,7 +120,7 @@ def _shapes(offer: Offer, workload: Workload, estimate: Estimate,
         return ([(1, "slice")], []) if fits_one else ([], ["does not fit the slice"])
     if fits_one:
         shapes = [(1, "single")] if size == 1 else []
-        if workload.gpu_hours:   # more cards only help when there is a given amount of work
+        if workload.finish_within_days:   # more cards only help to finish in time
             shapes += [(size * k, "data-parallel") for k in _powers_of_two(1, 8)
                        if 1 < size * k <= max(max(e.data_parallel_speedup), size)]
         elif size > 1:
@@ -131,7 +140,7 @@ def _shapes(offer: Offer, workload: Workload, estimate: Estimate,
             reasons.append(reason)
         else:
             allowed.append((cards, parallelism))
-    if not workload.gpu_hours:   # no work given: the fewest cards that hold the model
+    if not workload.finish_within_days:   # no time bound: the fewest cards that hold the model
         allowed = allowed[:1]
     return allowed, reasons
 
@@ -225,13 +234,12 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
     effective = throughput / overhead if spot else throughput
     if spot:
         notes.append(f"spot: +{overhead - 1:.0%} time for checkpoints and restarts")
-    if workload.gpu_hours:
-        hours = workload.gpu_hours / effective
-        days = math.ceil(hours / workload.hours_per_day - 1e-9)
-        if days > workload.days:
-            return f"does not finish in {workload.days} days at {workload.hours_per_day:g} h/day"
-    else:
-        hours, days = workload.hours_per_day * workload.days, workload.days
+    # the cost of finishing the work: a slower option runs (and is billed) longer
+    hours = workload.work_hours / effective
+    days = math.ceil(hours / workload.hours_per_day - 1e-9)
+    limit = workload.finish_within_days
+    if limit and days > limit:
+        return f"does not finish within {limit:g} days at {workload.hours_per_day:g} h/day"
     one = bill(offer, hours, days)
     if one is None:
         return f"billing period {offer.billing_period}"
