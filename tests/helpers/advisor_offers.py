@@ -21,7 +21,8 @@ def row(price: float, period: str = "hour", **overrides) -> dict:
     r.update({"price_basis": "published", "price_as_of": SEEN.date(), "reaches_via": "direct",
               "counted": True})
     r.update(overrides)
-    r.setdefault("vram_gb", VRAM[r["gpu_model"]] * r["gpu_fraction"])
+    if "vram_gb" not in r:
+        r["vram_gb"] = VRAM[r["gpu_model"]] * r["gpu_fraction"]
     r.setdefault("sku", f"{r['gpu_model']} {r['gpu_count']}x{r['gpu_fraction']:g} "
                         f"{r['offer_kind']}")
     r["price_amount"] = price
