@@ -41,7 +41,7 @@ class Option:
     offer: Offer
     rentals: int               # how many of the offer are rented (n single cards, k servers)
     cards: int                 # cards in the configuration (1 for a slice)
-    parallelism: str           # "single" | "data-parallel" | "model-parallel"
+    parallelism: str   # "single" | "data-parallel" | "model-parallel" | "independent runs"
     need_gb_per_card: float
     vram_gb_per_card: float
     throughput: float          # A100-80GB equivalents, all efficiencies applied
@@ -62,7 +62,9 @@ class Option:
         variant = f" {self.offer.gpu_variant}" if self.offer.gpu_variant else ""
         model = self.offer.gpu_model + variant
         if self.offer.is_slice:
-            return f"{_share(self.offer.gpu_fraction)} {model} ({self.vram_gb_per_card:g} GB)"
+            many = f"{self.rentals} × " if self.rentals > 1 else ""
+            return (f"{many}{_share(self.offer.gpu_fraction)} {model} "
+                    f"({self.vram_gb_per_card:g} GB)")
         return f"{self.cards} × {model}" if self.cards > 1 else f"1 × {model}"
 
     @property
@@ -213,6 +215,14 @@ def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
         need_per_card = estimate.total_gb / cards if parallelism == "model-parallel" \
             else estimate.total_gb
         rentals = cards // offer.gpu_count if not offer.is_slice else 1
+        # concurrent runs (a parameter search) each take their own card or slice: N rentals,
+        # N times the throughput, each run's time; larger runs add their work one after another
+        runs = workload.runs if parallelism == "single" and rentals == 1 and cards == 1 else 1
+        if runs > 1:
+            throughput, rentals, parallelism = throughput * runs, runs, "independent runs"
+            cards = 1 if offer.is_slice else runs
+            notes.append(f"{runs} concurrent runs, each on its own "
+                         f"{'slice' if offer.is_slice else 'card'}")
         costed = _costed(offer, workload, rentals, cards, parallelism, need_per_card, throughput,
                          notes, (server, wiring, across))
         if isinstance(costed, str):
@@ -255,7 +265,10 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
            *notes,
            f"throughput {effective:.3g} × A100-80GB → {hours:,.1f} h over {days} day"
            f"{'s' if days != 1 else ''}, {hours * effective:,.1f} A100-80GB-hours of work"]
-    if rentals > 1 and offer.gpu_count == 1:
+    if parallelism == "independent runs":
+        why.append(f"{rentals} × the offer, one per run (assumes {offer.vendor} has {rentals} "
+                   "free)")
+    elif rentals > 1 and offer.gpu_count == 1:
         where = f"one of its servers of up to {server} cards" if cards <= server else \
             "its cluster"
         why.append(f"{rentals} × the single-card offer (assumes {offer.vendor} has {rentals} "

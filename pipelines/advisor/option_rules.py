@@ -84,6 +84,9 @@ def _settle(v: Verdict, answer: Option, options: Sequence[Option]) -> tuple[str,
             return verdict, f"shared would do ({v.because}){versus or '; no slice fits'}"
         return verdict, v.because
     if v.rule == RULES[2]:
+        if answer.parallelism == "independent runs":
+            return (f"single card per run ({answer.rentals} concurrent runs)",
+                    f"{v.because}; each run on its own card or slice")
         if answer.cards == 1:
             return "single card", v.because
         verdict = f"multi-GPU ({answer.parallelism}, {answer.cards} cards)"

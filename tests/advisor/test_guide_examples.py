@@ -131,3 +131,18 @@ def test_8_a100_80gb_are_comfortable_for_a_13b_finetune():
     assert answer.cards == 8 and not answer.refused_by
     assert answer.need_gb_per_card / answer.vram_gb_per_card < 0.5     # comfortable: 39 %
     assert verdict(advice, "monthly vs hourly") == "monthly"
+
+
+def test_a_parameter_search_runs_its_runs_at_once_one_card_or_slice_each():
+    workload = work(params="7B", task="lora", hours_per_day=4, days=7, runs=8)
+    advice = advise(workload, offers(row(20, "hour", sku="single"),
+                                     row(8, "hour", gpu_fraction=0.5, sku="half")))
+    answer = advice.answer
+    assert answer.parallelism == "independent runs" and answer.rentals == 8
+    assert answer.wall_hours == pytest.approx(28)               # each run's 28 A100-hours
+    assert answer.cost_cny == pytest.approx(8 * 20 * 28)         # 8 cards × 20 CNY/h × 28 h
+    half = next(o for o in advice.options if o.offer.sku == "half")
+    assert half.config.startswith("8 × 1/2 A100-80GB")
+    assert half.wall_hours == pytest.approx(28 / 0.375)
+    single = next(v for v in advice.verdicts if v.rule == "single vs multi-GPU")
+    assert single.verdict == "single card per run (8 concurrent runs)"
