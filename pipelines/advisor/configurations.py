@@ -41,7 +41,8 @@ class Option:
     offer: Offer
     rentals: int               # how many of the offer are rented (n single cards, k servers)
     cards: int                 # cards in the configuration (1 for a slice)
-    parallelism: str   # "single" | "data-parallel" | "model-parallel" | "independent runs"
+    # "single" | "data-parallel" | "model-parallel" | "independent runs" | "replicas"
+    parallelism: str
     need_gb_per_card: float
     vram_gb_per_card: float
     throughput: float          # A100-80GB equivalents, all efficiencies applied
@@ -61,6 +62,9 @@ class Option:
     def config(self) -> str:
         variant = f" {self.offer.gpu_variant}" if self.offer.gpu_variant else ""
         model = self.offer.gpu_model + variant
+        copies = self.parallelism in ("independent runs", "replicas")
+        if copies and not self.offer.is_slice and self.cards == 1:
+            return f"{self.rentals} × {model}"
         if self.offer.is_slice:
             many = f"{self.rentals} × " if self.rentals > 1 else ""
             return (f"{many}{_share(self.offer.gpu_fraction)} {model} "
@@ -219,8 +223,8 @@ def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
         # N times the throughput, each run's time; larger runs add their work one after another
         runs = workload.runs if parallelism == "single" and rentals == 1 and cards == 1 else 1
         if runs > 1:
+            # one card (or slice) per run: `cards` stays the configuration of one run
             throughput, rentals, parallelism = throughput * runs, runs, "independent runs"
-            cards = 1 if offer.is_slice else runs
             notes.append(f"{runs} concurrent runs, each on its own "
                          f"{'slice' if offer.is_slice else 'card'}")
         costed = _costed(offer, workload, rentals, cards, parallelism, need_per_card, throughput,
@@ -230,6 +234,11 @@ def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
         else:
             options.append(costed)
     return options, reasons + shape_reasons
+
+
+def serving(workload: Workload) -> bool:
+    """Inference over a window (no --gpu-hours): the window is fixed, replicas carry the load."""
+    return not workload.training and not workload.gpu_hours
 
 
 def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallelism: str,
@@ -244,9 +253,20 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
     effective = throughput / overhead if spot else throughput
     if spot:
         notes.append(f"spot: +{overhead - 1:.0%} time for checkpoints and restarts")
-    # the cost of finishing the work: a slower option runs (and is billed) longer
-    hours = workload.work_hours / effective
-    days = math.ceil(hours / workload.hours_per_day - 1e-9)
+    if serving(workload):
+        # serving runs the window it is given: a slower option serves one A100-80GB's load
+        # with more replicas, not for longer
+        replicas = max(1, math.ceil(1 / effective - 1e-9))
+        if replicas > 1:
+            notes.append(f"serving: {replicas} replicas carry one A100-80GB's load over the "
+                         "window")
+            # `cards` stays the configuration of one replica; `rentals` counts them
+            effective, rentals = effective * replicas, rentals * replicas
+            parallelism = "replicas" if parallelism == "single" else parallelism
+        hours, days = workload.hours_per_day * workload.days, workload.days
+    else:   # the cost of finishing the work: a slower option runs (and is billed) longer
+        hours = workload.work_hours / effective
+        days = math.ceil(hours / workload.hours_per_day - 1e-9)
     limit = workload.finish_within_days
     if limit and days > limit:
         return f"does not finish within {limit:g} days at {workload.hours_per_day:g} h/day"

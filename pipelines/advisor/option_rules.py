@@ -87,6 +87,9 @@ def _settle(v: Verdict, answer: Option, options: Sequence[Option]) -> tuple[str,
         if answer.parallelism == "independent runs":
             return (f"single card per run ({answer.rentals} concurrent runs)",
                     f"{v.because}; each run on its own card or slice")
+        if answer.parallelism == "replicas":
+            return (f"single card per replica ({answer.rentals} replicas)",
+                    f"{v.because}; replicas carry one A100-80GB's load")
         if answer.cards == 1:
             return "single card", v.because
         verdict = f"multi-GPU ({answer.parallelism}, {answer.cards} cards)"

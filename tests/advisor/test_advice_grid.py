@@ -88,8 +88,7 @@ def _consistent(advice) -> list[str]:
         problems.append("whole card vs slice")
     if (v["exclusive vs shared"] == "shared") != answer.offer.is_slice:
         problems.append("exclusive vs shared")
-    one_per_run = answer.cards == 1 or answer.parallelism == "independent runs"
-    if v["single vs multi-GPU"].startswith("single") != one_per_run:
+    if v["single vs multi-GPU"].startswith("single") != (answer.cards == 1):
         problems.append("single vs multi-GPU")
     if v["spot"] == "not allowed" and answer.offer.offer_kind == "spot":
         problems.append("spot")

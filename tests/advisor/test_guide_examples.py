@@ -146,3 +146,14 @@ def test_a_parameter_search_runs_its_runs_at_once_one_card_or_slice_each():
     assert half.wall_hours == pytest.approx(28 / 0.375)
     single = next(v for v in advice.verdicts if v.rule == "single vs multi-GPU")
     assert single.verdict == "single card per run (8 concurrent runs)"
+
+
+def test_serving_keeps_its_window_and_a_slow_card_needs_replicas():
+    workload = work(params="7B", task="inference", precision="int4", hours_per_day=24, days=30)
+    advice = advise(workload, offers(row(2.0, "hour", gpu_model="T4-16GB", gpu_variant=None,
+                                         vram_gb=16, sku="T4")))
+    t4 = advice.answer
+    assert t4.wall_hours == pytest.approx(720) and t4.days_used == 30   # the window, not more
+    assert t4.parallelism == "replicas" and t4.rentals >= 2
+    assert t4.throughput >= 1                                # together one A100-80GB's load
+    assert t4.cost_cny == pytest.approx(2.0 * 720 * t4.rentals)
