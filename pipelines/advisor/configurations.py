@@ -23,6 +23,7 @@ from pipelines.advisor.throughput import (
     model_parallel_efficiency,
 )
 from pipelines.advisor.workload import Workload
+from spiders.parsing.prices import HOURS_PER_PERIOD
 
 KINDS = ("whole card", "slice", "multi-GPU", "spot")
 MARKETPLACE = "marketplace"   # the vendor_kind whose listings are hosts, not a pool of cards
@@ -40,7 +41,8 @@ class Option:
     offer: Offer
     rentals: int               # how many of the offer are rented (n single cards, k servers)
     cards: int                 # cards in the configuration (1 for a slice)
-    parallelism: str           # "single" | "data-parallel" | "model-parallel"
+    # "single" | "data-parallel" | "model-parallel" | "independent runs" | "replicas"
+    parallelism: str
     need_gb_per_card: float
     vram_gb_per_card: float
     throughput: float          # A100-80GB equivalents, all efficiencies applied
@@ -51,6 +53,7 @@ class Option:
     cost_cny: float
     cost_usd: float | None
     why: tuple[str, ...]
+    refused_by: tuple[str, ...] = ()     # the guides' rules that keep it from rank 1
     alternatives: tuple[str, ...] = ()   # the same rental under its other billing periods
     interconnect: str = ""     # the link assumed between the cards ("" for one card or a slice)
     across_servers: bool = False
@@ -59,9 +62,21 @@ class Option:
     def config(self) -> str:
         variant = f" {self.offer.gpu_variant}" if self.offer.gpu_variant else ""
         model = self.offer.gpu_model + variant
+        copies = self.parallelism in ("independent runs", "replicas")
+        if copies and not self.offer.is_slice and self.cards == 1:
+            return f"{self.rentals} × {model}"
         if self.offer.is_slice:
-            return f"{_share(self.offer.gpu_fraction)} {model} ({self.vram_gb_per_card:g} GB)"
+            many = f"{self.rentals} × " if self.rentals > 1 else ""
+            return (f"{many}{_share(self.offer.gpu_fraction)} {model} "
+                    f"({self.vram_gb_per_card:g} GB)")
         return f"{self.cards} × {model}" if self.cards > 1 else f"1 × {model}"
+
+    @property
+    def rent_per_hour_cny(self) -> float:
+        """The rent of the configuration per hour, whatever its billing period (a column, not
+        the order)."""
+        return self.offer.instance_price_cny / HOURS_PER_PERIOD[self.offer.billing_period] \
+            * self.rentals
 
     @property
     def cny_per_work_hour(self) -> float:
@@ -111,7 +126,7 @@ def _shapes(offer: Offer, workload: Workload, estimate: Estimate,
         return ([(1, "slice")], []) if fits_one else ([], ["does not fit the slice"])
     if fits_one:
         shapes = [(1, "single")] if size == 1 else []
-        if workload.gpu_hours:   # more cards only help when there is a given amount of work
+        if workload.finish_within_days:   # more cards only help to finish in time
             shapes += [(size * k, "data-parallel") for k in _powers_of_two(1, 8)
                        if 1 < size * k <= max(max(e.data_parallel_speedup), size)]
         elif size > 1:
@@ -131,7 +146,7 @@ def _shapes(offer: Offer, workload: Workload, estimate: Estimate,
             reasons.append(reason)
         else:
             allowed.append((cards, parallelism))
-    if not workload.gpu_hours:   # no work given: the fewest cards that hold the model
+    if not workload.finish_within_days:   # no time bound: the fewest cards that hold the model
         allowed = allowed[:1]
     return allowed, reasons
 
@@ -204,6 +219,14 @@ def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
         need_per_card = estimate.total_gb / cards if parallelism == "model-parallel" \
             else estimate.total_gb
         rentals = cards // offer.gpu_count if not offer.is_slice else 1
+        # concurrent runs (a parameter search) each take their own card or slice: N rentals,
+        # N times the throughput, each run's time; larger runs add their work one after another
+        runs = workload.runs if parallelism == "single" and rentals == 1 and cards == 1 else 1
+        if runs > 1:
+            # one card (or slice) per run: `cards` stays the configuration of one run
+            throughput, rentals, parallelism = throughput * runs, runs, "independent runs"
+            notes.append(f"{runs} concurrent runs, each on its own "
+                         f"{'slice' if offer.is_slice else 'card'}")
         costed = _costed(offer, workload, rentals, cards, parallelism, need_per_card, throughput,
                          notes, (server, wiring, across))
         if isinstance(costed, str):
@@ -211,6 +234,11 @@ def _configurations(offer: Offer, workload: Workload, estimate: Estimate,
         else:
             options.append(costed)
     return options, reasons + shape_reasons
+
+
+def serving(workload: Workload) -> bool:
+    """Inference over a window (no --gpu-hours): the window is fixed, replicas carry the load."""
+    return not workload.training and not workload.gpu_hours
 
 
 def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallelism: str,
@@ -225,13 +253,23 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
     effective = throughput / overhead if spot else throughput
     if spot:
         notes.append(f"spot: +{overhead - 1:.0%} time for checkpoints and restarts")
-    if workload.gpu_hours:
-        hours = workload.gpu_hours / effective
-        days = math.ceil(hours / workload.hours_per_day - 1e-9)
-        if days > workload.days:
-            return f"does not finish in {workload.days} days at {workload.hours_per_day:g} h/day"
-    else:
+    if serving(workload):
+        # serving runs the window it is given: a slower option serves one A100-80GB's load
+        # with more replicas, not for longer
+        replicas = max(1, math.ceil(1 / effective - 1e-9))
+        if replicas > 1:
+            notes.append(f"serving: {replicas} replicas carry one A100-80GB's load over the "
+                         "window")
+            # `cards` stays the configuration of one replica; `rentals` counts them
+            effective, rentals = effective * replicas, rentals * replicas
+            parallelism = "replicas" if parallelism == "single" else parallelism
         hours, days = workload.hours_per_day * workload.days, workload.days
+    else:   # the cost of finishing the work: a slower option runs (and is billed) longer
+        hours = workload.work_hours / effective
+        days = math.ceil(hours / workload.hours_per_day - 1e-9)
+    limit = workload.finish_within_days
+    if limit and days > limit:
+        return f"does not finish within {limit:g} days at {workload.hours_per_day:g} h/day"
     one = bill(offer, hours, days)
     if one is None:
         return f"billing period {offer.billing_period}"
@@ -247,7 +285,10 @@ def _costed(offer: Offer, workload: Workload, rentals: int, cards: int, parallel
            *notes,
            f"throughput {effective:.3g} × A100-80GB → {hours:,.1f} h over {days} day"
            f"{'s' if days != 1 else ''}, {hours * effective:,.1f} A100-80GB-hours of work"]
-    if rentals > 1 and offer.gpu_count == 1:
+    if parallelism == "independent runs":
+        why.append(f"{rentals} × the offer, one per run (assumes {offer.vendor} has {rentals} "
+                   "free)")
+    elif rentals > 1 and offer.gpu_count == 1:
         where = f"one of its servers of up to {server} cards" if cards <= server else \
             "its cluster"
         why.append(f"{rentals} × the single-card offer (assumes {offer.vendor} has {rentals} "

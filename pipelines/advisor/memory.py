@@ -29,6 +29,8 @@ MARGIN_REFERENCE_TOKENS = 4096
 MARGIN_PER_DOUBLING = 0.10
 MAX_MARGIN = 1.00
 DEFAULT_BATCH, DEFAULT_SEQ_LEN = 1, 2048
+MEMORY_NOT_MEASURED = ("memory estimated from parameters: measure it first, as the guides say "
+                       "(--peak-memory-gb)")
 
 
 @dataclass(frozen=True)
@@ -87,4 +89,10 @@ def estimate_memory(workload: Workload) -> Estimate:
     total = weights_gb * (1 + margin)
     notes.insert(0, f"{params / 1e9:g}B params × {bpp:.2f} B = {weights_gb:,.1f} GB, "
                     f"+{margin:.0%} = {total:,.1f} GB (GB = 10^9 bytes)")
+    if workload.peak_memory_gb:
+        notes.insert(0, f"measured peak {workload.peak_memory_gb:,.1f} GB (--peak-memory-gb) "
+                        f"replaces the estimate of {total:,.1f} GB")
+        total = workload.peak_memory_gb
+    else:
+        notes.insert(0, MEMORY_NOT_MEASURED)
     return Estimate(bpp, weights_gb, margin, total, tuple(notes))

@@ -45,6 +45,13 @@ class Offer:
     url: str | None = None
     offer_id: str | None = None
     vendor_kind: str | None = None   # hyperscaler | gpu_cloud | marketplace | idc (None: unknown)
+    # where the price comes from (spiders/price_basis.py: live | captured | published | undated |
+    # illustrative | mixed | simulated; None: not stated), and how its source reached the offer
+    # (direct | aggregator | second_path | archive | template) and whether it counts (docs/
+    # signals.md "Counted once"): what pipelines/advisor/advisable.py reads
+    price_basis: str | None = None
+    reaches_via: str | None = None
+    counted: bool = True
 
     @classmethod
     def from_row(cls, row: Mapping) -> Offer:
@@ -65,7 +72,9 @@ class Offer:
             sku=row.get("sku"), available=row.get("available"),
             last_seen_at=row.get("last_seen_at"), url=row.get("url"), offer_id=row.get("offer_id"),
             vendor_kind=row.get("vendor_kind"), price_as_of=row.get("price_as_of"),
-            price_age_days=row.get("price_age_days"))
+            price_age_days=row.get("price_age_days"), price_basis=row.get("price_basis"),
+            reaches_via=row.get("reaches_via"),
+            counted=row.get("counted") is not False)
 
     @property
     def region_group(self) -> str:

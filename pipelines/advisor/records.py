@@ -14,7 +14,7 @@ ADVICE_COLUMNS = {
     "hours_per_day": "double", "days": "integer", "gpu_hours": "double",
     "interruptible": "boolean", "region_filter": "varchar",
     "estimate_gb": "double", "assumptions": "varchar",
-    "rank": "integer",                  # 1 = cheapest
+    "rank": "integer",                  # 1 = the answer (cheapest to finish, no rule refuses it)
     "kind": "varchar",                  # whole card | slice | multi-GPU | spot
     "best_of_kind": "boolean",
     "configuration": "varchar",         # "2 × A100-80GB SXM", "1/2 A100-80GB (40 GB)"
@@ -25,7 +25,8 @@ ADVICE_COLUMNS = {
     "billing_period": "varchar",        # the offer's period, the cheapest of the rental's
     "billing_units": "double",          # hours, days or terms paid per rental
     "rentals": "integer",               # how many of the offer are rented
-    "total_cost_cny": "decimal(18,2)", "total_cost_usd": "decimal(18,2)",
+    "total_cost_cny": "decimal(18,2)",  # the cost of finishing the work (the order)
+    "total_cost_usd": "decimal(18,2)",
     "wall_hours": "double", "days_used": "integer",
     "throughput_a100": "double",        # A100-80GB equivalents, every efficiency applied
     "work_gpu_hours": "double",         # A100-80GB GPU-hours of work done
@@ -39,6 +40,9 @@ ADVICE_COLUMNS = {
     "price_age_days": "integer",        # days from price_as_of to the day the advice was made
     "url": "varchar", "offer_id": "varchar",
     "why": "varchar",
+    "price_basis": "varchar",           # live | captured | published | ... (price_basis.py)
+    "rent_cny_per_hour": "double",      # the configuration's rent per hour (not the order)
+    "refused_by": "varchar",            # the guides' rules that keep it from rank 1 ('' none)
     "verdicts": "varchar",              # the workload's verdicts of the guides' rules, one a line
 }
 
@@ -55,7 +59,8 @@ ADVICE_COMMENTS = {
     "interruptible": "the job checkpoints: spot offers allowed",
     "region_filter": "the profile's region (null: anywhere)",
     "estimate_gb": "GPU memory the workload needs, GB", "assumptions": "what the estimate assumes",
-    "rank": "1 = cheapest", "kind": "whole card | slice | multi-GPU | spot",
+    "rank": "1 = the answer: cheapest to finish the work among the options no rule refuses",
+    "kind": "whole card | slice | multi-GPU | spot",
     "best_of_kind": "the cheapest option of its kind",
     "configuration": "the cards rented: 2 × A100-80GB SXM, 1/2 A100-80GB (40 GB), ...",
     "cards": "cards used", "parallelism": "how the cards share the work (model or data parallel)",
@@ -74,6 +79,10 @@ ADVICE_COMMENTS = {
     "price_as_of": "the date the price held", "price_age_days": "days from price_as_of to the "
                                                                  "day the advice was made",
     "why": "why the option fits and what it assumes",
+    "price_basis": "where the price comes from: live, captured, published (modeled or undated "
+                   "only with --include-modeled)",
+    "rent_cny_per_hour": "the configuration's rent per hour, CNY",
+    "refused_by": "the guides' rules that refuse the option (below the line; '' none)",
     "verdicts": "the workload's verdicts of the guides' rules, one a line",
 }
 
@@ -113,6 +122,9 @@ def option_record(advice: Advice, option: Option, rank: int) -> dict:
         "last_seen_at": o.last_seen_at, "price_as_of": o.price_as_of,
         "price_age_days": o.price_age_days, "url": o.url, "offer_id": o.offer_id,
         "why": "; ".join(option.why),
+        "price_basis": o.price_basis,
+        "rent_cny_per_hour": round(option.rent_per_hour_cny, 4),
+        "refused_by": "; ".join(option.refused_by),
         "verdicts": "\n".join(v.line() for v in advice.verdicts),
     }
 

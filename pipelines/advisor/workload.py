@@ -28,6 +28,11 @@ PRECISION_ALIASES = {
     "int4": ("4bit", "4-bit", "nf4", "gptq", "awq"),
 }
 
+# The inputs the guides say to measure, with their types (Workload's fields of the same names).
+MEASURED = {"deadline_days": float, "peak_memory_gb": float, "runs": int, "qps": float,
+            "p99_ms": float, "utilisation": float, "project_months": float}
+
+
 class AdvisorError(ValueError):
     """A workload the advisor cannot size (an unknown task, a bad parameter count ...)."""
 
@@ -87,6 +92,14 @@ class Workload:
     batch_size: int | None = None
     seq_len: int | None = None
     name: str | None = None
+    # what the guides say to measure (None: not given, and the answer says so)
+    deadline_days: float | None = None     # the work must finish within this many days
+    peak_memory_gb: float | None = None    # a measured peak: overrides the estimate
+    runs: int = 1                          # concurrent experiments (a parameter search)
+    qps: float | None = None               # peak queries per second (inference)
+    p99_ms: float | None = None            # the p99 latency bound at peak (inference)
+    utilisation: float | None = None       # share of the project's hours the cards are busy
+    project_months: float | None = None    # how long the project lasts
 
     def __post_init__(self) -> None:
         if self.task not in TASKS:
@@ -100,9 +113,30 @@ class Workload:
             raise AdvisorError(f"days must be at least 1, not {self.days}")
         if self.gpu_hours is not None and self.gpu_hours <= 0:
             raise AdvisorError(f"GPU-hours must be positive, not {self.gpu_hours}")
-        for hint, value in (("batch size", self.batch_size), ("sequence length", self.seq_len)):
+        for hint, value in (("batch size", self.batch_size), ("sequence length", self.seq_len),
+                            ("runs", self.runs)):
             if value is not None and value < 1:
                 raise AdvisorError(f"{hint} must be at least 1, not {value}")
+        for what, value in (("deadline", self.deadline_days), ("peak memory", self.peak_memory_gb),
+                            ("QPS", self.qps), ("p99", self.p99_ms),
+                            ("project length", self.project_months)):
+            if value is not None and value <= 0:
+                raise AdvisorError(f"{what} must be positive, not {value}")
+        if self.utilisation is not None and not 0 < self.utilisation <= 1:
+            raise AdvisorError(f"utilisation is a share in (0, 1], not {self.utilisation}")
+
+    @property
+    def finish_within_days(self) -> float | None:
+        """The days the work must finish in: --deadline, else --days when the work is given
+        (--gpu-hours), else none (a slower option takes longer and costs what it costs)."""
+        return self.deadline_days or (self.days if self.gpu_hours else None)
+
+    @property
+    def work_hours(self) -> float:
+        """The work to finish, in hours of one reference card (A100-80GB): --gpu-hours, else the
+        usage pattern on the reference card; times the concurrent runs."""
+        one = self.gpu_hours or self.hours_per_day * self.days
+        return one * self.runs
 
     @property
     def training(self) -> bool:
@@ -113,7 +147,7 @@ class Workload:
         """A saved profile (workloads.yaml) or CLI values: params/task/precision as users write
         them (`13B`, `LoRA`, `fp16`), the usage pattern, and the optional hints."""
         known = {"name", "params", "task", "precision", "hours_per_day", "days", "gpu_hours",
-                 "interruptible", "region", "batch_size", "seq_len"}
+                 "interruptible", "region", "batch_size", "seq_len", *MEASURED}
         unknown = sorted(set(spec) - known)
         if unknown:
             raise AdvisorError(f"unknown workload field(s) {', '.join(unknown)}; known: "
@@ -144,11 +178,15 @@ class Workload:
                    interruptible=interruptible,
                    region=str(spec["region"]) if spec.get("region") else None,
                    batch_size=number("batch_size", int), seq_len=number("seq_len", int),
-                   name=str(spec["name"]) if spec.get("name") else None)
+                   name=str(spec["name"]) if spec.get("name") else None,
+                   **{key: number(key, kind) for key, kind in MEASURED.items()
+                      if spec.get(key) is not None})
 
     def describe(self) -> str:
         size = f"{self.params / 1e9:g}B" if self.params >= 1e9 else f"{self.params / 1e6:g}M"
         work = f", {self.gpu_hours:g} A100-80GB GPU-hours of work" if self.gpu_hours else ""
+        work += f", {self.runs} concurrent runs" if self.runs > 1 else ""
+        work += f", deadline {self.deadline_days:g} days" if self.deadline_days else ""
         return (f"{size} {self.task} in {self.precision}, {self.hours_per_day:g} h/day for "
                 f"{self.days} day{'s' if self.days != 1 else ''}{work}"
                 f"{', interruptible' if self.interruptible else ''}")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import UTC, datetime
 
 import click
 from rich import box
@@ -17,12 +16,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from pipelines.advisor import (
-    KINDS,
     PRECISIONS,
     TASKS,
     Advice,
     AdvisorError,
-    Option,
     Workload,
     advice_records,
     advise,
@@ -31,11 +28,15 @@ from pipelines.advisor import (
     measured_claims_from_db,
     offers_from_db,
 )
+from pipelines.advisor.advisable import basis_text
+from pipelines.advisor.inputs import input_notes
+from pipelines.advisor.savings import savings_lines, signal_evidence_from_db
+from pipelines.cli.advise_rows import advise_rows, time_to_finish
 from pipelines.cli.exit_codes import NoData
 from pipelines.cli.options import MAX_AGE, MAX_AGE_HELP, MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
-from pipelines.cli.output import make_console
+from pipelines.cli.output import make_console, write_rows
 from pipelines.cli.published import published_db
-from pipelines.display import age_text, plain_value
+from pipelines.display import plain_value
 from pipelines.query.ages import aged_out_note, old_prices_note
 from pipelines.query.prices import latest_prices_query
 
@@ -80,90 +81,87 @@ def _advice_json(advice: Advice, limit: int | None) -> dict:
                       "rule_text": v.rule_text, "holds": list(v.holds),
                       "figures": {k: plain_value(x) for k, x in v.figures.items()}}
                      for v in advice.verdicts],
+        "inputs": input_notes(w),
+        "answer_rank": 1 if advice.answer else None,
+        "savings": savings_lines(advice),
+        "include_modeled": advice.include_modeled,
         "options": options,
         "best_per_kind": best,                                   # kind -> rank in `options`
         "excluded": dict(advice.excluded.most_common()),         # reason -> offers
     }
 
 
-def _hours(option: Option) -> str:
-    """Hours run, over how many days of the usage pattern: "56 h in 14 d"."""
-    hours = option.wall_hours
-    text = f"{hours:,.1f} h" if hours < 100 else f"{hours:,.0f} h"
-    return f"{text} in {option.days_used} d"
+def _print_options(console: Console, advice: Advice, limit: int | None) -> None:
+    """The ranked options (advise_rows), then the refused ones below the line with their rule."""
+    rows, columns = advise_rows(advice, limit)
+    allowed = len(advice.allowed)
+    title = f"{allowed} options, cheapest to finish the work first"
+    if allowed > sum(1 for r in rows if r["rank"]):
+        title += " (--limit 0 for all)"
+    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
+    shown = [c for c in columns if c not in ("vendor", "region", "price_basis", "refused_by",
+                                             "cost_to_finish_usd")]
+    for column in shown:
+        table.add_column(_HEADERS.get(column, column.replace("_", " ")),
+                         justify="right" if column in _RIGHT else "left",
+                         style="bold" if column == "cost_to_finish_cny" else None)
+    table.add_column("vendor / region / price", justify="left")
+    below = False
+    for row in rows:
+        if not row["rank"] and not below:
+            below = True
+            table.add_section()
+        cells = ["-" if row[c] is None else escape(_cell(row[c])) for c in shown]
+        where = (f"{escape(row['vendor'])}\n[dim]{escape(row['region'])}[/]"
+                 f"\n[dim]{escape(row['price_basis'])}[/]")
+        if row["refused_by"]:
+            where += f"\n[red]refused: {escape(row['refused_by'])}[/]"
+        table.add_row(*cells, where)
+    console.print(table)
 
 
-def _region(option: Option) -> str:
-    o = option.offer
-    where = o.region_group if o.country == "CN" else (
-        f"{o.province_or_state}, {o.country}" if o.province_or_state else o.country)
-    return o.region_code if o.region_code == where else f"{o.region_code} ({where})"
+_HEADERS = {"rank": "#", "rent_cny_per_hour": "rent CNY/h", "cost_to_finish_cny": "cost CNY",
+            "time_to_finish": "time to finish", "throughput_a100": "× A100"}
+_RIGHT = {"rank", "rent_cny_per_hour", "cost_to_finish_cny", "throughput_a100",
+          "time_to_finish", "memory"}
 
 
-def _as_of(option: Option) -> str:
-    """The as-of date of an option's price and its age: "as of 2026-11-30 (1 d)"."""
-    o = option.offer
-    return (f"as of {o.price_as_of:%Y-%m-%d} " if o.price_as_of else "") \
-        + f"({age_text(o.price_age_days)})"
+def _cell(value) -> str:
+    return f"{value:,.2f}" if isinstance(value, float) else str(value)
 
 
 def _print_table(console: Console, advice: Advice, limit: int | None,
                  explain: bool = False) -> None:
     w, estimate = advice.workload, advice.estimate
     console.print(f"[bold]Workload[/]: {escape(w.describe())}")
-    console.print(f"[bold]Memory estimate[/]: {estimate.total_gb:,.1f} GB")
+    console.print(f"[bold]Memory[/]: {estimate.total_gb:,.1f} GB")
     for note in estimate.assumptions:
+        console.print(f"  · {escape(note)}")
+    for note in input_notes(w):
         console.print(f"  · {escape(note)}")
     if advice.region_note:
         console.print(f"[bold]Region[/]: {escape(w.region or '')} → {escape(advice.region_note)}")
-    verdicts = Table(title="The guides' rules", box=box.SIMPLE_HEAD, title_justify="left")
+    answer = advice.answer
+    title = "The answer's verdicts (the guides' rules)" if answer else \
+        "The guides' rules (no option passes them)"
+    verdicts = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
     for column in ("rule", "verdict", "because (your numbers)"):
         verdicts.add_column(column, style="bold" if column == "verdict" else None)
     for v in advice.verdicts:
         verdicts.add_row(v.rule, escape(v.verdict), escape(v.because))
     console.print(verdicts)
-    shown = advice.options if limit is None else advice.options[:limit]
-    title = f"{len(advice.options)} options, cheapest first"
-    if len(shown) < len(advice.options):
-        title += f" (showing {len(shown)}; --limit 0 for all)"
-    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-    for column, justify in (("#", "right"), ("kind", "left"), ("configuration", "left"),
-                            ("vendor / region", "left"), ("billing", "left"),
-                            ("total CNY", "right"), ("USD", "right"), ("wall time", "right"),
-                            ("work A100-h", "right"), ("fits", "right")):
-        table.add_column(column, justify=justify, style="bold" if column == "total CNY" else None)
-    for rank, option in enumerate(shown, start=1):
-        usd = "-" if option.cost_usd is None else f"{option.cost_usd:,.0f}"
-        config = escape(option.config) + (
-            f"\n[dim]{escape(option.interconnect)}[/]" if option.interconnect else "")
-        table.add_row(str(rank), option.kind, config,
-                      f"{escape(option.offer.vendor)}\n[dim]{escape(_region(option))}[/]"
-                      f"\n[dim]{_as_of(option)}[/]",
-                      option.offer.billing_period, f"{option.cost_cny:,.0f}", usd,
-                      _hours(option), f"{option.work_gpu_hours:,.0f}",
-                      f"{option.need_gb_per_card:,.1f}/{option.vram_gb_per_card:g} GB")
-    console.print(table)
-    console.print("[bold]Best per kind[/]")
-    for kind in KINDS:
-        option = advice.best_per_kind.get(kind)
-        if option is None:
-            reason = ("the workload cannot be interrupted (--interruptible allows spot)"
-                      if kind == "spot" and not w.interruptible else "no offer of this kind fits")
-            console.print(f"  [bold]{kind}[/]: none: {reason}")
-            continue
-        o = option.offer
-        rank = advice.options.index(option) + 1
-        seen = o.last_seen_at.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") \
-            if isinstance(o.last_seen_at, datetime) else "unknown"
-        console.print(f"  [bold]{kind}[/] (#{rank}): {escape(option.config)}, "
-                      f"{escape(o.vendor)} {escape(_region(option))}: "
-                      f"[bold]{option.cost_cny:,.0f} CNY[/]"
-                      + ("" if option.cost_usd is None else f" ({option.cost_usd:,.0f} USD)")
-                      + f", {_hours(option)}")
+    if answer:
+        o = answer.offer
+        console.print(f"[bold]Answer[/]: {escape(answer.config)}, {escape(o.vendor)} "
+                      f"{escape(o.region_code)}: [bold]{answer.cost_cny:,.0f} CNY[/] to finish "
+                      f"({time_to_finish(answer)}, {answer.rent_per_hour_cny:,.2f} CNY/h; "
+                      f"{escape(basis_text(o))})")
         console.print(f"      offer: {o.price_amount:,.2f} {o.currency}/{o.billing_period}, "
-                      f"{escape(o.sku or '-')}, observed {seen}"
-                      + (f", {escape(o.url)}" if o.url else ""))
-        console.print(f"      why: {escape('; '.join(option.why))}")
+                      f"{escape(o.sku or '-')}" + (f", {escape(o.url)}" if o.url else ""))
+        console.print(f"      why: {escape('; '.join(answer.why))}")
+    _print_options(console, advice, limit)
+    for line in savings_lines(advice):
+        console.print(f"[bold]Saving[/]: {escape(line)}")
     if advice.excluded:
         reasons = ", ".join(f"{reason} ({n})" for reason, n in advice.excluded.most_common())
         console.print(f"[dim]Left out: {escape(reasons)}[/]")
@@ -173,10 +171,6 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
                       "pipelines/advisor/clusters.toml)")
         for line in explain_lines():
             console.print(f"  · {escape(line)}")
-    if not w.gpu_hours:
-        console.print(f"[dim]Every option runs {w.hours_per_day:g} h/day × {w.days} days; a "
-                      "slower one does less work in that time (work A100-h). Give --gpu-hours "
-                      "to rank by the cost of finishing a given amount of work.[/]")
 
 
 @click.command("advise")
@@ -203,19 +197,42 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
               help="Batch size hint for the activation / KV-cache margin (default 1).")
 @click.option("--seq-len", type=click.IntRange(1, MAX_SEQ_LEN), metavar="L",
               help="Sequence length hint (default 2048).")
+@click.option("--peak-memory-gb", type=FiniteFloatRange(0, 1e6, min_open=True), metavar="GB",
+              help="A measured peak GPU memory: replaces the estimate from parameters.")
+@click.option("--runs", type=click.IntRange(1, 10_000), default=1, show_default=True,
+              metavar="N", help="Concurrent experiments (a parameter search): N times the work.")
+@click.option("--qps", type=FiniteFloatRange(0, 1e9, min_open=True), metavar="Q",
+              help="Peak queries per second (inference).")
+@click.option("--p99-ms", type=FiniteFloatRange(0, 1e7, min_open=True), metavar="MS",
+              help="The p99 latency bound at peak: below 50 ms, no shared card or slice.")
+@click.option("--deadline", "deadline_days", type=FiniteFloatRange(0, MAX_DAYS, min_open=True),
+              metavar="DAYS", help="The work must finish within DAYS days (at --hours-per-day).")
+@click.option("--utilisation", type=FiniteFloatRange(0, 1, min_open=True), metavar="SHARE",
+              help="Share of the project's hours the cards are busy (0-1): cloud vs bare metal "
+                   "vs a dedicated host.")
+@click.option("--project-months", type=FiniteFloatRange(0, 120, min_open=True), metavar="M",
+              help="How long the project lasts, months (with --utilisation).")
+@click.option("--include-modeled", is_flag=True,
+              help="Also advise on modeled (template, illustrative), undated and unstated "
+                   "prices, labelled; by default only real, counted, dated prices.")
 @click.option("--max-age", type=MAX_AGE, metavar="DAYS|all", help=MAX_AGE_HELP)
 @click.option("--limit", type=click.IntRange(0, MAX_ROWS), default=10, show_default=True,
               metavar="N",
               help="Options shown (0 = all); the best of each kind is always shown.")
 @click.option("--explain", is_flag=True,
               help="Also print every efficiency figure and rule threshold with its source.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"], case_sensitive=False),
-              default="table", show_default=True, help="A table for people, or JSON.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"],
+                                                  case_sensitive=False),
+              default="table", show_default=True,
+              help="A table for people, the whole answer as JSON, or the options as CSV.")
 @click.pass_context
 def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                    hours_per_day: float, days: int, gpu_hours: float | None,
                    interruptible: bool, region: str | None, batch_size: int | None,
-                   seq_len: int | None, max_age: str | None, limit: int, explain: bool,
+                   seq_len: int | None, peak_memory_gb: float | None, runs: int,
+                   qps: float | None, p99_ms: float | None, deadline_days: float | None,
+                   utilisation: float | None, project_months: float | None,
+                   include_modeled: bool, max_age: str | None, limit: int, explain: bool,
                    fmt: str) -> None:
     """The cheapest configuration of today's offers that fits a workload.
 
@@ -241,19 +258,25 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
     workload = _workload(ctx, params=params, task=task, precision=precision,
                          hours_per_day=hours_per_day, days=days, gpu_hours=gpu_hours,
                          interruptible=interruptible, region=region, batch_size=batch_size,
-                         seq_len=seq_len)
+                         seq_len=seq_len, peak_memory_gb=peak_memory_gb, runs=runs, qps=qps,
+                         p99_ms=p99_ms, deadline_days=deadline_days, utilisation=utilisation,
+                         project_months=project_months)
     with published_db("marts.latest_prices", "marts.price_outliers") as con:
         offers = offers_from_db(con, max_age)
         ages = latest_prices_query(con, max_age=max_age)     # how many the max age left out
         measured = measured_claims_from_db(con)
+        signals = signal_evidence_from_db(con)
     old, aged_out = old_prices_note(ages.ages), ages.aged_out
     left_out = aged_out_note(aged_out, ages.max_age, ages.delisted)
     try:
-        advice = advise(workload, offers, measured)
+        advice = advise(workload, offers, measured, include_modeled)
+        advice.signals = signals
     except AdvisorError as exc:   # the only one left once the workload is valid: --region
         raise click.BadParameter(str(exc), ctx, param_hint="--region") from None
     shown = None if limit == 0 else limit
-    if fmt == "json":
+    if fmt == "csv":
+        write_rows(*advise_rows(advice, shown), "csv")
+    elif fmt == "json":
         answer = _advice_json(advice, shown)
         answer |= {"aged_out": aged_out, "delisted": ages.delisted, "old_prices": old}
         if explain:
@@ -266,7 +289,10 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
         _print_table(out, advice, shown, explain)
         if left_out:
             out.print(f"[dim]{escape(left_out)}[/]")
-    if not advice.options:
+    if advice.answer is None:
+        if advice.options:
+            advice.excluded["refused by the guides' rules (below the line)"] += \
+                len(advice.options)
         reasons = ", ".join(f"{r} ({n})" for r, n in advice.excluded.most_common())
         raise NoData(f"no current offer fits {workload.describe()} "
                      f"(needs {advice.estimate.total_gb:,.1f} GB): {reasons or 'no offers'}"

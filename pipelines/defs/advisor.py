@@ -97,9 +97,9 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
             continue
         rows = advice_records(advice, rows_per_workload)
         records += rows
-        if advice.options:
-            best_records.append(rows[0])   # rank 1 comes first
-        best = advice.options[0] if advice.options else None
+        if advice.answer:
+            best_records.append(rows[0])   # rank 1 comes first, when no rule refuses it
+        best = advice.answer
         summary[name] = {"options": len(advice.options), "rows": len(rows),
                          "best": f"{best.config}, {best.offer.vendor}, {best.cost_cny:,.0f} CNY"
                                  if best else "no offer fits"}

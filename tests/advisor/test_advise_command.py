@@ -31,6 +31,9 @@ def observation(price: float, period: str = "hour", **overrides) -> dict:
     for key in ("gpu_fraction", "vram_gb", "price_amount", "price_per_gpu_hour_cny",
                 "price_per_gpu_hour_usd"):
         r[key] = Decimal(str(round(r[key], 6)))
+    for key in ("price_as_of", "counted"):   # the marts' own columns, not an observation's
+        r.pop(key)
+    r.setdefault("price_basis", "live")
     return obs(r.pop("price_amount"), observed_at=SEEN, raw_ref="raw/x", **r)
 
 
@@ -82,11 +85,15 @@ def test_advise_command_table(published):
                                                  "--hours-per-day", "4", "--days", "14"],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "Memory estimate: 33.7 GB" in result.output
-    assert "840" in result.output                             # the half A100, cheapest
-    assert "1/2 A100-80GB SXM (40 GB)" in result.output
-    assert "spot: none: the workload cannot be interrupted" in result.output
-    assert "Give --gpu-hours" in result.output
+    assert "Memory: 33.7 GB" in result.output
+    assert "memory estimated from parameters: measure it first" in result.output
+    # the cost of finishing 56 A100-hours: the whole Beijing card at 30 CNY/h (56 h) beats the
+    # half at 15 CNY/h, which delivers 0.375 of an A100 (149.3 h, 2,240 CNY)
+    assert "Answer: 1 × A100-80GB SXM, Test IDC" in result.output and "1,680" in result.output
+    assert "1/2 A100-80GB SXM (40 GB)" in result.output and "2,240" in result.output
+    assert result.output.count("published, as of 2026-11-30 (1 d)") == 3   # on every line
+    assert "spot: not for work that cannot be interrupted" in result.output
+    assert "no --deadline" in result.output
 
 
 def test_advise_command_json_and_region_in_both_languages(published):
@@ -102,7 +109,7 @@ def test_advise_command_json_and_region_in_both_languages(published):
     assert answer["workload"]["region_read_as"] == "province/state Jiangsu"
     assert answer["estimate"]["total_gb"] == pytest.approx(33.7, abs=0.01)
     costs = [(o["kind"], o["total_cost_cny"], o["billing_period"]) for o in answer["options"]]
-    assert costs == [("slice", 840.0, "hour"), ("whole card", 5600.0, "day")]
+    assert costs == [("slice", 2240.0, "hour"), ("whole card", 5600.0, "day")]
     assert answer["best_per_kind"] == {"slice": 1, "whole card": 2}
     assert answer["options"][1]["last_seen_at"] == "2026-11-30T09:00:00Z"
     assert answer["options"][1]["region_group"] == "Jiangsu"
@@ -115,16 +122,17 @@ def test_advise_command_chooses_spot_when_interruptible(published):
     relaxed = json.loads(CliRunner().invoke(advise_command, [*args, "--interruptible"]).output)
     assert "spot" not in {o["kind"] for o in strict["options"]}
     assert relaxed["options"][0]["kind"] == "spot"
-    assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56)
+    assert relaxed["options"][0]["total_cost_cny"] == pytest.approx(6 * 56 * 1.1)
 
 
 def test_advise_command_shows_the_guides_verdicts_and_explains_its_figures(published):
     args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14"]
     table = CliRunner().invoke(advise_command, [*args, "--explain"], env={"COLUMNS": "250"})
     assert table.exit_code == 0, table.output
-    assert "The guides' rules" in table.output
-    for rule, verdict in (("whole card vs slice", "slice first, then whole"),
-                          ("exclusive vs shared", "shared"), ("single vs multi-GPU", "single card"),
+    assert "The answer's verdicts" in table.output
+    for rule, verdict in (("whole card vs slice", "whole card"),
+                          ("exclusive vs shared", "exclusive"),
+                          ("single vs multi-GPU", "single card"),
                           ("spot", "not allowed"), ("monthly vs hourly", "hourly (or daily)")):
         assert any(rule in line and verdict in line for line in table.output.splitlines()), rule
     assert "Figures used" in table.output
@@ -136,8 +144,11 @@ def test_advise_command_shows_the_guides_verdicts_and_explains_its_figures(publi
         "whole card vs slice", "exclusive vs shared", "single vs multi-GPU", "spot",
         "monthly vs hourly"]
     exclusive = answer["verdicts"][1]
-    assert exclusive["verdict"] == "shared" and exclusive["holds"] == [
+    # the rule allows shared; the answer (a whole card, cheaper to finish) is exclusive
+    assert exclusive["verdict"] == "exclusive" and exclusive["holds"] == [
         "cannot tolerate interruption"]
+    assert exclusive["figures"]["rule_verdict"] == "shared"
+    assert exclusive["because"].startswith("shared would do")
     assert exclusive["figures"]["conditions_held"] == 1
     # the scorecard's measure of the spot claim, read from the published marts.market_claims
     assert "spot_share_of_regular: " in answer["verdicts"][3]["because"]
@@ -184,12 +195,12 @@ workloads:
                               from advisor.workload_advice order by workload, rank""").fetchall()
     finally:
         con.close()
-    assert rows == [("needs-spot", 1, "spot", True, Decimal("336.00")),
-                    ("needs-spot", 2, "slice", True, Decimal("840.00")),
-                    ("needs-spot", 3, "whole card", True, Decimal("1680.00")),
+    assert rows == [("needs-spot", 1, "spot", True, Decimal("369.60")),
+                    ("needs-spot", 2, "whole card", True, Decimal("1680.00")),
+                    ("needs-spot", 3, "slice", True, Decimal("2240.00")),
                     ("needs-spot", 4, "whole card", False, Decimal("5600.00")),
-                    ("small-lora", 1, "slice", True, Decimal("840.00")),
-                    ("small-lora", 2, "whole card", True, Decimal("1680.00")),
+                    ("small-lora", 1, "whole card", True, Decimal("1680.00")),
+                    ("small-lora", 2, "slice", True, Decimal("2240.00")),
                     ("small-lora", 3, "whole card", False, Decimal("5600.00"))]
 
 
@@ -216,12 +227,12 @@ def test_each_run_appends_the_best_option_per_workload_to_the_history(published,
     finally:
         con.close()
     assert runs == 1
-    # One row per run for the workload that fits (its rank-1 option, the half A100 in Jiangsu),
+    # One row per run for the workload that fits (its rank-1 option, the whole card in Beijing),
     # none for the one no offer fits.
     assert [(w, t, cost, region) for w, t, cost, _, _, _, _, region in history] == [
-        ("small-lora", first, Decimal("840.00"), "Jiangsu"),
-        ("small-lora", second, Decimal("840.00"), "Jiangsu")]
-    assert history[0][3] == "1/2 A100-80GB SXM (40 GB)" and history[0][5] == "A100 80G 1/2"
+        ("small-lora", first, Decimal("1680.00"), "Beijing"),
+        ("small-lora", second, Decimal("1680.00"), "Beijing")]
+    assert history[0][3] == "1 × A100-80GB SXM" and history[0][5] == "A100 80G 按量"
     assert history[0][6] is True
 
 
@@ -239,7 +250,8 @@ def test_the_asset_writes_the_verdicts_beside_each_option(published, tmp_path):
     finally:
         con.close()
     assert rows and all(v == rows[0][0] for v, _ in rows)      # the workload's, on every row
-    assert rows[0][0].splitlines()[1].startswith("exclusive vs shared: shared — 1 of 4 hold")
+    assert rows[0][0].splitlines()[1].startswith(
+        "exclusive vs shared: exclusive — shared would do (1 of 4 hold")
 
 
 def test_the_cited_claims_are_the_ones_the_scorecard_measures(published):

@@ -1,9 +1,9 @@
 """The advisor (pipelines/advisor/) on fixed price tables: memory, costs, regions, profiles.
 
 The worked examples of the issue: 4 h/day for 14 days on an exclusive A100 80 GB at 400 CNY/day
-is 5,600 CNY (daily billing); a 1/2 instance at 15 CNY/h is 840 CNY for the 56 hours (the issue's
-784 is 56 h × 14 CNY/h: no billing convention turns 15 CNY/h into 784), and it delivers only
-0.5 × 0.75 of an A100's work in those hours, which the advice states separately.
+is 5,600 CNY (daily billing); a 1/2 instance at 14 CNY/h rents for 784 CNY over the 56 hours, and
+delivers only 0.5 × 0.75 of an A100's work: the options are ranked by the cost of finishing the
+work (56 A100-hours), so the half runs 149.3 h. The guides' own examples: test_guide_examples.py.
 
 Its asset and `gpuprices advise`, over a database built with the SQL models: test_advise_command.py.
 """
@@ -120,16 +120,17 @@ def test_exclusive_a100_at_400_a_day_for_4_hours_a_day_over_14_days_is_5600():
     assert any("14 days × 400.00 CNY/day" in line for line in best.why)
 
 
-def test_half_a100_at_15_an_hour_is_840_for_56_hours_and_784_only_at_14_an_hour():
+def test_half_a100_rents_for_784_over_56_hours_at_14_an_hour_and_finishes_the_work_for_more():
     slice_15 = advise(work(), offers(row(15, "hour", gpu_fraction=0.5))).options[0]
     slice_14 = advise(work(), offers(row(14, "hour", gpu_fraction=0.5))).options[0]
     assert slice_15.kind == "slice"
-    assert slice_15.billing.units == pytest.approx(56)
-    assert slice_15.cost_cny == pytest.approx(840)
-    assert slice_14.cost_cny == pytest.approx(784)            # the issue's figure
-    # the efficiency loss, stated separately: half the card at 75 % → 0.375 of an A100's work
+    assert slice_14.rent_per_hour_cny * 56 == pytest.approx(784)   # the guide's figure: rent
+    # the work (56 A100-hours) on half the card at 75 % → 0.375 of an A100: 149.3 h to finish
     assert slice_15.throughput == pytest.approx(0.375)
-    assert slice_15.work_gpu_hours == pytest.approx(21)
+    assert slice_15.wall_hours == pytest.approx(56 / 0.375)
+    assert slice_15.billing.units == pytest.approx(56 / 0.375)
+    assert slice_15.cost_cny == pytest.approx(15 * 56 / 0.375)
+    assert slice_15.work_gpu_hours == pytest.approx(56)
     assert slice_15.cny_per_work_hour == pytest.approx(40)
     assert any("0.75 shared-card speed" in line for line in slice_15.why)
 
@@ -167,7 +168,8 @@ def test_the_choice_changes_when_the_model_no_longer_fits_the_slice():
     best = too_big.options[0]
     assert best.kind == "multi-GPU" and best.parallelism == "model-parallel"
     assert best.cards == 4 and best.rentals == 4               # 181.4 / 80 → 3 → 4 (power of two)
-    assert best.cost_cny == pytest.approx(4 * 45 * 56)        # n × the single-card offer
+    # n × the single-card offer, 4 cards at 75 % each over NVLink finish 56 A100-hours in 18.7 h
+    assert best.cost_cny == pytest.approx(4 * 45 * 56 / 3)
     assert best.need_gb_per_card == pytest.approx(70 * 2.16 * 1.2 / 4)
     assert best.interconnect == "NVLink 600 GB/s within one server" and not best.across_servers
     assert any("4 cards free in one of its servers of up to 8 cards" in w for w in best.why)
@@ -184,9 +186,10 @@ def test_a_full_finetune_that_fits_no_card_goes_multi_gpu_and_a_server_offer_is_
     best = server.options[0]
     assert best.kind == "multi-GPU" and best.cards == 8
     assert best.offer.sku == "8-GPU server" and best.rentals == 1
-    assert best.cost_cny == pytest.approx(280 * 56)           # the server offer as listed
+    # the server offer as listed: 8 cards at 70 % each finish 56 A100-hours in 10 h
+    assert best.cost_cny == pytest.approx(280 * 10)
     singles = next(o for o in server.options if o.offer.sku == "single")
-    assert singles.cards == 8 and singles.cost_cny == pytest.approx(8 * 45 * 56)
+    assert singles.cards == 8 and singles.cost_cny == pytest.approx(8 * 45 * 10)
     # 1,344 GB: 16.8 cards → 32, four servers: the vendor states no cluster interconnect
     big = advise(work(params="70B", task="full-finetune"), table)
     assert big.options == []
@@ -201,7 +204,7 @@ def test_spot_only_when_the_workload_can_be_interrupted():
     assert strict.excluded["spot, and the workload cannot be interrupted"] == 1
     relaxed = advise(work(interruptible=True), table)
     assert relaxed.options[0].kind == "spot"
-    assert relaxed.options[0].cost_cny == pytest.approx(8 * 56)
+    assert relaxed.options[0].cost_cny == pytest.approx(8 * 56 * 1.1)   # +10 % for restarts
     assert relaxed.best_per_kind["whole card"].offer.sku == "on demand"
     # with a given amount of work, restarts cost 10 % more time (and so more hours paid)
     timed = advise(work(interruptible=True, gpu_hours=40), table)
@@ -215,7 +218,7 @@ def test_spot_that_is_not_the_cheapest_is_not_chosen():
     table = offers(row(20, "hour", sku="on demand"), row(25, "hour", offer_kind="spot", sku="s"))
     advice = advise(work(interruptible=True), table)
     assert advice.options[0].kind == "whole card"
-    assert advice.best_per_kind["spot"].cost_cny == pytest.approx(25 * 56)
+    assert advice.best_per_kind["spot"].cost_cny == pytest.approx(25 * 56 * 1.1)
 
 
 def test_wall_time_follows_throughput_and_the_deadline_can_call_for_more_cards():
@@ -237,7 +240,7 @@ def test_wall_time_follows_throughput_and_the_deadline_can_call_for_more_cards()
     assert ("h100", 2) not in by_sku
     tight = advise(work(gpu_hours=200, days=2), table)         # 8 h: not even 8 × A100 finishes
     assert tight.options == []
-    assert tight.excluded["does not finish in 2 days at 4 h/day"] == 3
+    assert tight.excluded["does not finish within 2 days at 4 h/day"] == 3
 
 
 @pytest.mark.parametrize(("overrides", "name", "fast"), [

@@ -62,8 +62,9 @@ def test_the_slice_verdict_states_the_budget_of_both_when_both_fit():
                                       "days": 14})
     advice = advise(workload, [Offer.from_row(r) for r in (CARD, HALF)])
     found = advice.verdicts[0]
-    assert found.because.endswith("budget: the cheapest slice 840 CNY, the cheapest whole card "
-                                  "2,520 CNY")                  # 56 h × 15 and × 45
+    # the cost of finishing 56 A100-hours: 149.3 h × 15 on the half, 56 h × 45 on the card
+    assert ("budget: the cheapest slice 2,240 CNY, the cheapest whole card 2,520 CNY"
+            in found.because)
     alone = advise(workload, [Offer.from_row(CARD)]).verdicts[0]
     assert "budget" not in alone.because
 
@@ -154,7 +155,7 @@ def test_the_monthly_verdict_counts_the_hours_the_cheapest_option_runs():
     advice = advise(workload, [Offer.from_row(CARD)])
     found = next(v for v in advice.verdicts if v.rule == "monthly vs hourly")
     assert found.verdict == "hourly (or daily)" and found.because.startswith("100 h used")
-    assert "today's cheapest option is billed per hour" in found.because
+    assert "the answer is billed per hour" in found.because
 
 
 def test_every_advice_carries_the_five_verdicts_in_order():

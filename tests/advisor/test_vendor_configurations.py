@@ -133,6 +133,10 @@ def test_server_sizes_are_per_vendor_card_and_board():
     ("Microsoft Azure", "Standard_NC96ads_A100_v4", None),      # NC: no InfiniBand stated
     ("Lambda", "8x NVIDIA H100 SXM", None),                     # on-demand, not 1-Click Clusters
     ("Test IDC", "p5.48xlarge", None),                          # the SKU at another vendor
+    ("腾讯云 Tencent Cloud", "HCCPNV5v.96XLARGE1536", "RDMA (StarPulse"),   # HCC
+    ("腾讯云 Tencent Cloud", "GT4.41XLARGE948", None),          # a GPU type, not HCC
+    ("火山引擎 Volcano Engine", "ecs.hpcpni2.28xlarge", "RDMA"),   # 高性能计算GPU型
+    ("火山引擎 Volcano Engine", "ecs.pni2.28xlarge", None),      # GPU计算型: no cluster stated
 ])
 def test_the_bundled_cluster_statements(vendor, sku, stated):
     found = stated_cluster(Offer.from_row(row(1, vendor=vendor, sku=sku)))

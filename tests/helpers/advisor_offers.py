@@ -17,8 +17,12 @@ def row(price: float, period: str = "hour", **overrides) -> dict:
     r = {"source": "idc_test", "vendor": "Test IDC", **BEIJING, "gpu_model": "A100-80GB",
          "gpu_variant": "SXM", "gpu_count": 1, "gpu_fraction": 1.0, "offer_kind": "on_demand",
          "billing_period": period, "currency": "CNY", "available": True, "last_seen_at": SEEN}
+    # a real, dated price counted once (pipelines/advisor/advisable.py advises no other by default)
+    r.update({"price_basis": "published", "price_as_of": SEEN.date(), "reaches_via": "direct",
+              "counted": True})
     r.update(overrides)
-    r.setdefault("vram_gb", VRAM[r["gpu_model"]] * r["gpu_fraction"])
+    if "vram_gb" not in r:
+        r["vram_gb"] = VRAM[r["gpu_model"]] * r["gpu_fraction"]
     r.setdefault("sku", f"{r['gpu_model']} {r['gpu_count']}x{r['gpu_fraction']:g} "
                         f"{r['offer_kind']}")
     r["price_amount"] = price

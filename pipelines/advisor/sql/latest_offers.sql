@@ -30,6 +30,9 @@ select
     last_seen_at,
     price_as_of,
     price_age_days,
-    url
+    url,
+    price_basis,
+    reaches_via,
+    counted
 from ({aged_latest_prices})
 where {not_held} and {within_age}
