@@ -10,10 +10,8 @@ import json
 import sys
 
 import click
-from rich import box
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from pipelines.advisor import (
     PRECISIONS,
@@ -33,8 +31,9 @@ from pipelines.advisor.inputs import input_notes
 from pipelines.advisor.savings import savings_lines, signal_evidence_from_db
 from pipelines.cli.advise_rows import advise_rows, time_to_finish
 from pipelines.cli.exit_codes import NoData
+from pipelines.cli.listing import Column, show_listing
 from pipelines.cli.options import MAX_AGE, MAX_AGE_HELP, MAX_DAYS, MAX_ROWS, TEXT, FiniteFloatRange
-from pipelines.cli.output import make_console, write_rows
+from pipelines.cli.output import listing_options, make_console, write_rows
 from pipelines.cli.published import published_db
 from pipelines.display import plain_value
 from pipelines.query.ages import aged_out_note, old_prices_note
@@ -91,47 +90,50 @@ def _advice_json(advice: Advice, limit: int | None) -> dict:
     }
 
 
-def _print_options(console: Console, advice: Advice, limit: int | None) -> None:
-    """The ranked options (advise_rows), then the refused ones below the line with their rule."""
-    rows, columns = advise_rows(advice, limit)
-    allowed = len(advice.allowed)
-    title = f"{allowed} options, cheapest to finish the work first"
-    if allowed > sum(1 for r in rows if r["rank"]):
-        title += " (--limit 0 for all)"
-    table = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-    shown = [c for c in columns if c not in ("vendor", "region", "price_basis", "refused_by",
-                                             "cost_to_finish_usd")]
-    for column in shown:
-        table.add_column(_HEADERS.get(column, column.replace("_", " ")),
-                         justify="right" if column in _RIGHT else "left",
-                         style="bold" if column == "cost_to_finish_cny" else None)
-    table.add_column("vendor / region / price", justify="left")
-    below = False
-    for row in rows:
-        if not row["rank"] and not below:
-            below = True
-            table.add_section()
-        cells = ["-" if row[c] is None else escape(_cell(row[c])) for c in shown]
-        where = (f"{escape(row['vendor'])}\n[dim]{escape(row['region'])}[/]"
-                 f"\n[dim]{escape(row['price_basis'])}[/]")
-        if row["refused_by"]:
-            where += f"\n[red]refused: {escape(row['refused_by'])}[/]"
-        table.add_row(*cells, where)
-    console.print(table)
-
-
-_HEADERS = {"rank": "#", "rent_cny_per_hour": "rent CNY/h", "cost_to_finish_cny": "cost CNY",
-            "time_to_finish": "time to finish", "throughput_a100": "× A100"}
-_RIGHT = {"rank", "rent_cny_per_hour", "cost_to_finish_cny", "throughput_a100",
-          "time_to_finish", "memory"}
-
-
 def _cell(value) -> str:
     return f"{value:,.2f}" if isinstance(value, float) else str(value)
 
 
+def _option_columns(refused: bool) -> list[Column]:
+    """The options' columns for a table that fits the terminal: the cost to finish, the
+    configuration and the vendor always; the rest left out first as the width shrinks."""
+    def cell(key: str):
+        return lambda row: "-" if row[key] is None else escape(_cell(row[key]))
+    first = Column("rule that refused it", cell("refused_by"), wrap=True, style="red") \
+        if refused else Column("#", cell("rank"), justify="right")
+    return [first,
+            Column("cost CNY", cell("cost_to_finish_cny"), justify="right", style="bold"),
+            Column("configuration", cell("configuration"), wrap=True),
+            Column("vendor", cell("vendor"), wrap=True),
+            Column("time to finish", cell("time_to_finish"), rank=1, justify="right"),
+            Column("price basis", cell("price_basis"), rank=2, wrap=True),
+            Column("region", cell("region"), rank=3, wrap=True),
+            Column("rent CNY/h", cell("rent_cny_per_hour"), rank=4, justify="right"),
+            Column("memory", cell("memory"), rank=5, justify="right"),
+            Column("× A100", cell("throughput_a100"), rank=6, justify="right"),
+            Column("kind", cell("kind"), rank=7),
+            Column("billing", cell("billing"), rank=8)]
+
+
+def _print_options(console: Console, advice: Advice, limit: int | None, wide: bool) -> None:
+    """The ranked options (advise_rows), then the refused ones below the line with their rule,
+    each a listing fitted to the terminal's width (pipelines/cli/listing.py)."""
+    rows, _ = advise_rows(advice, limit)
+    allowed = len(advice.allowed)
+    title = f"{allowed} options, cheapest to finish the work first"
+    if allowed > sum(1 for r in rows if r["rank"]):
+        title += " (--limit 0 for all)"
+    ranked = [r for r in rows if r["rank"]]
+    refused = [r for r in rows if not r["rank"]]
+    if ranked:
+        show_listing(ranked, _option_columns(False), title=title, wide=wide, out=console)
+    if refused:
+        show_listing(refused, _option_columns(True), wide=wide, out=console,
+                     title="Below the line: refused by the guides' rules")
+
+
 def _print_table(console: Console, advice: Advice, limit: int | None,
-                 explain: bool = False) -> None:
+                 explain: bool = False, wide: bool = False) -> None:
     w, estimate = advice.workload, advice.estimate
     console.print(f"[bold]Workload[/]: {escape(w.describe())}")
     console.print(f"[bold]Memory[/]: {estimate.total_gb:,.1f} GB")
@@ -144,12 +146,13 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
     answer = advice.answer
     title = "The answer's verdicts (the guides' rules)" if answer else \
         "The guides' rules (no option passes them)"
-    verdicts = Table(title=title, box=box.SIMPLE_HEAD, title_justify="left")
-    for column in ("rule", "verdict", "because (your numbers)"):
-        verdicts.add_column(column, style="bold" if column == "verdict" else None)
-    for v in advice.verdicts:
-        verdicts.add_row(v.rule, escape(v.verdict), escape(v.because))
-    console.print(verdicts)
+    verdicts = [{"rule": v.rule, "verdict": v.verdict, "because": v.because}
+                for v in advice.verdicts]
+    show_listing(verdicts, [Column("rule", lambda r: escape(r["rule"])),
+                            Column("verdict", lambda r: escape(r["verdict"]), style="bold"),
+                            Column("because (your numbers)", lambda r: escape(r["because"]),
+                                   wrap=True)],
+                 title=title, wide=wide, out=console)
     if answer:
         o = answer.offer
         console.print(f"[bold]Answer[/]: {escape(answer.config)}, {escape(o.vendor)} "
@@ -159,7 +162,7 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
         console.print(f"      offer: {o.price_amount:,.2f} {o.currency}/{o.billing_period}, "
                       f"{escape(o.sku or '-')}" + (f", {escape(o.url)}" if o.url else ""))
         console.print(f"      why: {escape('; '.join(answer.why))}")
-    _print_options(console, advice, limit)
+    _print_options(console, advice, limit, wide)
     for line in savings_lines(advice):
         console.print(f"[bold]Saving[/]: {escape(line)}")
     if advice.excluded:
@@ -221,10 +224,7 @@ def _print_table(console: Console, advice: Advice, limit: int | None,
               help="Options shown (0 = all); the best of each kind is always shown.")
 @click.option("--explain", is_flag=True,
               help="Also print every efficiency figure and rule threshold with its source.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"],
-                                                  case_sensitive=False),
-              default="table", show_default=True,
-              help="A table for people, the whole answer as JSON, or the options as CSV.")
+@listing_options("one row per option (csv, tsv); json holds the whole answer")
 @click.pass_context
 def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                    hours_per_day: float, days: int, gpu_hours: float | None,
@@ -233,7 +233,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
                    qps: float | None, p99_ms: float | None, deadline_days: float | None,
                    utilisation: float | None, project_months: float | None,
                    include_modeled: bool, max_age: str | None, limit: int, explain: bool,
-                   fmt: str) -> None:
+                   fmt: str, wide: bool) -> None:
     """The cheapest configuration of today's offers that fits a workload.
 
     Estimates the GPU memory the workload needs, applies the guides' rules (whole card vs slice,
@@ -274,8 +274,8 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
     except AdvisorError as exc:   # the only one left once the workload is valid: --region
         raise click.BadParameter(str(exc), ctx, param_hint="--region") from None
     shown = None if limit == 0 else limit
-    if fmt == "csv":
-        write_rows(*advise_rows(advice, shown), "csv")
+    if fmt in ("csv", "tsv"):
+        write_rows(*advise_rows(advice, shown), fmt)
     elif fmt == "json":
         answer = _advice_json(advice, shown)
         answer |= {"aged_out": aged_out, "delisted": ages.delisted, "old_prices": old}
@@ -286,7 +286,7 @@ def advise_command(ctx: click.Context, params: str, task: str, precision: str,
         out = make_console(file=sys.stdout)
         if old:
             out.print(f"[bold yellow]{escape(old)}[/]")
-        _print_table(out, advice, shown, explain)
+        _print_table(out, advice, shown, explain, wide)
         if left_out:
             out.print(f"[dim]{escape(left_out)}[/]")
     if advice.answer is None:

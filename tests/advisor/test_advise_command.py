@@ -82,7 +82,8 @@ def test_offers_are_read_from_latest_prices(published):
 
 def test_advise_command_table(published):
     result = CliRunner().invoke(advise_command, ["--params", "13B", "--task", "lora",
-                                                 "--hours-per-day", "4", "--days", "14"],
+                                                 "--hours-per-day", "4", "--days", "14",
+                                                 "--format", "table"],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "Memory: 33.7 GB" in result.output
@@ -127,7 +128,8 @@ def test_advise_command_chooses_spot_when_interruptible(published):
 
 def test_advise_command_shows_the_guides_verdicts_and_explains_its_figures(published):
     args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14"]
-    table = CliRunner().invoke(advise_command, [*args, "--explain"], env={"COLUMNS": "250"})
+    table = CliRunner().invoke(advise_command, [*args, "--explain", "--format", "table"],
+                                env={"COLUMNS": "250"})
     assert table.exit_code == 0, table.output
     assert "The answer's verdicts" in table.output
     for rule, verdict in (("whole card vs slice", "whole card"),
@@ -291,7 +293,8 @@ def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeyp
     assert answer["aged_out"] == 1 and answer["old_prices"] is None
     assert (answer["options"][0]["price_as_of"], answer["options"][0]["price_age_days"]) == (
         "2026-11-30", 1)
-    table = CliRunner().invoke(advise_command, args, env={"COLUMNS": "200"})
+    table = CliRunner().invoke(advise_command, [*args, "--format", "table"],
+                               env={"COLUMNS": "200"})
     assert "1 offer older than 180 days left out (--max-age all shows them)" in table.output
     assert "as of 2026-11-30 (1 d)" in table.output
 
@@ -299,7 +302,7 @@ def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeyp
     answer = json.loads(every.output)
     assert answer["options"][0]["vendor"] == "Old IDC"
     assert answer["options"][0]["price_age_days"] == 201 and answer["aged_out"] == 0
-    table = CliRunner().invoke(advise_command, [*args, "--max-age", "all"],
+    table = CliRunner().invoke(advise_command, [*args, "--max-age", "all", "--format", "table"],
                                env={"COLUMNS": "200"})
     assert f"as of {old:%Y-%m-%d} (7 mo)" in table.output             # 201 days, in words
     assert answer["old_prices"] is None              # one of two is old: half is not most
