@@ -9,6 +9,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
+from pipelines.warehouse.sql_files import sql_text
+
 
 def _scans(node: dict, counts: Counter) -> None:
     if node.get("type") == "TABLE_SCAN":
@@ -26,7 +28,7 @@ def rows_scanned(con, sql: str) -> Counter:
         con.execute("pragma enable_profiling = 'json'")
         con.execute(f"pragma profiling_output = '{out}'")
         try:
-            con.execute(f"select count(*) from (\n{sql}\n)").fetchall()
+            con.execute(sql_text(__file__, "count_rows").format(select=sql)).fetchall()
         finally:
             con.execute("pragma disable_profiling")
         profile = json.loads(out.read_text(encoding="utf-8"))
