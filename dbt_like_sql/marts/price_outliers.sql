@@ -98,13 +98,15 @@ judged as (
 ),
 
 previous as (
-    -- each outlier's observation before its latest one (outliers are few: a small join)
+    -- each outlier's observation before its latest one (outliers are few: a small join). The
+    -- shown observations are staging.stg_observations' rows without the counted-once search,
+    -- which would run over the whole history for a flag this does not read
     select
         j.offer_id,
         max(h.observed_at) as previous_observed_at,
         arg_max(h.price_amount, h.observed_at) as previous_price_amount
     from judged as j
-    inner join staging.stg_observations as h
+    inner join staging.stg_shown_observations as h
         on j.offer_id = h.offer_id and j.last_seen_at > h.observed_at
     where j.outlying
     group by j.offer_id

@@ -72,7 +72,11 @@ reached as (
                 and d.observed_date = timezone('UTC', o.observed_at)::date
         ) as counted
     from staging.stg_shown_observations as o
-    where o.reaches_via not in ('direct', 'template')
+    where
+        o.reaches_via not in ('direct', 'template')
+        -- the readers' own since_hour filter does not reach past the search above: stated here,
+        -- or an hourly update scans every archived row of the history
+        and o.observed_hour >= since_hour(1)
 ),
 
 zoned as (

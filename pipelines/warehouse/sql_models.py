@@ -291,13 +291,12 @@ def create_terms_macro(con) -> None:
     """index_use_forbidden(vendor_key, vendor) (sql/index_terms_macro.sql), with the vendors
     whose terms forbid index use (spiders/terms.py, one home) by key and by name, stored in the
     connection's database as since_day() is."""
-    from pipelines.backfill.vendors import vendor_of  # the registry: only when a model runs
+    from pipelines.warehouse.vendor_names import vendor_name
     from spiders.terms import index_excluded_sources
 
     keys = index_excluded_sources()
     con.execute(sql_text(__file__, "index_terms_macro").format(
-        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_of(k).vendor
-                                                                 for k in keys})))
+        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_name(k) for k in keys})))
 
 
 def create_mission_families_macro(con) -> None:

@@ -124,3 +124,15 @@ def test_an_incremental_model_whose_columns_changed_is_rebuilt_in_full(tmp_path)
     assert run_model(con, model) == "full"
     assert con.execute("select d, a, b from marts.m").fetchall()[0][1:] == (1, 2)
     assert run_model(con, model) == "up to date"      # same columns: incremental again
+
+
+def test_the_terms_macro_names_each_vendor_as_the_registry_does():
+    # vendor_name reads a spider's literal vendor (no registry load); for every key of
+    # spiders/terms.csv it must say what vendor_of, through the registry, says
+    from pipelines.backfill.vendors import vendor_of
+    from pipelines.warehouse.vendor_names import vendor_name
+    from spiders.terms import terms_table
+
+    keys = sorted(terms_table())
+    assert "vastai" in keys
+    assert {k: vendor_name(k) for k in keys} == {k: vendor_of(k).vendor for k in keys}
