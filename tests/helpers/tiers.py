@@ -37,6 +37,9 @@ END_TO_END = (
     # every model built hour by hour against a full rebuild (the whole DAG, twice)
     "tests/sql/test_incremental_marts.py::"
     "test_every_model_built_incrementally_equals_a_full_rebuild",
+    # the history rows each model's hourly build scans, on a 35-day and a 140-day simulated
+    # history (both built hour by hour)
+    "tests/sql/test_hourly_scans.py",
     # `make truth`'s grid of simulated histories, each published and scored
     "tests/truth/test_truth_grid.py::test_a_tiny_grid_writes_every_key",
     "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
