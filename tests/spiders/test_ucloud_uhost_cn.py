@@ -1,6 +1,6 @@
-"""UCloud UHost: the GPU sentences of the UHost price document (spiders/vendors/ucloud_uhost_cn.py),
-parsed from the recorded page and normalized. Every price is the document's own (UCloudDoc-Team/uhost
-price.md @ 3eaf81d, 2025-12-30)."""
+"""UCloud UHost: the GPU sentences of the UHost price document
+(spiders/vendors/ucloud_uhost_cn.py), parsed from the recorded page and normalized. Every price is
+the document's own (UCloudDoc-Team/uhost price.md @ 3eaf81d, 2025-12-30)."""
 
 from decimal import Decimal
 
@@ -75,6 +75,6 @@ def test_todays_page_without_prices_fails_loudly():
 
 def test_a_page_without_its_example_zone_fails_loudly():
     response = file_response(SOURCE, "price.html")
-    changed = response.replace(body=response.body.replace("为例".encode(), "".encode()))
+    changed = response.replace(body=response.body.replace("为例".encode(), b""))
     with pytest.raises(ValueError, match="no 文档中的价格以…为例 region"):
         _parse(changed)
