@@ -39,7 +39,7 @@ _EXAMPLE_ZONE = re.compile(r"文档中的价格以(?P<region>.+?)(?P<zone>可用
 class UcloudUhostCnSpider(GpuPriceSpider):
     name = "ucloud_uhost_cn"
     vendor = "UCloud 优刻得"
-    vendor_kind = "gpu_cloud"
+    vendor_kind = "hyperscaler"
     start_urls = [PRICE_URL]
     fetch_style = "HTML text"
     public_path = ("the UHost price document's GPU section (one card's monthly price per model; "
