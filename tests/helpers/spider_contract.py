@@ -119,6 +119,7 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
+    "ctyun_cn": {("card", _UNKNOWN_CARD + "'Ascend 910B'$"): "an Ascend NPU the catalog lacks"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
