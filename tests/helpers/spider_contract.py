@@ -120,6 +120,8 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
     "ctyun_cn": {("card", _UNKNOWN_CARD + "'Ascend 910B'$"): "an Ascend NPU the catalog lacks"},
+    "ctyun_js": {("card", _UNKNOWN_CARD + r"'Atlas 800T A2@3(76|13)TF[lL]OPS'$"):
+                 "an Ascend 910B server the catalog lacks"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
