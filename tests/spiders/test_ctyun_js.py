@@ -1,6 +1,6 @@
 """江苏电信 天翼云省分 (智枢平台): the 智算服务 rental tables of its 智算市场动态 page
-(configured in idc_tables.toml), parsed from the recorded page and normalized. Values are the page's markdown
-at Hppppppf/jsctyun_gpu @ 2632fbf (2025-04-01)."""
+(configured in idc_tables.toml), parsed from the recorded page and normalized. Values are the
+page's markdown at Hppppppf/jsctyun_gpu @ 2632fbf (2025-04-01)."""
 
 from decimal import Decimal
 
