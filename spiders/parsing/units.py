@@ -37,6 +37,10 @@ PRICE_UNITS: dict[str, PriceUnit] = {
     "cents": PriceUnit(SUB_UNITS["cents"].currency, SUB_UNITS["cents"].factor,
                        "Lambda Cloud instance-types price_cents_per_hour (cloud.lambda.ai API "
                        "docs)"),
+    # A per-second rate read with billing period "hour": 3600 seconds of a millionth of a 元.
+    "微元/秒": PriceUnit("CNY", Decimal("0.0036"),
+                        "共绩算力 device price: 'API 价格单位是微元/秒', shown as price * 3600 / "
+                        "1000000 元/h (shaozheng0503/gongjiskills gongjiskills/cli.py @ 2ff6756)"),
 }
 # size unit -> bytes. "MB"/"GB" as vendors' APIs write memory (vast.ai cpu_ram and gpu_ram,
 # Vultr ram, RunPod and Tencent memory): binary, as RAM is sold ("a 64GB instance has 64 GiB").

@@ -21,6 +21,7 @@ from pipelines.cli import main
 from pipelines.cli.source_probe import probe_settings
 from spiders.layout import SNAPSHOT_DIR
 from spiders.registry import source_names, spider_class
+from tests.helpers.spider_contract import fake_keys
 
 URL = "https://example.com/prices"
 
@@ -165,12 +166,13 @@ def quiet_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
 
 
 def test_the_bundled_snapshots_match_and_nothing_is_written(quiet_dirs, monkeypatch):
-    # token-only sources (autodl_cn, gpushare_cn) are checked too, with fake tokens: replay
-    # matches no header, and a missing token is tested below (skipped, never failed)
+    # token-only sources (autodl_cn, gpushare_cn, gongji_cn) are checked too, with the
+    # contract's fake keys (a signing key must parse): replay matches no header, and a missing
+    # token is tested below (skipped, never failed)
     for source in source_names():
         if spider_class(source).api_key_required:
-            for name in spider_class(source).key_names():
-                monkeypatch.setenv(name, f"fake-{name.lower()}-for-replay")
+            for name, value in fake_keys(source).items():
+                monkeypatch.setenv(name, value)
     code, checks = run("--format", "json")
     assert [c["source"] for c in checks] == source_names()
     assert {c["source"]: c["reasons"] for c in checks if c["status"] != cs.MATCHES} == {}

@@ -79,10 +79,12 @@ def test_all_sources_and_card_families_land(first_run):
     # (a family its card table does not know); huaweicloud_cn's Ascend 310 flavor (ai1s, not
     # catalogued: its one hourly plan); the computing centres' rows that no public evidence maps
     # to a card (CUHK-Shenzhen "GPUs other than ...", HKUST(GZ) GPU(ACD) x 2, PKU's 11
-    # partition rows, SRILS "GPU (高性能)"). The P4, P40 and Quadro RTX 6000 rows of tencent_cn,
-    # tencent_cn_list, compshare_cn and lambda_cloud read as their cards.
+    # partition rows, SRILS "GPU (高性能)"); the Ascend rows of ctyun_cn (PAK3 910B, hour and
+    # month) and ctyun_js (two Atlas 800T A2 servers). The P4, P40 and Quadro RTX 6000 rows of
+    # tencent_cn, tencent_cn_list, compshare_cn and lambda_cloud read as their cards.
     assert query(data_dir, "select source, count(*) from quarantine where stage = 'card' "
-                           "group by 1 order by 1") == [("alibaba_cn", 10), ("huaweicloud_cn", 1),
+                           "group by 1 order by 1") == [("alibaba_cn", 10), ("ctyun_cn", 2),
+                                                        ("ctyun_js", 2), ("huaweicloud_cn", 1),
                                                         ("idc_cuhksz_sz", 1),
                                                         ("idc_hkustgz_gz", 2), ("idc_pku_bj", 11),
                                                         ("idc_srils_sz", 1), ("matpool_cn", 1),

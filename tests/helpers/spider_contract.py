@@ -50,13 +50,16 @@ from spiders.price_basis import manifest_price_basis
 from spiders.registry import source_names, spider_class
 from tests.helpers.normalized import normalized
 from tests.helpers.responses import Replay, replay_spider, snapshot_entries
+from tests.helpers.rsa_keys import throwaway_rsa_pem
 
 PUBLIC, KEYED = "public", "keyed"
 # memory_unit and disk_unit: what spiders/parsing/machine.py reads (memory_gib_of, disk_gb_of)
 MEMORY_UNITS = ("B", "MB", "MiB", "GB", "GiB", "TB", "TiB")
 # What a keyed path is given: a fake value per key, except where the recorded request body holds
 # the value (Huawei's project id is part of the rated body the snapshot answers).
-FAKE_KEYS = {"HUAWEICLOUD_SDK_PROJECT_ID": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"}
+FAKE_KEYS = {"HUAWEICLOUD_SDK_PROJECT_ID": "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+             # 共绩算力 signs with an RSA key: a throwaway one, made per test run, never stored
+             "GONGJI_PRIVATE_KEY": throwaway_rsa_pem()}
 # Settings a path needs to ask the recorded requests: AWS's spot history asks from a start time,
 # the recorded bodies' one.
 REPLAY_SETTINGS = {"aws": {"AWS_SPOT_START_TIME": "2026-11-30T09:00:00Z"}}
@@ -127,6 +130,9 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
+    "ctyun_cn": {("card", _UNKNOWN_CARD + "'Ascend 910B'$"): "an Ascend NPU the catalog lacks"},
+    "ctyun_js": {("card", _UNKNOWN_CARD + r"'Atlas 800T A2@3(76|13)TF[lL]OPS'$"):
+                 "an Ascend 910B server the catalog lacks"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's

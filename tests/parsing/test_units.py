@@ -16,6 +16,7 @@ from spiders.parsing.units import PRICE_UNITS, UnitError, major_units
     (2720, "厘", "2.72"), (1577, "厘", "1.577"), (10500, "厘", "10.5"), ("1980", "厘", "1.98"),
     (220000, "millicent", "2.2"), (55000, "millicent", "0.55"), (1.58, "元", "1.58"),
     (299, "cents", "2.99"), (1000, "cents", "10"), (0, "厘", "0"),
+    (16416, "微元/秒", "59.0976"), (1000, "微元/秒", "3.6"),   # 共绩算力: per second, read hourly
 ])
 def test_a_served_price_in_its_unit_is_read_in_major_units(raw, unit, expected):
     assert str(major_units(raw, unit)) == expected
@@ -30,7 +31,7 @@ def test_an_unreadable_price_or_unit_is_refused(raw, unit):
 
 
 def test_the_price_unit_table_names_its_evidence():
-    assert set(PRICE_UNITS) == {"元", "厘", "millicent", "cents"}
+    assert set(PRICE_UNITS) == {"元", "厘", "millicent", "cents", "微元/秒"}
     assert all(u.factor > 0 and u.evidence for u in PRICE_UNITS.values())
 
 
