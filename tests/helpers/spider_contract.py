@@ -119,6 +119,8 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
+    "oci": {("card", _UNKNOWN_CARD + "'B300'$"): "B300 is not catalogued yet (no cited "
+                                                  "specification read here)"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
