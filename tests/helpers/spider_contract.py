@@ -121,6 +121,8 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
     "oci": {("card", _UNKNOWN_CARD + "'B300'$"): "B300 is not catalogued yet (no cited "
                                                   "specification read here)"},
+    "nebius": {("card", _UNKNOWN_CARD + "'NVIDIA (HGX B300|RTX PRO 6000)'$"):
+               "B300 and RTX PRO 6000 are not catalogued yet (no cited specification read here)"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
