@@ -123,6 +123,10 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
                                                   "specification read here)"},
     "nebius": {("card", _UNKNOWN_CARD + "'NVIDIA (HGX B300|RTX PRO 6000)'$"):
                "B300 and RTX PRO 6000 are not catalogued yet (no cited specification read here)"},
+    "coreweave": {("card", _UNKNOWN_CARD + "'NVIDIA HGX B300'$"):
+                  "B300 is not catalogued yet (no cited specification read here)",
+                  ("region", r"^unknown region 'REGION: EUROPE' for vendor 'coreweave'$"):
+                  "the page prices Europe as one section and names no country"},
 }
 
 # {(source, check): (problem pattern, why)}: a check that does not hold for some of a source's
