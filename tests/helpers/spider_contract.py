@@ -119,13 +119,9 @@ EXPECTED_QUARANTINES: dict[str, dict[tuple[str, str], str]] = {
     "tencent_cn_list": {("range", r"^price range '.*': the source does not declare which end"):
                         "the list page writes ranges and declares no end"},
     "vastai": {("region", r"^no location given by the vendor"): "a host that states no place"},
-    "oci": {("card", _UNKNOWN_CARD + "'B300'$"): "B300 is not catalogued yet (no cited "
-                                                  "specification read here)"},
-    "nebius": {("card", _UNKNOWN_CARD + "'NVIDIA (HGX B300|RTX PRO 6000)'$"):
-               "B300 and RTX PRO 6000 are not catalogued yet (no cited specification read here)"},
-    "coreweave": {("card", _UNKNOWN_CARD + "'NVIDIA HGX B300'$"):
-                  "B300 is not catalogued yet (no cited specification read here)",
-                  ("region", r"^unknown region 'REGION: EUROPE' for vendor 'coreweave'$"):
+    "nebius": {("card", _UNKNOWN_CARD + "'NVIDIA RTX PRO 6000'$"):
+               "RTX PRO 6000 is not catalogued yet (no cited specification read here)"},
+    "coreweave": {("region", r"^unknown region 'REGION: EUROPE' for vendor 'coreweave'$"):
                   "the page prices Europe as one section and names no country"},
 }
 

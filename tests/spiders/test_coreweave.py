@@ -41,6 +41,7 @@ def test_every_sold_price_of_every_region_is_an_offer(offers):
     ("hgx-h200", "on_demand", "H200-141GB", 8, "6.305"),
     ("nvidia-a100", "on_demand", "A100-80GB", 8, "2.7"),    # the VRAM cell says 80 GB
     ("nvidia-gh200", "on_demand", "GH200-96GB", 1, "6.5"),
+    ("nvidia-b300", "spot", "B300-270GB", 8, "4.48"),         # the page's VRAM: 270 GB
 ])
 def test_prices_are_the_whole_instances(by_key, sku, kind, model, count, per_gpu_usd):
     row = normalize_offer(by_key[sku, "REGION: NORTH AMERICA", kind])

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 from scrapy.utils.test import get_crawler
 
-from pipelines.normalize import Quarantined, normalize_offer
+from pipelines.normalize import normalize_offer
 from spiders.vendors.oci import PART_SHAPES, PRICE_LIST_URL, OciSpider, on_demand_usd
 from tests.helpers.responses import file_response, json_response
 from tests.helpers.spider_contract import check_contract
@@ -43,6 +43,7 @@ def test_only_cloud_gpu_parts_of_a_known_shape_are_offers(offers):
     ("BM.GPU.A100-v2.8", "A100-80GB", 8, "4"),   # the list says "A100 - v2": the table says 80 GB
     ("BM.GPU.L40S.4", "L40S-48GB", 4, "3.5"),
     ("B95909", "A10-24GB", 1, "2"),               # every A10 shape: the part names no shape
+    ("BM.GPU.B300.8", "B300-270GB", 8, "15"),
 ])
 def test_each_part_is_one_gpu_hour_of_its_shape(by_sku, sku, model, count, usd):
     offer = by_sku[sku]
@@ -51,11 +52,6 @@ def test_each_part_is_one_gpu_hour_of_its_shape(by_sku, sku, model, count, usd):
     row = normalize_offer(offer)
     assert (row["gpu_model"], row["price_per_gpu_hour_usd"]) == (model, Decimal(usd))
     assert (row["country"], row["offer_kind"]) == ("US", "on_demand")
-
-
-def test_a_card_the_catalog_lacks_is_quarantined_with_the_reason(by_sku):
-    with pytest.raises(Quarantined, match=r"unknown GPU model .* 'B300'"):
-        normalize_offer(by_sku["BM.GPU.B300.8"])
 
 
 @pytest.mark.parametrize("localizations, price", [

@@ -19,7 +19,8 @@ KEY_BEFORE = {"alibaba_cn": "alibaba", "autodl_cn": "autodl", "huaweicloud_cn": 
               "azure": "azure", "gcp": "gcp", "runpod": "runpod", "vultr": "vultr",
               "vastai": "vastai", "lambda_cloud": "lambda_cloud", "compshare_cn": "compshare_cn",
               "gpugeek_cn": "gpugeek_cn", "gpushare_cn": "gpushare_cn",
-              "matpool_cn": "matpool_cn", "volcengine_cn": "volcengine_cn"}
+              "matpool_cn": "matpool_cn", "volcengine_cn": "volcengine_cn",
+              "coreweave": "coreweave"}   # new sources with rows of their own join here
 RENAMED = {"alibaba": "alibaba_cn", "autodl": "autodl_cn", "huawei": "huaweicloud_cn",
            "tencent": "tencent_cn"}   # the old keys, now the sources' own names
 
