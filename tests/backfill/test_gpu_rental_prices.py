@@ -132,7 +132,7 @@ def test_offers_normalize_to_our_cards_at_their_usd_price_per_gpu_hour(fields, m
 
 
 @pytest.mark.parametrize(("fields", "stage"), [
-    ({"gpu": "b300", "vram_gb": 288}, "card"),          # a card the catalog does not know
+    ({"gpu": "mi355x", "vram_gb": 288}, "card"),        # a card the catalog does not know
     ({"gpu": "rtx-3090-ti", "vram_gb": 24}, "card"),    # not read as a 3090
     ({"gpu": "h100-nvl", "vram_gb": 80}, "card"),       # the id and the memory disagree
     ({"kind": "reserved-1y"}, "offer_kind"),            # a kind the README does not name

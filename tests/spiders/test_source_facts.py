@@ -23,7 +23,8 @@ KEY_BEFORE = {"alibaba_cn": "alibaba", "autodl_cn": "autodl", "huaweicloud_cn": 
               "cudo": "cudo", "jarvislabs": "jarvislabs",
               "hyperstack": "hyperstack", "digitalocean": "digitalocean",
               "ucloud_uhost_cn": "ucloud_uhost_cn", "jdcloud_cn": "jdcloud_cn",
-              "gongji_cn": "gongji_cn"}
+              "gongji_cn": "gongji_cn",
+              "coreweave": "coreweave"}   # new sources with rows of their own join here
 RENAMED = {"alibaba": "alibaba_cn", "autodl": "autodl_cn", "huawei": "huaweicloud_cn",
            "tencent": "tencent_cn"}   # the old keys, now the sources' own names
 
