@@ -62,6 +62,7 @@ VAST_GPU_NAMES: dict[str, tuple[str, ...]] = {
     "RTXA5000": (), "RTXA4000": (), "QRTX8000": (), "QRTX6000": (), "QRTX5000": (),
     "QRTX4000": (), "P6000": (), "P5000": (), "P4000": (), "P100": (), "P4": (), "P40": (),
     "K80": (), "M60": (), "MI250X": (), "GTX1080": (),
+    "B300": (),                                  # no vast.ai spelling seen yet (the body unchanged)
 }
 # vast's search syntax: field -> {operator: value}; no cursor, so one big ordered page.
 QUERY = {
