@@ -4,7 +4,10 @@ the saved workloads and its history."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 import shutil
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -15,6 +18,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 from dagster_duckdb import DuckDBResource
+from rich.cells import cell_len
 
 from pipelines.advisor import Workload, offers_from_db
 from pipelines.cli.advise import advise_command
@@ -306,3 +310,29 @@ def test_an_old_price_is_left_out_of_the_advice_unless_max_age(tmp_path, monkeyp
                                env={"COLUMNS": "200"})
     assert f"as of {old:%Y-%m-%d} (7 mo)" in table.output             # 201 days, in words
     assert answer["old_prices"] is None              # one of two is old: half is not most
+
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_the_advice_fits_the_terminal_and_a_pipe_gets_tab_separated_options(published, width):
+    """A terminal (forced, so rich wraps as it would on one) of 80, 120 and 200 columns: no line
+    wider than it, each option's configuration and vendor shown; in a pipe (no --format) one
+    tab-separated line per option, the same options as the csv."""
+    args = ["--params", "13B", "--task", "lora", "--hours-per-day", "4", "--days", "14"]
+    table = CliRunner().invoke(advise_command, [*args, "--format", "table"],
+                               env={"COLUMNS": str(width), "FORCE_COLOR": "1"})
+    assert table.exit_code == 0, table.output
+    lines = ANSI.sub("", table.output).splitlines()
+    assert [line for line in lines if cell_len(line) > width] == []
+    options = list(csv.DictReader(io.StringIO(
+        CliRunner().invoke(advise_command, [*args, "--format", "csv"]).output)))
+    assert options
+    for option in options:
+        assert any(option["vendor"] in line for line in lines), (width, option["vendor"])
+        assert option["cost_to_finish_cny"].split(".")[0] in " ".join(lines).replace(",", "")
+    header, *rows = CliRunner().invoke(advise_command, args).output.splitlines()
+    assert header.split("\t")[:3] == ["rank", "kind", "configuration"]
+    assert len(rows) == len(options) and all(len(r.split("\t")) == len(header.split("\t"))
+                                             for r in rows)
