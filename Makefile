@@ -46,8 +46,8 @@ run: setup
 
 # The project's own modules are compiled first: with PYTHONDONTWRITEBYTECODE set (as on this
 # machine), every `gpuprices run`, crawl and worker the suite starts would compile them afresh.
-# Each tier collects the whole suite and keeps its own tests (--tier); --durations=25 prints the
-# 25 slowest at the end.
+# Each tier collects the whole suite (the deploy tier only its own files: tiers.may_hold) and
+# keeps its own tests (--tier); --durations=25 prints the 25 slowest at the end.
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile --durations=25
 COMPILE := $(BIN)/python -m compileall -q -j 2 pipelines spiders tests >/dev/null
 

@@ -109,6 +109,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run only this tier's tests (tests/helpers/tiers.py); all without it")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With `--tier`, a test file that cannot hold one of its tests is not collected
+    (tiers.may_hold: the deploy tier collects its own files alone)."""
+    tier = config.getoption("--tier")
+    if tier is None or collection_path.suffix != ".py" or collection_path.name == "conftest.py":
+        return None
+    try:
+        relative = collection_path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return None
+    return None if tiers.may_hold(relative, tier) else True
+
+
 @pytest.hookimpl(tryfirst=True)       # before `-m` or `-k` deselect any: the whole collection
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     by_tier: dict[str, list[str]] = {tier: [] for tier in tiers.TIERS}

@@ -2,7 +2,8 @@
 (fast), `make test-e2e` and `make test-deploy`, and `.ci/run` runs all three. Each target
 collects the whole suite and keeps its tier (tests/helpers/tiers.py, `--tier` in
 tests/conftest.py), so the guard is that no target narrows its collection, no conftest hides a
-file from it, no test picks its tier by hand, and every list entry still names a test."""
+file from it (but `--tier` the files that cannot hold one of its tests, and none that does), no
+test picks its tier by hand, and every list entry still names a test."""
 
 from __future__ import annotations
 
@@ -78,6 +79,26 @@ def test_every_collected_test_is_in_exactly_one_tier(request):
     assert len(every) == len(set(every))
     assert set(by_tier) == set(tiers.TIERS)
     assert request.node.nodeid in by_tier[tiers.FAST]
+
+
+@pytest.mark.parametrize("path, tier, held", [
+    ("tests/deploy/test_local_topology.py", tiers.DEPLOY, True),
+    ("tests/deploy/test_deploy_units.py", tiers.DEPLOY, False),    # fast, beside them
+    ("tests/e2e/test_soak.py", tiers.DEPLOY, False),
+    ("tests/deploy/test_deploy_units.py", tiers.FAST, True),
+    ("tests/sql/test_x.py", tiers.E2E, True),                      # a fixture may make it e2e
+])
+def test_a_tier_skips_collecting_only_what_cannot_hold_its_tests(path, tier, held):
+    assert tiers.may_hold(path, tier) == held
+
+
+def test_no_file_skipped_by_a_tier_holds_one_of_its_tests(request):
+    """What `--tier` leaves uncollected (tiers.may_hold) holds none of the tier's ids in the
+    whole collection."""
+    by_tier = request.config.stash[COLLECTED_BY_TIER]
+    skipped = [nodeid for tier, ids in by_tier.items() for nodeid in ids
+               if not tiers.may_hold(nodeid.split("::")[0], tier)]
+    assert not skipped
 
 
 def test_each_tier_target_collects_the_whole_suite():

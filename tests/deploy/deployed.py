@@ -46,6 +46,7 @@ class Deployed:
     data_dir: Path
     instance: dg.DagsterInstance
     figures: dict[str, float] = field(default_factory=dict)
+    schedule_running: bool = False  # as this test last set it
     receiver: Any = None          # tests.helpers.receivers.Receiver: the alert channel
     snapshots: Path | None = None  # the snapshot directory the code server replays
 
@@ -69,6 +70,7 @@ class Deployed:
                    "scheduleName": SCHEDULE}})[mutation]
         assert data["__typename"] == "ScheduleStateResult", data
         assert data["scheduleState"]["status"] == ("RUNNING" if running else "STOPPED"), data
+        self.schedule_running = running
 
     def launch(self, asset_keys: list[dg.AssetKey]) -> str:
         """A run of the job for these assets, submitted as the UI does: into the queue."""
@@ -93,18 +95,30 @@ class Deployed:
     def run(self, run_id: str) -> dg.DagsterRun:
         return self.instance.get_run_by_id(run_id)
 
-    def new_scheduled_run(self, after: set[str], timeout: float = 150) -> dg.DagsterRun:
-        """The next run the schedule launches that is not in `after`."""
+    def new_scheduled_run(self, after: set[str], timeout: float = 150,
+                          ticked_after: datetime | None = None) -> dg.DagsterRun:
+        """The next run the schedule launches that is not in `after` (and whose tick is later
+        than `ticked_after`, when given)."""
         return wait_for("a schedule tick launches a run", lambda: next(
-            (r for r in self.scheduled_runs() if r.run_id not in after), None), timeout)
+            (r for r in self.scheduled_runs() if r.run_id not in after
+             and (ticked_after is None or tick_time(r) > ticked_after)), None), timeout)
 
     def wait_status(self, run_id: str, statuses: set[dg.DagsterRunStatus],
-                    timeout: float = 420) -> dg.DagsterRun:
-        return wait_for(f"run {run_id} reaches {sorted(s.value for s in statuses)}",
-                        lambda: (r := self.run(run_id)).status in statuses and r, timeout)
+                    timeout: float = 420, every: float = 0.5,
+                    meanwhile: Callable[[], None] = lambda: None) -> dg.DagsterRun:
+        """The run once its status is one of `statuses`; `meanwhile()` at each look before."""
+        def reached() -> dg.DagsterRun | None:
+            run = self.run(run_id)
+            if run.status in statuses:
+                return run
+            meanwhile()
+            return None
+        return wait_for(f"run {run_id} reaches {sorted(s.value for s in statuses)}", reached,
+                        timeout, every)
 
-    def wait_finished(self, run_id: str, timeout: float = 420) -> dg.DagsterRun:
-        return self.wait_status(run_id, FINISHED, timeout)
+    def wait_finished(self, run_id: str, timeout: float = 420, every: float = 0.5,
+                      meanwhile: Callable[[], None] = lambda: None) -> dg.DagsterRun:
+        return self.wait_status(run_id, FINISHED, timeout, every, meanwhile)
 
     def succeeded(self, run_id: str, timeout: float = 420) -> bool:
         """Waits for the run to finish; a failed run's assertion tells why (its steps' errors)."""
