@@ -129,10 +129,10 @@ def test_the_report_says_so_without_an_index(tmp_path):
 
 
 def test_the_table_leaves_out_series_that_never_had_a_level_unless_asked(published):
-    table = gpuprices(published, "index")
+    table = gpuprices(published, "index", "--format", "table")
     assert table.exit_code == 0
     assert "RTX4090" not in table.output and "1 series never had enough evidence" in table.output
-    every = gpuprices(published, "index", "--all")
+    every = gpuprices(published, "index", "--all", "--format", "table", "--wide")
     assert "RTX4090" in every.output and "1 vendor(s)" in every.output
     rows = json.loads(gpuprices(published, "index", "--format", "json").stdout)
     assert "RTX4090|china|on_demand|hour" in {r["series_id"] for r in rows}

@@ -84,7 +84,8 @@ def test_each_source_s_prices_stay_published_and_say_its_state(data_dir):
                                              ("ulanqab", "idc_ulanqab HELD since"),
                                              ("azure", "azure STALE since")])
 def test_the_table_marks_the_prices_of_a_source_not_refreshed(data_dir, vendor, mark):
-    result = gpuprices(data_dir, "prices", "--max-age", "all", "--vendor", vendor)
+    result = gpuprices(data_dir, "prices", "--max-age", "all", "--vendor", vendor,
+                       "--format", "table")
     assert result.exit_code == 0, result.output
     words = result.output.split()
     assert words.count(mark.split()[1]) >= 2       # in every row's cell, and in the note
@@ -93,7 +94,8 @@ def test_the_table_marks_the_prices_of_a_source_not_refreshed(data_dir, vendor, 
 
 @pytest.mark.parametrize("vendor", ["sinnet", "nanjing", "vast"])
 def test_a_fresh_an_archive_or_an_unknown_source_is_not_marked(data_dir, vendor):
-    result = gpuprices(data_dir, "prices", "--max-age", "all", "--vendor", vendor)
+    result = gpuprices(data_dir, "prices", "--max-age", "all", "--vendor", vendor,
+                       "--format", "table")
     assert result.exit_code == 0, result.output
     assert not {"FAILED", "HELD", "STALE", "refreshed:"} & set(result.output.split())
 

@@ -89,7 +89,7 @@ def test_the_report_shows_each_groups_verdicts(con):
 
 def test_gpuprices_signals_and_the_api_show_the_verdicts(data_dir, monkeypatch):
     monkeypatch.setattr(console, "width", 240)
-    result = gpuprices(data_dir, "signals", "--limit", "0")
+    result = gpuprices(data_dir, "signals", "--limit", "0", "--format", "table")
     assert result.exit_code == 0, result.output
     assert "month_end_dip:" in result.stdout and "recurring" in result.stdout
     assert HOLDS in result.stdout
