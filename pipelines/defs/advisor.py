@@ -69,6 +69,10 @@ def append_history(con, best_records: list[dict], computed_at: datetime) -> int:
     ddl = ", ".join(f"{name} {ADVICE_COLUMNS[name]}" for name in HISTORY_COLUMNS)
     con.execute("create schema if not exists advisor")
     con.execute(f"create table if not exists {ADVICE_HISTORY_TABLE} ({ddl}, {HISTORY_KEY})")
+    # A table of another shape fails this step on every run, not only on a run with an answer to
+    # append (the alerts read it too).
+    con.execute(f"select {', '.join([*HISTORY_COLUMNS, 'computed_at'])} "
+                f"from {ADVICE_HISTORY_TABLE} limit 0")
     if best_records:
         con.executemany(_insert_statement(ADVICE_HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"]),
                         [[*(row[c] for c in HISTORY_COLUMNS), computed_at]

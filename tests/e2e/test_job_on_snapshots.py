@@ -80,7 +80,8 @@ def test_all_sources_and_card_families_land(first_run):
     # catalogued: its one hourly plan); the computing centres' rows that no public evidence maps
     # to a card (CUHK-Shenzhen "GPUs other than ...", HKUST(GZ) GPU(ACD) x 2, PKU's 11
     # partition rows, SRILS "GPU (高性能)"); the Ascend rows of ctyun_cn (PAK3 910B, hour and
-    # month) and ctyun_js (two Atlas 800T A2 servers). The P4, P40 and Quadro RTX 6000 rows of
+    # month) and ctyun_js (two Atlas 800T A2 servers); nebius's RTX PRO 6000 and tensordock's
+    # RTX 5000 Ada and RTX 4080 (not catalogued). The P4, P40 and Quadro RTX 6000 rows of
     # tencent_cn, tencent_cn_list, compshare_cn and lambda_cloud read as their cards.
     assert query(data_dir, "select source, count(*) from quarantine where stage = 'card' "
                            "group by 1 order by 1") == [("alibaba_cn", 10), ("ctyun_cn", 2),
@@ -88,7 +89,8 @@ def test_all_sources_and_card_families_land(first_run):
                                                         ("idc_cuhksz_sz", 1),
                                                         ("idc_hkustgz_gz", 2), ("idc_pku_bj", 11),
                                                         ("idc_srils_sz", 1), ("matpool_cn", 1),
-                                                        ("tencent_cn", 2)]
+                                                        ("nebius", 1), ("tencent_cn", 2),
+                                                        ("tensordock", 2)]
     assert {"P4-8GB", "P40-24GB", "QRTX6000-24GB"} <= models
 
 

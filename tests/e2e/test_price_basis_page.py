@@ -111,7 +111,7 @@ def test_prices_and_the_api_say_the_same(runs):
         ("undated", "", "published prices, date unknown, replayed"),
         ("mixed", "2026-09-25",
          "modeled snapshot: part published as of 2026-09-25, part illustrative")}
-    table = gpuprices(runs["published"], "prices", "--limit", "0")
+    table = gpuprices(runs["published"], "prices", "--limit", "0", "--format", "table")
     assert "MODELED prices are illustrative, not quotes" in table.stdout
     assert "(runpod)" in table.stdout
     frame = api.prices(data_dir=runs["published"])

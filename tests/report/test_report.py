@@ -253,9 +253,13 @@ def test_report_on_a_real_replayed_run(tmp_path, browser, snapshot_run):
     seen = visit(browser, result.path)
     try:
         charts = chart_stats(seen.page)
-        # every family has hourly whole, slice or spot offers; the cards come first (up to 8)
+        # every family has hourly whole, slice or spot offers; the cards come first (up to 8);
+        # an index chart for each series with a level (the bundled snapshots now give one)
         assert seen.page.locator("figure[data-family]").count() == 12
-        assert 12 < len(charts) == result.charts <= 12 + 8
+        cards = seen.page.locator("figure.card-chart").count()
+        indexes = seen.page.locator("figure.index-chart").count()
+        assert 0 < cards <= 8
+        assert len(charts) == result.charts == 12 + cards + indexes
         assert all(c["svg"] and c["points"] for c in charts)
         assert seen.page_errors == [] and seen.console_errors == []
         assert seen.dialogs == [] and seen.remote_requests == []

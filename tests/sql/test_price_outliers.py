@@ -165,17 +165,26 @@ def test_the_outlier_marts_read_one_home_of_their_rules(rule):
 def test_real_spreads_in_the_bundled_snapshots_hold_nothing_back(snapshot_run):
     from tests.helpers.runs import query
     assert snapshot_run.returncode == 0, snapshot_run.stdout[-2000:] + snapshot_run.stderr[-2000:]
-    [(offers, judged, held, confirmed, widest)] = query(snapshot_run.data_dir, """
+    [(offers, judged, held, confirmed)] = query(snapshot_run.data_dir, """
         select count(*), count(outlier_factor_limit),
                count(*) filter (where outlier_status = 'held'),
-               count(*) filter (where outlier_status = 'confirmed'),
-               max(greatest(times_card_median, 1 / times_card_median))
-                   filter (where outlier_factor_limit is not null)
+               count(*) filter (where outlier_status = 'confirmed')
         from marts.price_outliers""")
     [(latest,)] = query(snapshot_run.data_dir, "select count(*) from marts.latest_prices")
     assert offers == latest and judged > offers // 2       # the mission cards have 3+ vendors
     # The market is made of counted offers only: with the templates' invented IDC prices in it,
-    # Matpool's published A100-PCIE-40G at 2.80 CNY/h sat 8.3x below it and was held back; now
-    # it is 7.0x below a median of 19.52, inside the limit (docs/data-quality.md, "Outliers").
-    assert (held, confirmed) == (0, 0)
-    assert widest < 8                # the widest real spread, inside the limit of 8
+    # Matpool's published A100-PCIE-40G at 2.80 CNY/h sat 8.3x below it and was held back. With
+    # the world's marketplaces and the component-priced clouds in it (issue 44), real published
+    # prices do fall more than 8x below a card's market, every one on the cheap side: USTC's
+    # campus A100 rate (2 CNY/h, 8.6x below), Compshare's P40 (0.40 CNY/h and 244.84 a month,
+    # 15-30x below three vendors), CUDO's and TensorDock's V100-32GB GPU component price (0.29
+    # USD/h, the vCPUs and memory priced apart, 10x below whole hyperscaler instances). They are
+    # held until a second crawl confirms them (docs/data-quality.md, "Outliers"); nothing else.
+    rows = query(snapshot_run.data_dir, """
+        select source, gpu_model, times_card_median from marts.price_outliers
+        where outlier_status in ('held', 'confirmed') order by 1, 2""")
+    assert {(source, model) for source, model, _ in rows} == {
+        ("idc_ustc_hf", "A100-80GB"), ("compshare_cn", "P40-24GB"), ("cudo", "V100-32GB"),
+        ("tensordock", "V100-32GB")}
+    assert all(times < 1 / 8 for _, _, times in rows)      # below the market, never above it
+    assert held + confirmed == len(rows)
