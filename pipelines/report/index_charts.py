@@ -41,8 +41,9 @@ def _figure(card: str, series: dict[str, list[dict]]) -> go.Figure:
                        for r in rows],
             customdata=[[r["vendors_matched"], r["offers_matched"],
                          r["evidence_lacking"] or ""] for r in rows],
-            name=f"{name} index", legendgroup=name, mode="lines",
-            line={"color": colour, "width": 2.5},
+            # markers too: a day alone (the first, or one between gaps) draws no line
+            name=f"{name} index", legendgroup=name, mode="lines+markers",
+            line={"color": colour, "width": 2.5}, marker={"size": 5},
             hovertemplate="%{y:.2f} · %{customdata[0]} vendors, %{customdata[1]} offers "
                           "%{customdata[2]}<extra>%{fullData.name}</extra>"))
         fig.add_trace(go.Scatter(
