@@ -112,12 +112,17 @@ class JsonApiSpider(GpuPriceSpider):
     post_json: ClassVar[Any] = None
     offers_path: ClassVar[str]
     next_page_path: ClassVar[str | None] = None
+    # The key variable (one of key_envs) a request sends as `Authorization: Bearer <key>`.
+    bearer_key_env: ClassVar[str | None] = None
 
     async def start(self):
         for url in self.start_urls:
             yield self.api_request(url, self.post_json)
 
     def api_request(self, url: str, json_body: Any = None, **kwargs: Any) -> scrapy.Request:
+        if self.bearer_key_env:
+            key = (self.credentials() or {}).get(self.bearer_key_env, "")
+            kwargs["headers"] = {"Authorization": f"Bearer {key}", **kwargs.get("headers", {})}
         if json_body is None:
             return self.request(url, **kwargs)
         headers = {"Content-Type": "application/json", **kwargs.pop("headers", {})}

@@ -15,7 +15,6 @@ The prices are the whole Droplet's (all its GPUs): normalization divides by gpu_
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from scrapy.http import Response
 
@@ -34,13 +33,9 @@ class DigitaloceanSpider(JsonApiSpider):
     offers_path = "sizes"
     api_key_required = True
     key_envs = ("DIGITAL_OCEAN_API_KEY",)
+    bearer_key_env = "DIGITAL_OCEAN_API_KEY"
     keyed_path = "the Droplet sizes of the API (GET /v2/sizes, Bearer token), as gpuhunt reads it"
     min_offers = 2
-
-    def api_request(self, url: str, json_body: Any = None, **kwargs: Any):
-        key = (self.credentials() or {}).get("DIGITAL_OCEAN_API_KEY", "")
-        headers = {"Authorization": f"Bearer {key}", **kwargs.pop("headers", {})}
-        return self.request(url, headers=headers, **kwargs)
 
     def parse_offer(self, size: dict, response: Response) -> Iterable[RawOffer]:
         gpu = size.get("gpu_info")

@@ -19,7 +19,6 @@ one GPU's hour; an instance takes 1 to num_gpus GPUs at that price each (vendor_
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from scrapy.http import Response
 
@@ -38,14 +37,10 @@ class JarvislabsSpider(JsonApiSpider):
     offers_path = "server_meta"
     api_key_required = True
     key_envs = ("JL_API_KEY",)
+    bearer_key_env = "JL_API_KEY"
     keyed_path = ("the GPU list of the console API (GET /misc/server_meta, Bearer key), "
                   "as gpuhunt reads it")
     min_offers = 3
-
-    def api_request(self, url: str, json_body: Any = None, **kwargs: Any):
-        key = (self.credentials() or {}).get("JL_API_KEY", "")
-        headers = {"Authorization": f"Bearer {key}", **kwargs.pop("headers", {})}
-        return self.request(url, headers=headers, **kwargs)
 
     def parse_offer(self, row: dict, response: Response) -> Iterable[RawOffer]:
         if row.get("workload_type") not in VM_WORKLOADS:

@@ -135,15 +135,14 @@ class PrimeintellectSpider(JsonApiSpider):
     offers_path = "items"
     api_key_required = True
     key_envs = ("PRIME_API_KEY",)
+    bearer_key_env = "PRIME_API_KEY"
     keyed_path = ("the availability API (GET /api/v1/availability/gpus, Bearer key) as the "
                   "prime SDK sends it")
     min_offers = 5
 
     def api_request(self, url: str, json_body: Any = None, **kwargs: Any):
-        key = (self.credentials() or {}).get("PRIME_API_KEY", "")
-        headers = {"Authorization": f"Bearer {key}", "User-Agent": default_user_agent(),
-                   **kwargs.pop("headers", {})}
-        return self.request(url, headers=headers, **kwargs)
+        headers = {"User-Agent": default_user_agent(), **kwargs.pop("headers", {})}
+        return super().api_request(url, json_body, headers=headers, **kwargs)
 
     def offers(self, body: Any, response: Response) -> list:
         return checked_page(body)[0]
