@@ -38,6 +38,13 @@ def file_response(source: str, file: str) -> TextResponse:
                headers={"Content-Type": entry["content_type"], **said})
 
 
+def parsed_file(source: str, file: str, response: TextResponse | None = None) -> list:
+    """What `source`'s spider yields from its recorded `file` (or from `response`, a test's
+    variant of it)."""
+    spider = spider_class(source)(crawl_id="test")
+    return list(spider.parse(response or file_response(source, file)))
+
+
 def json_response(url: str, body, status: int = 200) -> TextResponse:
     """`body` as JSON, answered at the live `url`: a response a test builds (an error envelope,
     a renamed field) instead of a recorded one."""

@@ -12,7 +12,7 @@ from spiders.base import HtmlTableSpider
 from spiders.registry import spider_class
 from spiders.vendors.compshare_cn import TABLE_CARD, announced_date
 from tests.helpers.normalized import normalized
-from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.responses import file_response, parsed_file, snapshot_entries
 
 SOURCE = "compshare_cn"
 CARDS = ("4090-24G", "4090-48G", "5090", "3080ti", "3090", "2080ti", "2080", "A800", "A100",
@@ -25,8 +25,7 @@ MODELS = {"4090-24G": "RTX4090-24GB", "4090-48G": "RTX4090-48GB", "5090": "RTX50
 
 
 def _parse(response=None) -> list:
-    spider = spider_class(SOURCE)(crawl_id="test")
-    return list(spider.parse(response or file_response(SOURCE, "bill.html")))
+    return parsed_file(SOURCE, "bill.html", response)
 
 
 @pytest.fixture(scope="module")

@@ -8,15 +8,14 @@ import pytest
 
 from pipelines.normalize import normalize_offer
 from spiders.registry import spider_class
-from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.responses import file_response, parsed_file, snapshot_entries
 from tests.helpers.spider_contract import check_contract
 
 SOURCE = "ctyun_js"
 
 
 def _parse(response=None) -> list:
-    spider = spider_class(SOURCE)(crawl_id="test")
-    return list(spider.parse(response or file_response(SOURCE, "market.html")))
+    return parsed_file(SOURCE, "market.html", response)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 
 from pipelines.normalize import normalize_offer
 from spiders.registry import spider_class
-from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.responses import file_response, parsed_file, snapshot_entries
 
 SOURCE = "featurize_cn"
 PERIODS = {"每小时单价": "hour", "日租（1天）": "day", "周租（7天）": "week",
@@ -16,8 +16,7 @@ PERIODS = {"每小时单价": "hour", "日租（1天）": "day", "周租（7天�
 
 
 def _parse(response=None) -> list:
-    spider = spider_class(SOURCE)(crawl_id="test")
-    return list(spider.parse(response or file_response(SOURCE, "prices.html")))
+    return parsed_file(SOURCE, "prices.html", response)
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,13 @@ import pytest
 from pipelines.normalize import normalize_offer
 from spiders.registry import spider_class
 from tests.helpers.normalized import normalized
-from tests.helpers.responses import file_response, snapshot_entries
+from tests.helpers.responses import file_response, parsed_file, snapshot_entries
 
 SOURCE = "ucloud_uhost_cn"
 
 
 def _parse(response=None) -> list:
-    spider = spider_class(SOURCE)(crawl_id="test")
-    return list(spider.parse(response or file_response(SOURCE, "price.html")))
+    return parsed_file(SOURCE, "price.html", response)
 
 
 @pytest.fixture(scope="module")
