@@ -8,11 +8,31 @@
    listed in USD; other currencies are in no series), an offer kind and a term (the billing
    period). A curated table's source (no calendar signal) is in no series, nor is a vendor whose
    terms forbid using its prices in an index (spiders/terms.csv: the macro index_use_forbidden).
-   Rebuilt in full every run (a daily table, and held observations change with the market);
-   pipelines/index/ chains the published index from it. */
+   pipelines/index/ chains the published index from it. Incremental by day with a lookback of
+   the outlier rules' confirm_within_days (intermediate.int_outlier_rules; a test holds the
+   header equal): a held close is judged by its own day's market, so a later market no longer
+   moves it (since 2026-12-06, issue 45; before, this was rebuilt in full every hour with held
+   flags from today's market), but a look within that many days after it can still confirm it
+   (marts.held_observations rebuilds those days). */
+-- incremental: index_date lookback 7 days
 with rules as (
     select stale_after_hours
     from intermediate.int_index_rules
+),
+
+settings as (
+    select since_day() as since                         -- the first local day rebuilt
+),
+
+held as (
+    -- the unconfirmed held looks that can close a rebuilt local day: a Beijing day starts on the
+    -- UTC day before
+    select
+        h.offer_id,
+        h.observed_at
+    from marts.held_observations as h
+    cross join settings as s
+    where h.observed_date >= s.since - 1 and h.confirmed_at is null
 ),
 
 classed as (
@@ -48,8 +68,10 @@ classed as (
         end as close_price_per_gpu_hour,
         timezone(d.local_time_zone, (d.local_date + 1)::timestamp) as day_end_at
     from intermediate.int_offer_local_daily as d
+    cross join settings as s
     where
-        d.counted
+        d.local_date >= s.since
+        and d.counted
         -- no curated table: its dates are edits, not days a price held
         -- (int_sources_without_calendar)
         and d.source not in (select s.source from intermediate.int_sources_without_calendar as s)
@@ -83,9 +105,8 @@ select
     h.offer_id is not null as held                      -- an unconfirmed possible outlier
 from classed as c
 cross join rules as r
-left join marts.held_observations as h
+left join held as h
     on c.offer_id = h.offer_id
     and c.last_observed_at = h.observed_at
-    and h.confirmed_at is null
 -- no order by: its readers (pipelines/index/sql/) order what they read, and sorting every
 -- offer-day was two thirds of this full rebuild's hour at a year

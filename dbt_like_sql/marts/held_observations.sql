@@ -1,35 +1,71 @@
 /* Held observations: the observations the price alerts (drop, new_low, watch) must not see yet,
    possible outliers. An observation is held when its price per GPU-hour is beyond its card's
-   outlier limit either way (today's market: marts.price_outliers, per card, offer kind and
-   billing period, judged cards only) and the offer's previous observation did not list the same
-   price (within the same_price_tolerance of intermediate.int_outlier_rules): the first sighting
-   of an outlying price. The offer's next observation, when it lists that price again, confirms
-   it (confirmed_at): from then on the price counts, and a drop to it is reported at
-   confirmed_at. A held observation that is never confirmed never counts, not even as an earlier
-   low. Rebuilt in full every run, as marts.price_outliers is. */
+   outlier limit either way in the market of its own UTC day (intermediate.int_outlier_markets,
+   per card, offer kind and billing period, judged cards only) and the offer's previous
+   observation, if it came within `confirm_within_days` before (intermediate.int_outlier_rules),
+   did not list the same price (within the same_price_tolerance): the first sighting of an
+   outlying price. The offer's next observation, when it lists that price again on a UTC day at
+   most confirm_within_days later, confirms it (confirmed_at): from then on the price counts, and
+   a drop to it is reported at confirmed_at. A held observation that is never confirmed never
+   counts, not even as an earlier low.
+   Judged by its own day's market (since 2026-12-06, issue 45; before, every observation was
+   judged again against today's market every hour): an observation's held status no longer
+   moves when a later day's market moves, and a confirmation must come within the window.
+   Incremental by day with a lookback of confirm_within_days (the header states it; a test holds
+   them equal): new observations can confirm a held observation of the days before, and a held
+   observation reads the looks of the confirm_within_days before it. */
+-- incremental: observed_date lookback 7 days
 -- grain: offer_id, observed_at
 -- audit: confirmed_later: confirmed_at <= observed_at
-with limits as (
-    select distinct
-        gpu_model,
-        offer_kind,
-        billing_period,
-        ln(card_median_cny_per_gpu_hour) as log_median,
-        ln(outlier_factor_limit) as log_limit
-    from marts.price_outliers
-    where outlier_factor_limit is not null
+with params as (   -- the rules, in their one home
+    select
+        same_price_tolerance,
+        confirm_within_days
+    from intermediate.int_outlier_rules
+),
+
+settings as (
+    select
+        since_day() as since,                           -- the first held day rebuilt
+        -- a held look's previous look counts from confirm_within_days before it
+        since_day() - p.confirm_within_days as first_day
+    from params as p
+),
+
+looks as (
+    select
+        o.offer_id,
+        o.observed_at,
+        timezone('UTC', o.observed_at)::date as observed_date,
+        o.gpu_model,
+        o.offer_kind,
+        o.billing_period,
+        o.price_amount,
+        -- a price rounded to 0 CNY is as far from the market as prices go
+        ln(greatest(o.price_per_gpu_hour_cny::double, 1e-9)) as log_price
+    from observations as o
+    cross join settings as s
+    -- observed_hour is stored: DuckDB skips the older row groups by their min/max
+    where o.observed_hour >= s.first_day::timestamptz - interval 1 day
+        and timezone('UTC', o.observed_at)::date >= s.first_day
 ),
 
 outlying as (
+    -- the looks of the rebuilt days beyond their own day's market limit
     select
-        o.offer_id,
-        o.observed_at
-    from observations as o
-    inner join limits as l
-        on o.gpu_model = l.gpu_model
-        and o.offer_kind = l.offer_kind
-        and o.billing_period = l.billing_period
-    where abs(ln(greatest(o.price_per_gpu_hour_cny::double, 1e-9)) - l.log_median) > l.log_limit
+        l.offer_id,
+        l.observed_at
+    from looks as l
+    cross join settings as s
+    inner join intermediate.int_outlier_markets as m
+        on l.observed_date = m.market_date
+        and l.gpu_model = m.gpu_model
+        and l.offer_kind = m.offer_kind
+        and l.billing_period = m.billing_period
+    where
+        l.observed_date >= s.since
+        and m.market_date >= s.since
+        and abs(l.log_price - m.log_median) > m.log_limit
 ),
 
 outlying_offers as (
@@ -38,15 +74,18 @@ outlying_offers as (
 ),
 
 sequenced as (
-    -- the observations of offers that were ever outlying, each beside its neighbours
+    -- the looks of offers outlying on a rebuilt day, each beside its neighbours
     select
         h.offer_id,
         h.observed_at,
+        h.observed_date,
         h.price_amount,
         lag(h.price_amount) over offer_history as previous_price_amount,
+        lag(h.observed_date) over offer_history as previous_observed_date,
         lead(h.price_amount) over offer_history as next_price_amount,
-        lead(h.observed_at) over offer_history as next_observed_at
-    from observations as h
+        lead(h.observed_at) over offer_history as next_observed_at,
+        lead(h.observed_date) over offer_history as next_observed_date
+    from looks as h
     semi join outlying_offers as e on h.offer_id = e.offer_id
     window offer_history as (partition by h.offer_id order by h.observed_at)
 )
@@ -54,15 +93,19 @@ sequenced as (
 select
     s.offer_id,
     s.observed_at,                                      -- the held observation
+    s.observed_date,                                    -- its UTC day
     case
-        when abs(s.next_price_amount - s.price_amount) <= r.same_price_tolerance * s.price_amount
+        when
+            abs(s.next_price_amount - s.price_amount) <= r.same_price_tolerance * s.price_amount
+            and s.next_observed_date <= s.observed_date + r.confirm_within_days
             then s.next_observed_at
     end as confirmed_at                                 -- null: not (yet) confirmed
 from sequenced as s
-cross join intermediate.int_outlier_rules as r
+cross join params as r
 semi join outlying as x on s.offer_id = x.offer_id and s.observed_at = x.observed_at
 where
     s.previous_price_amount is null
+    or s.previous_observed_date < s.observed_date - r.confirm_within_days
     or abs(s.price_amount - s.previous_price_amount)
     > r.same_price_tolerance * s.previous_price_amount
-order by s.offer_id, s.observed_at
+order by s.observed_date, s.offer_id, s.observed_at

@@ -10,11 +10,16 @@
    vendors: not judged (outlier_factor_limit null, status 'ok'). Only counted offers make the market
    (not a template's, nor a second copy of an offer); every offer is judged against it.
    An outlier is 'held' (kept out of marts.cheapest_offers and of the drop, new_low and watch
-   alerts) until a later crawl confirms it: 'confirmed' when the offer's previous observation
-   listed the same price, within `same_price_tolerance`. The rules (k, the MAD floor, the
-   vendors and days of a market, the tolerance) live in intermediate.int_outlier_rules, which
-   marts.held_observations reads too. Rebuilt in full every run: a new median can change any
-   offer's verdict. */
+   alerts) until a later crawl confirms it: 'confirmed' when the offer's previous observation,
+   if on a UTC day at most `confirm_within_days` before, listed the same price, within
+   `same_price_tolerance`. The rules (k, the MAD floor, the vendors and days of a market, the
+   tolerance, the confirm window) live in intermediate.int_outlier_rules, which
+   marts.held_observations reads too. This is the latest verdict, against today's market; the
+   alerts' held observations are each judged by the market of their own day
+   (intermediate.int_outlier_markets), so for an offer whose latest look is older than today
+   the two may differ. Rebuilt in full every run (a new median can change any offer's
+   verdict), bounded: it reads marts.latest_prices (one row per offer) and the outliers' looks
+   of the confirm window before their latest one, not the history. */
 -- grain: offer_id
 -- audit: status_known: outlier_status not in ('ok', 'held', 'confirmed')
 -- alias: price_outliers
@@ -108,7 +113,12 @@ previous as (
     from judged as j
     inner join staging.stg_shown_observations as h
         on j.offer_id = h.offer_id and j.last_seen_at > h.observed_at
-    where j.outlying
+    cross join params as p
+    where
+        j.outlying
+        -- a look more than the confirm window before is not the previous price
+        and timezone('UTC', h.observed_at)::date
+        >= timezone('UTC', j.last_seen_at)::date - p.confirm_within_days
     group by j.offer_id
 )
 
