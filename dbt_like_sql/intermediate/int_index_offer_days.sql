@@ -68,9 +68,9 @@ classed as (
         end as close_price_per_gpu_hour,
         timezone(d.local_time_zone, (d.local_date + 1)::timestamp) as day_end_at
     from intermediate.int_offer_local_daily as d
-    cross join settings as s
+    cross join settings as st
     where
-        d.local_date >= s.since
+        d.local_date >= st.since
         and d.counted
         -- no curated table: its dates are edits, not days a price held
         -- (int_sources_without_calendar)

@@ -64,7 +64,8 @@ outlying as (
         and l.billing_period = m.billing_period
     where
         l.observed_date >= s.since
-        and m.market_date >= s.since
+        -- a constant, pushed into the scan: the markets of the rebuilt days only
+        and m.market_date >= since_day()
         and abs(l.log_price - m.log_median) > m.log_limit
 ),
 

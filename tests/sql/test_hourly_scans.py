@@ -36,9 +36,6 @@ NOT_HISTORY = ("raw.", "intermediate.int_source_price_basis", "intermediate.int_
 # Models still rebuilt from the whole history every hour, and why (docs/scaling.md, "The
 # hourly update"): the work issue 45 leaves.
 STILL_GROWING = {
-    "marts.held_observations": "every observation of an ever-outlying offer is judged again "
-                               "against today's market",
-    "intermediate.int_index_offer_days": "every offer-day, with held flags today's market moves",
     "intermediate.int_price_changes": "the close before the rebuilt days is searched in every "
                                       "offer-day",
     "intermediate.int_source_calendars": "each source's cadence over all its days",

@@ -148,18 +148,72 @@ def test_offers_gone_for_a_month_are_not_the_market(con):
     assert {rows[f"Gone{i}"]["outlier_status"] for i in range(9)} == {"held"}   # 9x today's
 
 
+def held_looks(con, vendor: str) -> list[tuple]:
+    """The vendor's held observations: (observed_at, confirmed_at), oldest first."""
+    return con.execute("""
+        select h.observed_at, h.confirmed_at
+        from marts.held_observations as h
+        semi join observations as o on h.offer_id = o.offer_id and o.vendor = ?
+        order by h.observed_at""", [vendor]).fetchall()
+
+
+def test_a_held_observation_keeps_the_verdict_of_its_own_day(con):
+    # Odd's 0.05 is 44x below the day's market of 2.2: held. Forty days on the six vendors list
+    # about 0.05 themselves; judged against today's market Odd's price would be ordinary, but an
+    # observation is judged by the market of its own day (since issue 45: before, every held
+    # observation was judged again against today's market, and this one was released)
+    build(con, [*market(), offer("0.05", "Odd")])
+    later = DAY + timedelta(days=40)
+    insert(con, [offer(f"{price / 40:.4f}", vendor, observed_at=later)
+                 for vendor, price in MARKET.items()], crawl_id="crawl-2")
+    build_only(con, "marts.held_observations", "marts.price_outliers")
+    assert verdicts(con)["Odd"]["outlier_status"] == "ok"           # the latest verdict: today's
+    assert held_looks(con, "Odd") == [(DAY, None)]                  # its own day's: still held
+    assert held_looks(con, "Alpha") == []                           # ordinary on their own day
+
+
+@pytest.mark.parametrize(("days_later", "held"), [
+    (3, [(0, 3)]),                  # confirmed by the next look, 3 days on
+    (7, [(0, 7)]),                  # the confirm window's last day
+    (8, [(0, None), (8, None)]),    # too late: no confirmation, and the later look is a first
+])                                  # sighting itself (its previous look is 8 days old)
+def test_a_confirmation_comes_within_the_confirm_window(con, days_later, held):
+    build(con, [*market(), offer("0.05", "Odd")])
+    later = DAY + timedelta(days=days_later)
+    insert(con, [*market(observed_at=later), offer("0.05", "Odd", observed_at=later)],
+           crawl_id="crawl-2")
+    build_only(con, "marts.held_observations", "marts.price_outliers")
+
+    def at(days):
+        return None if days is None else DAY + timedelta(days=days)
+    assert held_looks(con, "Odd") == [(at(seen), at(confirmed)) for seen, confirmed in held]
+    assert verdicts(con)["Odd"]["outlier_status"] == ("held" if days_later > 7 else "confirmed")
+
+
+def test_the_held_models_look_back_over_the_confirm_window():
+    # a look can confirm a held one up to confirm_within_days later, so the incremental models
+    # that hold held observations rebuild that many days before the new ones (their headers)
+    [window] = re.findall(r"(\d+) as confirm_within_days\b", (
+        SQL_DIR / "intermediate" / "int_outlier_rules.sql").read_text(encoding="utf-8"))
+    for model in ("marts/held_observations.sql", "intermediate/int_index_offer_days.sql"):
+        header = re.findall(r"^-- incremental: \w+ lookback (\d+) days$",
+                            (SQL_DIR / model).read_text(encoding="utf-8"), re.M)
+        assert header == [window], model
+
+
 @pytest.mark.parametrize("rule", ["mads_allowed", "min_mad", "min_vendors", "market_days",
-                                  "same_price_tolerance"])
+                                  "same_price_tolerance", "confirm_within_days"])
 def test_the_outlier_marts_read_one_home_of_their_rules(rule):
-    # intermediate.int_outlier_rules states each rule once; price_outliers and held_observations
-    # read it there and state none of their own
+    # intermediate.int_outlier_rules states each rule once; the models judging outliers read it
+    # there and state none of their own
     def stated(path):
         return re.findall(rf"(\S+) as {rule}\b", path.read_text(encoding="utf-8"))
     assert len(stated(SQL_DIR / "intermediate" / "int_outlier_rules.sql")) == 1
-    for mart in ("price_outliers", "held_observations"):
-        assert stated(SQL_DIR / "marts" / f"{mart}.sql") == [], mart
-        assert "intermediate.int_outlier_rules" in (SQL_DIR / "marts" / f"{mart}.sql").read_text(
-            encoding="utf-8"), mart
+    for model in ("marts/price_outliers", "marts/held_observations",
+                  "intermediate/int_outlier_markets"):
+        assert stated(SQL_DIR / f"{model}.sql") == [], model
+        assert "intermediate.int_outlier_rules" in (SQL_DIR / f"{model}.sql").read_text(
+            encoding="utf-8"), model
 
 
 def test_real_spreads_in_the_bundled_snapshots_hold_nothing_back(snapshot_run):
