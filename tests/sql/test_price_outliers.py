@@ -182,12 +182,27 @@ def test_a_confirmation_comes_within_the_confirm_window(con, days_later, held):
     later = DAY + timedelta(days=days_later)
     insert(con, [*market(observed_at=later), offer("0.05", "Odd", observed_at=later)],
            crawl_id="crawl-2")
-    build_only(con, "marts.held_observations", "marts.price_outliers")
+    build_only(con, "marts.held_observations", "marts.price_outliers",
+               "intermediate.int_index_offer_days")
 
     def at(days):
         return None if days is None else DAY + timedelta(days=days)
     assert held_looks(con, "Odd") == [(at(seen), at(confirmed)) for seen, confirmed in held]
     assert verdicts(con)["Odd"]["outlier_status"] == ("held" if days_later > 7 else "confirmed")
+    # the incremental build above (the new day on, and the confirm window before it) equals a
+    # full rebuild: the simulated history of tests/sql/test_incremental_marts.py holds nothing
+    assert held_tables(con) == held_tables(con, full=True)
+
+
+def held_tables(con, full: bool = False) -> dict[str, list[tuple]]:
+    """The held observations, the index's offer-days and the day markets, built (full: again
+    from scratch), each sorted, floats rounded."""
+    tables = ("marts.held_observations", "intermediate.int_index_offer_days",
+              "intermediate.int_outlier_markets")
+    if full:
+        build_only(con, *tables, full=True)
+    return {t: sorted(tuple(round(v, 9) if isinstance(v, float) else v for v in row)
+                      for row in con.execute(f"select * from {t}").fetchall()) for t in tables}
 
 
 def test_the_held_models_look_back_over_the_confirm_window():
