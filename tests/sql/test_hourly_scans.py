@@ -42,7 +42,8 @@ STILL_GROWING = {
     "intermediate.int_price_changes": "the close before the rebuilt days is searched in every "
                                       "offer-day",
     "marts.latest_prices": "an offer's first and last day are searched in every offer-day",
-    "marts.market_claim_evidence": "whole-history summaries of the signals",
+    "marts.market_claim_evidence": "bounded by price_horizon_days() (180), longer than these "
+                                   "histories: each offer's and pair's latest day in it",
     "marts.month_end_dip": "every month of every offer",
     "marts.month_end_capacity": "every month of every group",
     "marts.month_end_counts": "every month of the two month-end marts",
