@@ -9,9 +9,9 @@
    by their latest price (the report draws the first few of each).
    A view of intermediate.int_card_line_days (the daily points, incremental): segments and ranks
    change with every new day, so a table would be rebuilt from the whole history every hour; the
-   view reads the per-day points (cards x vendors x records x days) when a chart is drawn. */
+   view reads the per-day points (cards x vendors x records x days) when a chart is drawn. Its
+   prices are audited on that table: each audit of the view computes the view again. */
 -- grain: gpu_model, vendor, source, day
--- audit: price_positive: price is null or price <= 0
 -- audit: ranks_from_one: card_rank < 1 or line_rank < 1 or segment < 1
 -- audit: breaks_at_gaps: gap_days > max_gap_days and not starts_segment
 -- materialized: view

@@ -9,9 +9,8 @@
    A view: a point's gap, vendor-set change and segment come from its line's earlier points and
    its calendar's cadence over every day, so a table would be rebuilt from the whole history
    every hour; the view reads the per-day points (lines x days, incremental) when a chart is
-   drawn. */
+   drawn. Its prices are audited on that table: each audit of the view computes it again. */
 -- grain: chart, gpu_family, series, calendar, day
--- audit: price_positive: price is null or price <= 0
 -- audit: change_said: vendor_set_changed = (vendor_set_change is null)
 -- audit: breaks_at_changes: (vendor_set_changed or gap_days > max_gap_days) and not starts_segment
 -- materialized: view
