@@ -7,26 +7,27 @@
    (one day when it has a single day). A chart line breaks where two of its points are more
    than max_gap_days apart (marts.card_history, marts.chart_points): the cadence with half of it
    again for the jitter of a table edited by hand (a daily calendar's is still one day: a missed
-   day breaks it). */
+   day breaks it).
+   A view of intermediate.int_source_days (sources x days, incremental): the cadence spans every
+   day of the calendar, so a table would be rebuilt from the whole history every hour; the view
+   reads the small per-day table when a chart is drawn. */
 -- grain: source
 -- audit: cadence_positive: cadence_days is null or cadence_days < 1 or max_gap_days < cadence_days
+-- materialized: view
 with sources as (
     select
         source,
-        bool_or(reaches_via = 'archive') as from_archive,
-        case
-            when bool_or(reaches_via = 'archive') then split_part(source, ':', 1) else 'crawl'
-        end as calendar
-    from intermediate.int_offer_daily
+        bool_or(from_archive) as from_archive,
+        any_value(calendar) as calendar     -- a source's calendar: from its name, every day
+    from intermediate.int_source_days
     group by source
 ),
 
 calendar_days as (
     select distinct
-        s.calendar,
-        d.observed_date as day
-    from intermediate.int_offer_daily as d
-    inner join sources as s on d.source = s.source
+        calendar,
+        day
+    from intermediate.int_source_days
 ),
 
 spacing as (

@@ -6,22 +6,17 @@
    (intermediate.int_source_calendars): `segment` counts from 1 and grows at each such gap, and
    the report draws no line between two segments. card_rank ranks the cards by how many vendors
    list them, line_rank a card's lines, those still listing it on the card's latest day first,
-   by their latest price (the report draws the first few of each). */
+   by their latest price (the report draws the first few of each).
+   A view of intermediate.int_card_line_days (the daily points, incremental): segments and ranks
+   change with every new day, so a table would be rebuilt from the whole history every hour; the
+   view reads the per-day points (cards x vendors x records x days) when a chart is drawn. Its
+   prices are audited on that table: each audit of the view computes the view again. */
 -- grain: gpu_model, vendor, source, day
--- audit: price_positive: price is null or price <= 0
 -- audit: ranks_from_one: card_rank < 1 or line_rank < 1 or segment < 1
 -- audit: breaks_at_gaps: gap_days > max_gap_days and not starts_segment
+-- materialized: view
 with daily as (
-    select
-        d.observed_date as day,
-        d.gpu_model,
-        d.vendor,
-        d.source,
-        min(d.close_price_cny_per_gpu_hour)::double as price,
-        count(distinct d.offer_id)::integer as offers
-    from intermediate.int_offer_daily as d
-    where d.billing_period = 'hour' and d.offer_kind = 'on_demand' and d.gpu_fraction = 1
-    group by d.observed_date, d.gpu_model, d.vendor, d.source
+    select * from intermediate.int_card_line_days
 ),
 
 spaced as (

@@ -15,7 +15,9 @@
    Incremental by holiday: a holiday's rows read local days up to its last day only, and new
    observations fall on local days from their first UTC day (`since`) on (zones are UTC or east
    of it), so only the holidays ending on or after since_day() are rebuilt (0001-01-01 in a
-   full build: every holiday). */
+   full build: every holiday). Those holidays read the local days from since_day() - 24 on
+   (their 21 baseline days before a first day at most 3 days before since_day()), not every
+   offer-day. */
 -- grain: offer_id, holiday, holiday_first_day
 -- audit: prices_positive: least(baseline_price_amount, holiday_price_amount) <= 0
 -- audit: days_in_order: holiday_last_day < holiday_first_day
@@ -92,6 +94,11 @@ windowed as (
         -- the rebuilt holidays' days only, before the range join
         and d.local_date >= (select min(r.first_day) from rebuilt_holidays as r)
         - p.baseline_first_days_before
+        -- the same bound as a constant the scan skips row groups by (a subquery is not pushed
+        -- into it): a rebuilt holiday ends on or after since_day(), so it starts at most 3 days
+        -- before it (the longest, Spring Festival, is 4 days) and its baseline at most
+        -- baseline_first_days_before (21) days before that
+        and d.local_date >= since_day() - 24
         and (
             d.local_date between h.first_day and h.last_day
             or (

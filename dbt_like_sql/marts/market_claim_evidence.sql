@@ -10,7 +10,11 @@
    holiday, off-peak) keep their own rule: the latest month, holiday or local day. Scopes follow
    the guides' words, see docs/market-claims.md. Claims about no named card look at the four
    mission families only (mission_families(): spiders/parsing/card_catalog.py MISSION_FAMILIES).
-   The minimum of changes and the unit's precision: the `params` CTE. */
+   The minimum of changes and the unit's precision: the `params` CTE.
+   Rebuilt in full every hour, but bounded: it reads each table from the first day of its horizon
+   on (its newest day minus price_horizon_days(): 180 days), and of the month-based tables their
+   latest month, holiday or local day; DuckDB pushes those first days (scalar subqueries) into
+   the scans, so at a history longer than the horizon the offer-days before it are skipped. */
 -- grain: claim_id, vendor, offer_line, value
 -- audit: has_offers: copies < 1 or offers is null
 with params as (

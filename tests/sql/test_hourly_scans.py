@@ -38,12 +38,9 @@ NOT_HISTORY = ("raw.", "intermediate.int_source_price_basis", "intermediate.int_
 STILL_GROWING = {
     "intermediate.int_price_changes": "the close before the rebuilt days is searched in every "
                                       "offer-day",
-    "intermediate.int_source_calendars": "each source's cadence over all its days",
     "marts.latest_prices": "an offer's first and last day are searched in every offer-day",
-    "marts.card_history": "line segments and ranks over every day",
-    "marts.chart_points": "line segments and vendor sets over every day",
-    "marts.holiday_discount": "the holidays ending on the rebuilt days read every offer-day",
-    "marts.market_claim_evidence": "whole-history summaries of the signals",
+    "marts.market_claim_evidence": "bounded by price_horizon_days() (180), longer than these "
+                                   "histories: each offer's and pair's latest day in it",
     "marts.month_end_dip": "every month of every offer",
     "marts.month_end_capacity": "every month of every group",
     "marts.month_end_counts": "every month of the two month-end marts",
