@@ -154,13 +154,12 @@ def published_tables(con) -> list[str]:
 
 
 @cache
-def incremental_models() -> dict:
-    """{table: SqlModel} of the day- and month-grain incremental models."""
+def table_models() -> dict:
+    """{table: SqlModel} of the models built as tables."""
     from pipelines.warehouse.sql_models import PYTHON_TABLES, load_models
     from spiders.layout import SQL_DIR
 
-    return {m.table: m for m in load_models(SQL_DIR, PYTHON_TABLES)
-            if m.incremental_by and m.incremental_grain in ("day", "month")}
+    return {m.table: m for m in load_models(SQL_DIR, PYTHON_TABLES) if m.materialized != "view"}
 
 
 def copy_whole(con, table: str) -> str:
@@ -186,12 +185,13 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -
     """Bring `table` of attached `gen` up to what it is in attached `work`; returns how."""
     if table in APPEND_ONLY_TABLES:
         return append_new_rows(con, table)
-    if table in built and held.get(table) == built[table]:
-        return "unchanged"              # the runner has not built it since
-    model = incremental_models().get(table)
-    before = held.get(table)
-    if model is None or before is None or table not in built or before[1:] != built[table][1:]:
-        return copy_whole(con, table)   # rebuilt in full, or from scratch (reset_at, SQL)
+    model, before, after = table_models().get(table), held.get(table), built.get(table)
+    if model is None or before is None or after is None or before[1:] != after[1:]:
+        return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
+    if before == after or not model.reads:
+        return "unchanged"              # not built since, or a constant table built again
+    if not model.incremental_by or model.incremental_grain not in ("day", "month"):
+        return copy_whole(con, table)   # rebuilt in full, or by key
     first_new_day, uncached = con.execute(sql_text(__file__, "first_new_day_since"),
                                           {"built_at": before[0]}).fetchone()
     if uncached:
