@@ -237,7 +237,7 @@ def publish_generation(work: Path, target: Path,
         tables, method, why = sync_in_place(work, generation), "generations", None
     except NotInPlace as exc:
         tables, method, why = {}, "copy", str(exc)
-    except Exception as exc:   # noqa: BLE001 - any failure mid-sync: the whole copy is the answer
+    except Exception as exc:   # any failure mid-sync: the whole copy is the answer
         tables, method, why = {}, "copy", f"{type(exc).__name__}: {exc}"
     if method == "copy":
         copy_generation(work, generation)
