@@ -28,7 +28,6 @@ import os
 from functools import cache
 from pathlib import Path
 
-from pipelines.publish import published_wal
 from pipelines.warehouse.sql_files import sql_text
 
 GENERATIONS = ("a", "b")
@@ -53,6 +52,11 @@ def generation_path(target: Path, name: str) -> Path:
 
 def state_path(generation: Path) -> Path:
     return generation.with_name(f"{generation.name}.state.json")
+
+
+def published_wal(path: Path) -> Path:
+    """The write-ahead log DuckDB reads beside `path` when it opens it."""
+    return path.with_name(f"{path.name}.wal")
 
 
 def current_generation(target: Path) -> str | None:

@@ -2,9 +2,10 @@
 a temporary file beside its target and renamed into place, so a reader never sees half a file and
 a reader holding the old file keeps reading it, undisturbed.
 
-The published database is a whole copy of the working one (docs/scaling.md, "Publishing" says why
-nothing cheaper keeps `duckdb data/prices.db` whole and unlocked): a reflink where the filesystem
-shares blocks (btrfs, XFS, bcachefs: constant time), else a byte copy (ext4: O(file size))."""
+The published database is one of two generations (pipelines/generations.py), the one readers do
+not hold brought up to date with what changed, then linked as data/prices.db by rename; when that
+cannot be done safely, a whole copy of the working one: a reflink where the filesystem shares
+blocks (btrfs, XFS, bcachefs: constant time), else a byte copy (ext4: O(file size))."""
 
 import fcntl
 import json
@@ -15,6 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipelines.feed_cells import csv_safe_select
+from pipelines.generations import (
+    NotInPlace,
+    forget_state,
+    model_states,
+    published_wal,
+    stale_generation,
+    sync_in_place,
+    write_state,
+)
 
 BOM = "\ufeff".encode()
 FICLONE = 0x40049409   # linux/fs.h _IOW(0x94, 9, int): share the source's blocks, copy on write
@@ -227,8 +237,6 @@ def publish_generation(work: Path, target: Path,
     (pipelines/warehouse/comments.py; no write when they are up to date); the generation then
     holds every table but the internal bookkeeping ones (INTERNAL_TABLES), which the working
     database keeps."""
-    from pipelines.generations import NotInPlace, stale_generation, sync_in_place
-
     generation = stale_generation(target)
     for path in (target, generation):
         remove_stale_temporaries(path)
@@ -255,8 +263,6 @@ def remove_stale_temporaries(target: Path) -> None:
 def copy_generation(work: Path, generation: Path) -> None:
     """Write `generation` as a new file, a whole copy of `work` without the internal tables,
     renamed over its name (a reader holding the old file keeps it), and record what it holds."""
-    from pipelines.generations import forget_state, write_state
-
     forget_state(generation)
     wal = published_wal(generation)
     with atomic_path(generation) as tmp:
@@ -310,7 +316,6 @@ def drop_internal_tables(copy: Path) -> dict[str, list]:
     table is left byte for byte as it was."""
     import duckdb
 
-    from pipelines.generations import model_states
     from pipelines.warehouse.comments import INTERNAL_TABLES
 
     with duckdb.connect(str(copy)) as con:
@@ -324,8 +329,3 @@ def drop_internal_tables(copy: Path) -> dict[str, list]:
         if dropped:
             con.execute("checkpoint")
     return models
-
-
-def published_wal(target: Path) -> Path:
-    """The write-ahead log DuckDB reads beside `target` when it opens it."""
-    return target.with_name(f"{target.name}.wal")
