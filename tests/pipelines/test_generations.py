@@ -56,6 +56,11 @@ def next_hour(work: Path, n: int, full: bool = False) -> None:
         con.execute("checkpoint")
 
 
+def land_hour(work: Path, n: int) -> None:
+    """An hour's crawls land and no model is built (enough for the paths that copy instead)."""
+    append_hour(work, START + timedelta(days=DAYS, hours=n), OFFERS, seed=3)
+
+
 def differences(work: Path, published: Path) -> list[str]:
     """What differs between `published` and a whole copy of `work` without its internal tables."""
     con = duckdb.connect()
@@ -131,7 +136,7 @@ def test_a_generation_a_reader_holds_is_copied_whole_and_the_reader_keeps_it(wor
     try:
         before = int(reader.stdout.readline())
         publish(work, target)                      # generation b; the reader holds a
-        next_hour(work, 0)
+        land_hour(work, 0)
         published = publish(work, target)          # a is due: held, so a new file
         assert published["method"] == "copy" and "lock" in published["why"]
         assert current_generation(target) == "a"
@@ -150,7 +155,7 @@ def test_a_generation_a_writer_session_changed_is_copied_whole(work, tmp_path):
     publish(work, target)                 # data/prices.db is generation b
     with held_for_writing(target, "delete from observations where true", "checkpoint"):
         pass                              # a `duckdb data/prices.db` session wrote to it
-    next_hour(work, 0)
+    land_hour(work, 0)
     assert publish(work, target)["method"] == "generations"          # a: untouched
     published = publish(work, target)                               # b: written since
     assert published["method"] == "copy" and "written since" in published["why"]
@@ -160,7 +165,7 @@ def test_a_failure_mid_sync_copies_instead(work, tmp_path, monkeypatch):
     target = tmp_path / "prices.db"
     publish(work, target)
     publish(work, target)
-    next_hour(work, 0)
+    land_hour(work, 0)
 
     def fail(*_args):
         raise duckdb.IOException("the disk said no")
@@ -174,7 +179,7 @@ def test_a_failure_before_the_switch_leaves_the_link_and_the_next_run_goes_on(wo
     publish(work, target)
     publish(work, target)
     old = target.read_bytes()
-    next_hour(work, 0)
+    land_hour(work, 0)
 
     def refuse() -> None:
         raise OSError(28, "No space left on device")
@@ -200,7 +205,7 @@ def test_a_sync_killed_half_way_leaves_the_old_link_whole(work, tmp_path):
     target = tmp_path / "prices.db"
     publish(work, target)
     publish(work, target)
-    next_hour(work, 0)
+    land_hour(work, 0)
     before = target.read_bytes()
     proc = subprocess.run([sys.executable, "-c", KILLED_MID_SYNC, str(work), str(target)],
                           capture_output=True, text=True, timeout=120)
