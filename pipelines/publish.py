@@ -2,9 +2,10 @@
 a temporary file beside its target and renamed into place, so a reader never sees half a file and
 a reader holding the old file keeps reading it, undisturbed.
 
-The published database is a whole copy of the working one (docs/scaling.md, "Publishing" says why
-nothing cheaper keeps `duckdb data/prices.db` whole and unlocked): a reflink where the filesystem
-shares blocks (btrfs, XFS, bcachefs: constant time), else a byte copy (ext4: O(file size))."""
+The published database is one of two generations (pipelines/generations.py), the one readers do
+not hold brought up to date with what changed, then linked as data/prices.db by rename; when that
+cannot be done safely, a whole copy of the working one: a reflink where the filesystem shares
+blocks (btrfs, XFS, bcachefs: constant time), else a byte copy (ext4: O(file size))."""
 
 import fcntl
 import json
@@ -15,6 +16,15 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from pipelines.feed_cells import csv_safe_select
+from pipelines.generations import (
+    NotInPlace,
+    forget_state,
+    model_states,
+    published_wal,
+    stale_generation,
+    sync_in_place,
+    write_state,
+)
 
 BOM = "\ufeff".encode()
 FICLONE = 0x40049409   # linux/fs.h _IOW(0x94, 9, int): share the source's blocks, copy on write
@@ -194,46 +204,95 @@ def reflink_supported(directory: Path) -> bool:
 
 def publish_database(work: Path, target: Path,
                      before_rename: Callable[[], object] | None = None) -> int:
-    """Publish a copy of the working database `work` as `target` by rename. The caller has run
-    `checkpoint` on it and closed its connection, so everything is in the main file and nothing
-    in the WAL. Returns the published size.
+    """Publish the working database `work` as `target`; returns the published size
+    (publish_generation does it and says how)."""
+    return publish_generation(work, target, before_rename)["bytes"]
 
-    `before_rename` runs once the copy is whole and fsynced, right before the rename (the run
-    moves its staged feeds there): the copy, the write that can run out of space, is done, so a
-    failure of it leaves the old database and the old feeds together; a failure of
-    `before_rename` leaves the old database.
 
-    Any `<target>.wal` is removed right before and right
-    after the rename: it can only be a writer's log of the file being replaced (a session killed
-    while it had the old file open for writing, or one still open), and DuckDB would either refuse
-    every later open of the new file ("WAL checkpoint iteration does not match") or, when the
-    counters happen to agree, replay that session's writes into it. A reader holding the old file
-    open keeps its inode and what it already read. The file stays writable: `duckdb
-    data/prices.db` (without -readonly) must keep working for ad-hoc SQL; a session that writes to
-    it loses its writes at the next publish (README, "Open it read-only").
+def publish_generation(work: Path, target: Path,
+                       before_rename: Callable[[], object] | None = None) -> dict:
+    """Publish the working database `work` as `target` (data/prices.db): bring the generation
+    readers do not hold up to date (pipelines/generations.py: what changed, in place; else a whole
+    copy in a new file renamed over its name), then rename a new hard link of it over `target`.
+    The caller has run `checkpoint` on `work` and closed its connection, so everything is in the
+    main file and nothing in the WAL. Returns {"bytes", "method" ("generations": in place, or
+    "copy"), "why" (what made it copy), "tables" (how each table was brought up to date)}.
+
+    `before_rename` runs once the generation is whole and fsynced, right before the switch (the
+    run moves its staged feeds there): the write that can run out of space is done, so a failure
+    of it leaves the old database and the old feeds together; a failure of `before_rename`, or of
+    anything before it, leaves `target` what it was (the generation written is not the one it
+    links).
+
+    Any `<target>.wal` is removed right before and right after the switch: it can only be a
+    writer's log of the file being replaced (a session killed while it had the old file open for
+    writing, or one still open), and DuckDB would either refuse every later open of the new file
+    ("WAL checkpoint iteration does not match") or, when the counters happen to agree, replay that
+    session's writes into it. A reader holding the old file open keeps its inode and what it
+    already read. The file stays writable: `duckdb data/prices.db` (without -readonly) must keep
+    working for ad-hoc SQL; a session that writes to it loses its writes at the next publish
+    (README, "Open it read-only"), and its generation is copied whole the next time it is due.
 
     Before the copy, every table and column of the working database gets its comment
-    (pipelines/warehouse/comments.py; no write when they are up to date); the copy then loses the
-    internal bookkeeping tables (INTERNAL_TABLES), which the working database keeps."""
-    for pattern in (f".{target.name}.*.tmp", f".{target.name}.*.tmp.wal"):
-        for stale in target.parent.glob(pattern):   # left by a run killed mid-copy
-            stale.unlink(missing_ok=True)
+    (pipelines/warehouse/comments.py; no write when they are up to date); the generation then
+    holds every table but the internal bookkeeping ones (INTERNAL_TABLES), which the working
+    database keeps."""
+    generation = stale_generation(target)
+    for path in (target, generation):
+        remove_stale_temporaries(path)
     describe_tables(work)
-    wal = published_wal(target)
-    with atomic_path(target) as tmp:
+    try:
+        tables, method, why = sync_in_place(work, generation), "generations", None
+    except NotInPlace as exc:
+        tables, method, why = {}, "copy", str(exc)
+    except Exception as exc:   # any failure mid-sync: the whole copy is the answer
+        tables, method, why = {}, "copy", f"{type(exc).__name__}: {exc}"
+    if method == "copy":
+        copy_generation(work, generation)
+    switch_link(generation, target, before_rename)
+    return {"bytes": target.stat().st_size, "method": method, "why": why, "tables": tables}
+
+
+def remove_stale_temporaries(target: Path) -> None:
+    """What a run killed mid-copy left beside `target`."""
+    for pattern in (f".{target.name}.*.tmp", f".{target.name}.*.tmp.wal"):
+        for stale in target.parent.glob(pattern):
+            stale.unlink(missing_ok=True)
+
+
+def copy_generation(work: Path, generation: Path) -> None:
+    """Write `generation` as a new file, a whole copy of `work` without the internal tables,
+    renamed over its name (a reader holding the old file keeps it), and record what it holds."""
+    forget_state(generation)
+    wal = published_wal(generation)
+    with atomic_path(generation) as tmp:
         clone_or_copy(work, tmp)
         try:
-            drop_internal_tables(tmp)
+            models = drop_internal_tables(tmp)
         finally:
             published_wal(tmp).unlink(missing_ok=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
+        wal.unlink(missing_ok=True)
+    wal.unlink(missing_ok=True)
+    write_state(generation, models)
+
+
+def switch_link(generation: Path, target: Path,
+                before_rename: Callable[[], object] | None) -> None:
+    """Rename a new hard link of `generation` over `target` (a copy where the filesystem has no
+    hard links), `before_rename` run right before."""
+    wal = published_wal(target)
+    with atomic_path(target) as tmp:
+        try:
+            os.link(generation, tmp)
+        except OSError:      # EPERM, EXDEV, EOPNOTSUPP: no hard links here
+            clone_or_copy(generation, tmp)
         if before_rename is not None:
             before_rename()
         wal.unlink(missing_ok=True)
     # a writer of the old file may have logged between the unlink and the rename
     wal.unlink(missing_ok=True)
-    return target.stat().st_size
 
 
 def describe_tables(work: Path) -> int:
@@ -250,15 +309,18 @@ def describe_tables(work: Path) -> int:
     return written
 
 
-def drop_internal_tables(copy: Path) -> list[str]:
+def drop_internal_tables(copy: Path) -> dict[str, list]:
     """Removes the internal bookkeeping tables from `copy` (the file about to be published), then
-    checkpoints so the file is whole without its WAL; returns the tables dropped. A copy without
-    any is left byte for byte as it was."""
+    checkpoints so the file is whole without its WAL; returns the builds raw.model_state recorded
+    (pipelines/generations.py keeps them beside the generation). A copy without any internal
+    table is left byte for byte as it was."""
     import duckdb
 
     from pipelines.warehouse.comments import INTERNAL_TABLES
 
     with duckdb.connect(str(copy)) as con:
+        con.execute("set TimeZone = 'UTC'")
+        models = model_states(con, con.execute("select current_database()").fetchone()[0])
         present = {f"{s}.{t}" for s, t in con.execute(
             "select schema_name, table_name from duckdb_tables()").fetchall()}
         dropped = [t for t in INTERNAL_TABLES if t in present]
@@ -266,9 +328,4 @@ def drop_internal_tables(copy: Path) -> list[str]:
             con.execute(f"drop table {table}")
         if dropped:
             con.execute("checkpoint")
-    return dropped
-
-
-def published_wal(target: Path) -> Path:
-    """The write-ahead log DuckDB reads beside `target` when it opens it."""
-    return target.with_name(f"{target.name}.wal")
+    return models

@@ -1,5 +1,6 @@
 """feeds/<mart>: every mart as CSV and Parquet for other tools; feeds/prices_db: the database
-readers query. Both are published by pipelines/publish.py (a temporary file, then a rename), so
+readers query. Both are published by pipelines/publish.py (a temporary file or the generation
+readers do not hold, then a rename), so
 a reader holding `data/prices.db` open never blocks the pipeline, which writes
 `data/.work/prices.db`.
 
@@ -28,8 +29,8 @@ from pipelines.defs.models import SQL_MODELS
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import (
     move_staged,
-    publish_database,
     publish_feed,
+    publish_generation,
     refuse_unless_writable_dir,
     staging_dir,
 )
@@ -114,8 +115,10 @@ def mart_feeds(context: dg.AssetExecutionContext,
                 *(feed_key(t) for t in FEED_TABLES)],
           group_name="feeds", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=PUBLISH_TAGS,
           output_required=False,
-          description="data/prices.db: a consistent copy of the working database, published by "
-                      "rename with the staged feeds, for `duckdb -readonly data/prices.db` "
+          description="data/prices.db: a consistent copy of the working database (the one of "
+                      "two generations in data/.published/ brought up to date with what changed, "
+                      "or copied whole), switched by rename with the staged feeds, for "
+                      "`duckdb -readonly data/prices.db` "
                       "and other readers (a stale prices.db.wal beside it is removed). A run whose "
                       "models, feeds or blocking checks failed, or that landed no source, does "
                       "not replace it; a failed report, alert or advice step does not stop it.")
@@ -138,8 +141,11 @@ def published_prices_db(context: dg.AssetExecutionContext,
     def move_feeds() -> None:
         moved.extend(move_staged(staged, feeds_dir()))
     try:
-        size = publish_database(Path(duckdb.database), db_path(), before_rename=move_feeds)
+        published = publish_generation(Path(duckdb.database), db_path(), before_rename=move_feeds)
     finally:   # published or not, nothing stays staged (on a full disk it is room needed)
         shutil.rmtree(staged, ignore_errors=True)
-    yield dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": size,
+    if published["why"]:
+        context.log.info(f"prices.db copied whole: {published['why']}")
+    yield dg.MaterializeResult(metadata={"path": str(db_path()), "bytes": published["bytes"],
+                                         "method": published["method"],
                                          "feed_files": len(moved)})

@@ -1,0 +1,289 @@
+"""Two published generations of the database, so that a run writes what changed, not the whole
+file: `data/.published/prices-a.db` and `prices-b.db`, and `data/prices.db` a hard link of the one
+readers open, switched by renaming a new link over it (pipelines/publish.py publish_database).
+
+A run brings the generation data/prices.db is NOT a link of up to date in place (`sync_in_place`):
+* the append-only tables (APPEND_ONLY_TABLES) get the rows added since it was written;
+* a model the runner has not built since leaves its table alone; a day- or month-grain
+  incremental model not rebuilt from scratch since gets its rows from the first day the runner
+  rebuilt (the first day of the observations loaded since that build, the runner's own rule,
+  sql/first_new_day_since.sql) deleted and copied again;
+* every other table is copied whole (the models still rebuilt in full, the small Python tables).
+What the generation holds is recorded beside it (`<generation>.state.json`: the file's inode,
+size and modification time as last written, and each model's build as the runner recorded it),
+so anything unexpected raises NotInPlace and the caller copies the whole working file instead:
+no record, a file changed since (a writer session), a write-ahead log beside it, a reader
+holding it (DuckDB refuses the write open: "Could not set lock"), a different catalog (a
+migration, a changed view, macro or comment), or any error on the way.
+
+A hard link, not a symbolic one: DuckDB resolves a symbolic link and keeps its write-ahead log
+beside the file it points to, while readers and `gpuprices prices` name `data/prices.db.wal`
+(README, "Open it read-only"); through a hard link the log stays `data/prices.db.wal`, which the
+publish removes as before."""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from pathlib import Path
+
+from pipelines.warehouse.sql_files import sql_text
+
+GENERATIONS = ("a", "b")
+# Tables whose rows are only ever added, never updated or deleted (observations: "never deleted",
+# pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched): a generation gets the
+# rows past its own count.
+APPEND_ONLY_TABLES = ("main.observations", "raw.offers")
+# Tables whose rows are updated in place, by key (raw.crawls: a crawl's row gets its
+# normalized_at, counts and status after it is inserted): a generation gets the rows that differ.
+KEYED_TABLES = {"raw.crawls": "crawl_id"}
+
+
+class NotInPlace(Exception):
+    """Why a generation cannot be brought up to date in place (it is then copied whole)."""
+
+
+def generations_dir(target: Path) -> Path:
+    return target.parent / ".published"
+
+
+def generation_path(target: Path, name: str) -> Path:
+    """data/.published/prices-a.db for target data/prices.db and generation "a"."""
+    return generations_dir(target) / f"{target.stem}-{name}{target.suffix}"
+
+
+def state_path(generation: Path) -> Path:
+    return generation.with_name(f"{generation.name}.state.json")
+
+
+def published_wal(path: Path) -> Path:
+    """The write-ahead log DuckDB reads beside `path` when it opens it."""
+    return path.with_name(f"{path.name}.wal")
+
+
+def current_generation(target: Path) -> str | None:
+    """The generation `target` is a link of (the one readers open), None when none is."""
+    try:
+        seen = target.stat()
+    except FileNotFoundError:
+        return None
+    for name in GENERATIONS:
+        try:
+            held = generation_path(target, name).stat()
+        except FileNotFoundError:
+            continue
+        if (held.st_dev, held.st_ino) == (seen.st_dev, seen.st_ino):
+            return name
+    return None
+
+
+def stale_generation(target: Path) -> Path:
+    """The generation readers do not open through `target`: the one this run writes."""
+    name = "b" if current_generation(target) == "a" else "a"
+    return generation_path(target, name)
+
+
+def file_stamp(path: Path) -> list[int]:
+    """What changes whenever anyone writes the file: inode, size, modification time."""
+    seen = path.stat()
+    return [seen.st_ino, seen.st_size, seen.st_mtime_ns]
+
+
+def read_state(generation: Path) -> dict | None:
+    try:
+        return json.loads(state_path(generation).read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+
+
+def write_state(generation: Path, models: dict[str, list]) -> None:
+    """Record what `generation` holds now (call once it is written, checkpointed and closed)."""
+    path = state_path(generation)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps({"stamp": file_stamp(generation), "model_state": models}),
+                   encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def forget_state(generation: Path) -> None:
+    """From now until write_state, `generation` holds something unrecorded."""
+    state_path(generation).unlink(missing_ok=True)
+
+
+def open_in_this_process(path: Path) -> bool:
+    """Whether this process has `path` open (a DuckDB connection of its own: the file lock that
+    stops another process's write open does not stop this process's). False where /proc is not."""
+    try:
+        wanted = path.stat()
+        fds = os.listdir("/proc/self/fd")
+    except OSError:
+        return False
+    for fd in fds:
+        try:
+            seen = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if (seen.st_dev, seen.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return True
+    return False
+
+
+def model_states(con, catalog: str) -> dict[str, list]:
+    """{model: [built_at, reset_at, sql_sha256]} of raw.model_state in attached `catalog`; {}
+    when it has none."""
+    import duckdb
+
+    try:
+        rows = con.execute(sql_text(__file__, "model_states").format(db=catalog)).fetchall()
+    except duckdb.CatalogException:
+        return {}
+    return {model: list(rest) for model, *rest in rows}
+
+
+def published_catalog(con, catalog: str) -> list[tuple]:
+    """Everything of attached `catalog` readers see besides the rows, internal tables left out."""
+    from pipelines.warehouse.comments import INTERNAL_TABLES
+
+    return [row for row in con.execute(sql_text(__file__, "published_catalog"),
+                                       {"db": catalog}).fetchall()
+            if row[0] not in ("table", "column") or row[1] not in INTERNAL_TABLES]
+
+
+def published_tables(con) -> list[str]:
+    """The working database's tables that are published (all but INTERNAL_TABLES)."""
+    from pipelines.warehouse.comments import INTERNAL_TABLES
+
+    return [name for (name,) in con.execute(
+        "select schema_name || '.' || table_name from duckdb_tables() "
+        "where database_name = 'work' and not internal order by 1").fetchall()
+            if name not in INTERNAL_TABLES]
+
+
+@cache
+def table_models() -> dict:
+    """{table: SqlModel} of the models built as tables."""
+    from pipelines.warehouse.sql_models import PYTHON_TABLES, load_models
+    from spiders.layout import SQL_DIR
+
+    return {m.table: m for m in load_models(SQL_DIR, PYTHON_TABLES) if m.materialized != "view"}
+
+
+def copy_whole(con, table: str) -> str:
+    con.execute(f"delete from gen.{table}")
+    con.execute(f"insert into gen.{table} select * from work.{table}")
+    return "whole"
+
+
+def append_new_rows(con, table: str) -> str:
+    """Rows are only added to `table`: copy those past the generation's count (by rowid, so
+    DuckDB reads only the row groups that hold them). The row before them must be the same in
+    both, else the table was not append-only after all."""
+    held = con.execute(f"select count(*) from gen.{table}").fetchone()[0]
+    if held:
+        last = f"select * from {{}}.{table} where rowid = {held - 1}"
+        if con.execute(f"{last.format('gen')} except all {last.format('work')}").fetchall():
+            raise NotInPlace(f"{table}: rows changed where only rows are added")
+    con.execute(f"insert into gen.{table} select * from work.{table} where rowid >= {held}")
+    return f"rows after {held}"
+
+
+def replace_changed_rows(con, table: str, key: str) -> str:
+    """The rows of `table` that differ from the generation's (or are gone), replaced by key: a
+    whole copy of a keyed table costs its index, which dwarfs the hour's few changed rows."""
+    con.execute(f"create or replace temp table changed_keys as "
+                f"select {key} from (from work.{table} except from gen.{table}) union "
+                f"select {key} from gen.{table} "
+                f"where {key} not in (select {key} from work.{table})")
+    changed = con.execute("select count(*) from changed_keys").fetchone()[0]
+    con.execute(f"delete from gen.{table} where {key} in (from changed_keys)")
+    con.execute(f"insert into gen.{table} select * from work.{table} "
+                f"where {key} in (from changed_keys)")
+    con.execute("drop table changed_keys")
+    return f"{changed} rows by {key}"
+
+
+def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -> str:
+    """Bring `table` of attached `gen` up to what it is in attached `work`; returns how."""
+    if table in APPEND_ONLY_TABLES:
+        return append_new_rows(con, table)
+    if table in KEYED_TABLES:
+        return replace_changed_rows(con, table, KEYED_TABLES[table])
+    model, before, after = table_models().get(table), held.get(table), built.get(table)
+    if model is None or before is None or after is None or before[1:] != after[1:]:
+        return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
+    if before == after or not model.reads:
+        return "unchanged"              # not built since, or a constant table built again
+    if not model.incremental_by or model.incremental_grain not in ("day", "month"):
+        return copy_whole(con, table)   # rebuilt in full, or by key
+    first_new_day, uncached = con.execute(sql_text(__file__, "first_new_day_since"),
+                                          {"built_at": before[0]}).fetchone()
+    if uncached:
+        return copy_whole(con, table)
+    if first_new_day is None:
+        return "unchanged"              # built, but nothing new reached it
+    since = model.rebuild_start(first_new_day.isoformat())
+    kept = f"{model.incremental_by} >= date '{since}'"
+    con.execute(f"delete from gen.{table} where {kept}")
+    con.execute(f"insert into gen.{table} select * from work.{table} where {kept}")
+    return f"from {since}"
+
+
+def check_usable(generation: Path) -> dict:
+    """The generation's recorded state, or NotInPlace saying why it cannot be written in place."""
+    state = read_state(generation)
+    if state is None or not generation.exists():
+        raise NotInPlace(f"{generation}: no record of what it holds")
+    if file_stamp(generation) != state.get("stamp"):
+        raise NotInPlace(f"{generation}: written since it was published (a writer session?)")
+    if published_wal(generation).exists():
+        raise NotInPlace(f"{generation}: a write-ahead log beside it")
+    if open_in_this_process(generation):
+        raise NotInPlace(f"{generation}: open in this process")
+    return state
+
+
+def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
+    """Bring `generation` up to date with the (checkpointed, closed) working database `work` in
+    one transaction, checkpoint it and record it; returns how each table changed. Raises
+    NotInPlace, or whatever failed, with the generation's record removed: the caller then writes
+    a whole copy in its place."""
+    import duckdb
+
+    state = check_usable(generation)
+    forget_state(generation)
+    con = duckdb.connect()
+    try:
+        try:
+            con.execute(f"attach '{generation}' as gen")
+        except duckdb.Error as exc:      # a reader holds it: "Could not set lock"
+            raise NotInPlace(f"{generation}: {exc}") from exc
+        con.execute(f"attach '{work}' as work (read_only)")
+        con.execute("set TimeZone = 'UTC'")
+        if published_catalog(con, "gen") != published_catalog(con, "work"):
+            raise NotInPlace(f"{generation}: tables, views, macros or comments changed")
+        built = model_states(con, "work")
+        con.execute("begin")
+        how = {t: sync_table(con, t, state.get("model_state", {}), built)
+               for t in published_tables(con)}
+        check_counts(con, [t for t, h in how.items() if h != "unchanged"])
+        con.execute("commit")
+        con.execute("checkpoint gen")
+        con.execute("detach gen")
+    finally:
+        con.close()
+    if published_wal(generation).exists():
+        raise NotInPlace(f"{generation}: the checkpoint left a write-ahead log")
+    with open(generation, "rb") as fh:
+        os.fsync(fh.fileno())
+    write_state(generation, built)
+    return how
+
+
+def check_counts(con, tables: list[str]) -> None:
+    """Every table written has as many rows in the generation as in the working database."""
+    for table in tables:
+        held, work = con.execute(f"select (select count(*) from gen.{table}), "
+                                 f"(select count(*) from work.{table})").fetchone()
+        if held != work:
+            raise NotInPlace(f"{table}: {held} rows in the generation, {work} in the working one")

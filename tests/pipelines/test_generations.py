@@ -1,0 +1,215 @@
+"""Publishing what changed (pipelines/generations.py): the generation a run brings up to date in
+place equals a whole copy of the working database (every published table's rows, the views,
+macros and comments, no internal table) run after run: hourly updates, a full rebuild, and a
+fallback; and each unexpected state makes it copy the whole file instead (a generation held by a
+read-only reader, written by a writer session, a sync killed half way), leaving data/prices.db
+whole meanwhile."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+
+import pipelines.generations as generations
+from pipelines.generations import current_generation, generation_path, published_catalog
+from pipelines.publish import publish_generation
+from pipelines.simulate import DUCKDB_CONFIG, append_hour, load_offers, simulate
+from pipelines.warehouse.comments import INTERNAL_TABLES
+from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
+from tests.helpers.writers import held_for_writing
+
+START = datetime(2026, 4, 27, tzinfo=UTC)
+DAYS = 2
+OFFERS = load_offers(sources=["idc_ulanqab", "vultr"])
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("simulated") / "work.db"
+    simulate(path, offers=OFFERS, start=START, days=DAYS, seed=3, every_hours=12)
+    return path
+
+
+@pytest.fixture
+def work(simulated, tmp_path) -> Path:
+    """A simulated working database, every model built, checkpointed and closed."""
+    return Path(shutil.copy(simulated, tmp_path / "work.db"))
+
+
+def next_hour(work: Path, n: int, full: bool = False) -> None:
+    """The hourly run: the hour's crawls land, every model is brought up to date (or rebuilt
+    from scratch), the working database is checkpointed."""
+    append_hour(work, START + timedelta(days=DAYS, hours=n), OFFERS, seed=3)
+    with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
+        ensure_schema(con)
+        for model in load_models(SQL_DIR):
+            with transaction(con):
+                run_model(con, model, full=full)
+        con.execute("checkpoint")
+
+
+def land_hour(work: Path, n: int) -> None:
+    """An hour's crawls land and no model is built (enough for the paths that copy instead)."""
+    append_hour(work, START + timedelta(days=DAYS, hours=n), OFFERS, seed=3)
+
+
+def differences(work: Path, published: Path) -> list[str]:
+    """What differs between `published` and a whole copy of `work` without its internal tables."""
+    con = duckdb.connect()
+    try:
+        con.execute(f"attach '{work}' as work (read_only)")
+        con.execute(f"attach '{published}' as pub (read_only)")
+        found = []
+        if published_catalog(con, "pub") != published_catalog(con, "work"):
+            found.append("catalog: tables, columns, views, macros or comments")
+        for table in generations.published_tables(con):
+            for a, b in (("work", "pub"), ("pub", "work")):
+                extra = con.execute(f"select count(*) from (from {a}.{table} except all "
+                                    f"from {b}.{table})").fetchone()[0]
+                if extra:
+                    found.append(f"{table}: {extra} rows in {a} only")
+        held = {f"{s}.{t}" for s, t in con.execute(
+            "select schema_name, table_name from duckdb_tables() where database_name = 'pub'"
+        ).fetchall()}
+        found += [f"{t}: internal, published" for t in INTERNAL_TABLES if t in held]
+        return found
+    finally:
+        con.close()
+
+
+def publish(work: Path, target: Path, **kwargs) -> dict:
+    published = publish_generation(work, target, **kwargs)
+    assert differences(work, target) == []
+    return published
+
+
+def test_each_hour_updates_the_other_generation_to_a_whole_copy(work, tmp_path):
+    target = tmp_path / "data" / "prices.db"
+    assert [publish(work, target)["method"] for _ in range(2)] == ["copy", "copy"]
+    assert current_generation(target) == "b"
+    for n in range(2):
+        next_hour(work, n)
+        published = publish(work, target)
+        assert published["method"] == "generations", published["why"]
+        assert published["tables"]["main.observations"].startswith("rows after")
+        assert "unchanged" in published["tables"].values()    # a constant table, not copied
+        assert any(how.startswith("from ") for how in published["tables"].values())
+        assert current_generation(target) == "ab"[n % 2]
+    next_hour(work, 2, full=True)          # every model rebuilt from scratch: whole tables
+    published = publish(work, target)
+    assert published["method"] == "generations"
+    assert not any(how.startswith("from ") for how in published["tables"].values())
+
+
+def test_a_changed_catalog_copies_the_whole_file(work, tmp_path):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    with duckdb.connect(str(work)) as con:
+        con.execute("create view main.newer as select 1 as one")
+        con.execute("comment on table observations is 'a new comment'")
+    published = publish(work, target)
+    assert published["method"] == "copy" and "changed" in published["why"]
+    assert publish(work, target)["method"] == "copy"      # the other one is behind too
+    assert publish(work, target)["method"] == "generations"
+
+
+def test_a_generation_a_reader_holds_is_copied_whole_and_the_reader_keeps_it(work, tmp_path):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    held = generation_path(target, "a")
+    reader = subprocess.Popen(
+        [sys.executable, "-c", "import sys, duckdb\n"
+         f"con = duckdb.connect({str(target)!r}, read_only=True)\n"
+         "print(con.execute('select count(*) from observations').fetchone()[0], flush=True)\n"
+         "sys.stdin.readline()\n"
+         "print(con.execute('select count(*) from observations').fetchone()[0], flush=True)\n"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        before = int(reader.stdout.readline())
+        publish(work, target)                      # generation b; the reader holds a
+        land_hour(work, 0)
+        published = publish(work, target)          # a is due: held, so a new file
+        assert published["method"] == "copy" and "lock" in published["why"]
+        assert current_generation(target) == "a"
+        reader.stdin.write("\n")
+        reader.stdin.flush()
+        assert int(reader.stdout.readline()) == before    # its snapshot, undisturbed
+    finally:
+        reader.kill()
+        reader.communicate(timeout=30)
+    assert held.exists()
+
+
+def test_a_generation_a_writer_session_changed_is_copied_whole(work, tmp_path):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)                 # data/prices.db is generation b
+    with held_for_writing(target, "delete from observations where true", "checkpoint"):
+        pass                              # a `duckdb data/prices.db` session wrote to it
+    land_hour(work, 0)
+    assert publish(work, target)["method"] == "generations"          # a: untouched
+    published = publish(work, target)                               # b: written since
+    assert published["method"] == "copy" and "written since" in published["why"]
+
+
+def test_a_failure_mid_sync_copies_instead(work, tmp_path, monkeypatch):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    land_hour(work, 0)
+
+    def fail(*_args):
+        raise duckdb.IOException("the disk said no")
+    monkeypatch.setattr(generations, "append_new_rows", fail)
+    published = publish(work, target)
+    assert published["method"] == "copy" and "the disk said no" in published["why"]
+
+
+def test_a_failure_before_the_switch_leaves_the_link_and_the_next_run_goes_on(work, tmp_path):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    old = target.read_bytes()
+    land_hour(work, 0)
+
+    def refuse() -> None:
+        raise OSError(28, "No space left on device")
+    with pytest.raises(OSError, match="No space"):
+        publish_generation(work, target, before_rename=refuse)
+    assert target.read_bytes() == old and current_generation(target) == "b"
+    assert publish(work, target)["method"] == "generations"    # a, as written, is recorded
+
+
+KILLED_MID_SYNC = """
+import os, sys
+import pipelines.generations as g
+from pathlib import Path
+from pipelines.publish import publish_generation
+def die(*_args):
+    os._exit(9)
+g.append_new_rows = die
+publish_generation(Path(sys.argv[1]), Path(sys.argv[2]))
+"""
+
+
+def test_a_sync_killed_half_way_leaves_the_old_link_whole(work, tmp_path):
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    land_hour(work, 0)
+    before = target.read_bytes()
+    proc = subprocess.run([sys.executable, "-c", KILLED_MID_SYNC, str(work), str(target)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 9, proc.stderr
+    assert current_generation(target) == "b" and target.read_bytes() == before
+    published = publish(work, target)
+    assert published["method"] == "copy" and "no record" in published["why"]
