@@ -82,9 +82,12 @@ def _seconds_between(verdict: dict[str, Any]) -> float | None:
 def _dagster_run_times(home: Path) -> dict[str, Any]:
     """Where the run's time went: the Dagster run's duration and each step's, read back from
     the run's own instance (the rest of the wall time is process start-up and imports)."""
-    try:
-        import dagster as dg
+    import dagster as dg
 
+    # the instance's dagster.yaml reads its own directory from DAGSTER_HOME (the event log's)
+    before = os.environ.get("DAGSTER_HOME")
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
         with dg.DagsterInstance.from_config(str(home)) as instance:
             runs = instance.get_runs(limit=1)
             if not runs:
@@ -95,6 +98,11 @@ def _dagster_run_times(home: Path) -> dict[str, Any]:
                      if s.start_time and s.end_time}
     except Exception as exc:   # a figure we could not read is reported missing, not fatal
         return {"dagster_error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        if before is None:
+            os.environ.pop("DAGSTER_HOME", None)
+        else:
+            os.environ["DAGSTER_HOME"] = before
     return {"dagster_run_seconds": (run_stats.end_time - run_stats.start_time
                                     if run_stats.start_time and run_stats.end_time else None),
             "step_seconds": dict(sorted(steps.items(), key=lambda kv: -kv[1]))}
