@@ -195,9 +195,29 @@ def phase_publish(db: str, hours: int = PUBLISH_HOURS) -> dict[str, Any]:
             "hours": runs}
 
 
+def phase_crawl_alone(data: str) -> dict[str, Any]:
+    """(e)'s crawl floor: every source of a default run crawled over the bundled snapshots by the
+    code the raw_offers step calls (CrawlerResource.crawl_many: the same spiders, processes and
+    replay server), with no Dagster around it. Timed from the call to its return."""
+    import os
+
+    os.environ["GPUPRICES_DATA_DIR"] = data
+    os.environ.pop("GPUPRICES_MODE", None)
+    from pipelines.resources import crawler_from_env
+    from spiders.registry import source_names
+
+    crawler = crawler_from_env()
+    jobs = {source: f"{source}-floor" for source in source_names()}
+    started = time.perf_counter()
+    results = crawler.crawl_many(jobs)
+    return {"seconds": time.perf_counter() - started, "sources": len(results),
+            "sources_passed": sum(r.passed for r in results.values())}
+
+
 PHASES: dict[str, Callable[..., dict[str, Any]]] = {
     "generate": phase_generate, "full": phase_full, "floor": phase_floor,
-    "incremental": phase_incremental, "publish": phase_publish}
+    "incremental": phase_incremental, "publish": phase_publish,
+    "crawl_alone": phase_crawl_alone}
 
 
 def run_phase(name: str, **kwargs: Any) -> dict[str, Any]:

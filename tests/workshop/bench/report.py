@@ -140,6 +140,12 @@ def print_report(report: dict[str, Any]) -> None:
                            if v is not None), reverse=True)[:4]
             if slow:
                 console.print("    slowest crawls: " + ", ".join(f"{k} {v:.0f} s" for v, k in slow))
+        floor = r.get("floor")
+        if floor:
+            console.print(f"    floor {floor['seconds']:.1f} s: the crawl alone "
+                          f"{floor['crawl_alone_seconds']:.1f} s, the models alone "
+                          f"{floor['models_alone_seconds']:.1f} s (no Dagster; "
+                          f"{r.get('record', '')})")
     _print_startup_and_suite(console, report)
     if report.get("backfill"):
         print_backfill(console, report["backfill"])

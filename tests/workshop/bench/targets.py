@@ -19,6 +19,7 @@ from tests.workshop.bench.config import (
     STARTUP_HELP_TARGET_SECONDS,
     STARTUP_READ_TARGET_SECONDS,
     SUITE_TARGET_SECONDS,
+    WHOLE_RUN_FLOOR_RATIO_TARGET,
     WHOLE_RUN_TARGET_SECONDS,
 )
 
@@ -64,6 +65,7 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
                      "unit": "s", **gap(run["seconds"] if run["exit_code"] == 0 else None,
                                         WHOLE_RUN_TARGET_SECONDS, "s",
                                         f"not measured: exit code {run['exit_code']}")})
+        rows.append(_floor_row(run))
     rows.append(_suite_row(report.get("suite")))
     return rows
 
@@ -102,6 +104,20 @@ def _history_rows(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
                      "unit": "x", **gap(_ratio(publish["seconds"], week["publish"]["seconds"]),
                                         PUBLISH_GROWTH_TARGET, "x")})
     return rows
+
+
+def _floor_row(run: dict[str, Any]) -> dict[str, Any]:
+    """The whole run against its floor (whole_run.run_floor): what Dagster, start-up and
+    imports add to the crawl and the models."""
+    floor = run.get("floor") or {}
+    figure = "whole run / floor (crawl alone + models alone, no Dagster)"
+    if floor:
+        figure += (f": {run['seconds']:.1f} s / ({floor['crawl_alone_seconds']:.1f} s + "
+                   f"{floor['models_alone_seconds']:.1f} s)")
+    return {"figure": figure, "unit": "x",
+            **gap(_ratio(run["seconds"], floor.get("seconds")) if run["exit_code"] == 0 else None,
+                  WHOLE_RUN_FLOOR_RATIO_TARGET, "x",
+                  f"not measured: exit code {run['exit_code']}")}
 
 
 def _ratio(numerator: float | None, denominator: float | None) -> float | None:

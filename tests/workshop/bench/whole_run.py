@@ -1,10 +1,16 @@
 """(e) `gpuprices run` on the bundled snapshots, end to end, in a subprocess with its own data
-directory and Dagster home; where its time went, read back from the run's own instance."""
+directory and Dagster home; where its time went, read back from the run's own instance; and its
+floor: the same crawl with no Dagster around it, plus the same models built on the same data.
+
+The hourly run is measured: the public price record (data/records/) is left out
+(GPUPRICES_RECORD=off), because only a data directory's first run loads it (minutes of
+normalizing 64,000 archived offers); every later run finds it loaded and adds nothing."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -12,14 +18,17 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from spiders.layout import REPO_ROOT, crawl_verdicts_dir, db_path
+from pipelines.backfill.record_load import RECORD_ENV
+from spiders.layout import REPO_ROOT, crawl_verdicts_dir, db_path, work_db_path
 from tests.workshop.bench.config import say
+from tests.workshop.bench.phases import run_phase
 
 
 def whole_run_bench(root: Path) -> dict[str, Any]:
     """`gpuprices run` in a subprocess with a temporary data directory and Dagster home."""
     data, home = root / "data", root / "dagster_home"
-    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data), "DAGSTER_HOME": str(home)}
+    env = {**os.environ, "GPUPRICES_DATA_DIR": str(data), "DAGSTER_HOME": str(home),
+           RECORD_ENV: "off"}
     env.pop("GPUPRICES_REPLAY_URL", None)
     env.pop("GPUPRICES_MODE", None)
     gpuprices = Path(sys.executable).with_name("gpuprices")
@@ -40,7 +49,26 @@ def whole_run_bench(root: Path) -> dict[str, Any]:
             "requests": sum(v.get("requests") or 0 for v in verdicts),
             "crawl_seconds_by_source": {v["source"]: _seconds_between(v) for v in verdicts},
             **_dagster_run_times(home),
-            "output_tail": output.splitlines()[-12:]}
+            "record": f"left out ({RECORD_ENV}=off): only a first run loads it",
+            "output_tail": output.splitlines()[-12:],
+            **(run_floor(root, data) if proc.returncode == 0 else {})}
+
+
+def run_floor(root: Path, data: Path) -> dict[str, Any]:
+    """The run's floor, each part in a fresh process: the crawl alone (crawl_many, as the
+    raw_offers step calls it, into a data directory of its own) and the models alone (every
+    model built in full, as a first run builds them, on a copy of the run's working database)."""
+    say("whole run floor: the crawl alone, then the models alone")
+    crawl = run_phase("crawl_alone", data=str(root / "floor_data"))
+    models_db = root / "models_alone.db"
+    shutil.copyfile(work_db_path(data), models_db)
+    models = run_phase("full", db=str(models_db))
+    models_db.unlink()
+    floor = crawl["seconds"] + models["seconds"]
+    return {"floor": {"crawl_alone_seconds": crawl["seconds"],
+                      "crawl_alone_sources_passed": crawl["sources_passed"],
+                      "models_alone_seconds": models["seconds"],
+                      "models_alone": len(models["models"]), "seconds": floor}}
 
 
 def _seconds_between(verdict: dict[str, Any]) -> float | None:
@@ -54,9 +82,12 @@ def _seconds_between(verdict: dict[str, Any]) -> float | None:
 def _dagster_run_times(home: Path) -> dict[str, Any]:
     """Where the run's time went: the Dagster run's duration and each step's, read back from
     the run's own instance (the rest of the wall time is process start-up and imports)."""
-    try:
-        import dagster as dg
+    import dagster as dg
 
+    # the instance's dagster.yaml reads its own directory from DAGSTER_HOME (the event log's)
+    before = os.environ.get("DAGSTER_HOME")
+    os.environ["DAGSTER_HOME"] = str(home)
+    try:
         with dg.DagsterInstance.from_config(str(home)) as instance:
             runs = instance.get_runs(limit=1)
             if not runs:
@@ -67,6 +98,11 @@ def _dagster_run_times(home: Path) -> dict[str, Any]:
                      if s.start_time and s.end_time}
     except Exception as exc:   # a figure we could not read is reported missing, not fatal
         return {"dagster_error": f"{type(exc).__name__}: {exc}"}
+    finally:
+        if before is None:
+            os.environ.pop("DAGSTER_HOME", None)
+        else:
+            os.environ["DAGSTER_HOME"] = before
     return {"dagster_run_seconds": (run_stats.end_time - run_stats.start_time
                                     if run_stats.start_time and run_stats.end_time else None),
             "step_seconds": dict(sorted(steps.items(), key=lambda kv: -kv[1]))}
