@@ -30,6 +30,12 @@ A model is rebuilt in full (and its downstream models with it) when its SQL or i
 changed, when a model it reads was so rebuilt after it, or when asked (`full`). A table model
 that reads no table (a constant, such as the sign-test table) is built once per version of its
 SQL. The bookkeeping SQL this module runs is in sql/ beside it.
+
+A build costs its work and little else: the macros (model_macros.py) and raw.model_state are
+made only when their text changed (a stamp of it is the comment on raw.model_state), the
+stored columns are compared with the select's only then too, the first day of a new crawl is
+found once per crawl, a view or alias view is created again only when missing or rebuilt, and a
+model found up to date writes nothing.
 """
 
 from __future__ import annotations
@@ -44,7 +50,11 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from pipelines.warehouse.price_age import create_price_age_macros
+# create_mission_families_macro stays importable from here, beside the runner that uses it
+from pipelines.warehouse.model_macros import (
+    create_mission_families_macro as create_mission_families_macro,
+)
+from pipelines.warehouse.model_macros import create_model_macros, model_macro_statements
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -218,17 +228,42 @@ def topological_order(models: list[SqlModel]) -> list[SqlModel]:
     return ordered
 
 
+def runner_stamp() -> str:
+    """The version of the runner's setup: a digest of every macro's text, of the bookkeeping
+    table and of schema.sql (the Python tables models read). Stored as the comment on
+    raw.model_state when the setup is made, so each build does it only when this changed."""
+    texts = [*model_macro_statements(), sql_text(__file__, "create_model_state"),
+             sql_text(__file__, "schema")]
+    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:32]
+
+
+def _set_up(con, stamp: str) -> None:
+    """The macros and raw.model_state, created (again) for the setup `stamp`."""
+    create_model_macros(con)
+    con.execute(sql_text(__file__, "create_model_state"))
+    con.execute(f"comment on table raw.model_state is '{stamp}'")
+
+
+def _first_new_day(con, built_at) -> str | None:
+    """The earliest UTC day with observations loaded since `built_at` (None: nothing new); the
+    first day of a crawl normalized since is cached once (raw.crawl_first_days), so an hour's
+    models after the first pay for a scan of raw.crawls only."""
+    uncached, since = con.execute(sql_text(__file__, "crawls_since"),
+                                  {"built_at": built_at}).fetchone()
+    if uncached:
+        con.execute(sql_text(__file__, "cache_crawl_first_days"), {"built_at": built_at})
+        since = con.execute(sql_text(__file__, "crawls_since"),
+                            {"built_at": built_at}).fetchone()[1]
+    return since.isoformat() if since else None
+
+
 def rebuild_from(con, model: SqlModel) -> str | None:
     """For an incremental model that exists: the earliest day with observations loaded since its
     last build (None: nothing new). Observations are loaded by crawl; a crawl's normalized_at says
     when its rows joined `observations`."""
     built = con.execute("select built_at from raw.model_state where model = ?",
                         [model.table]).fetchone()
-    if built is None:
-        return None
-    con.execute(sql_text(__file__, "cache_crawl_first_days"), {"built_at": built[0]})
-    since = con.execute(sql_text(__file__, "first_new_day"), {"built_at": built[0]}).fetchone()[0]
-    return since.isoformat() if since else None
+    return _first_new_day(con, built[0]) if built else None
 
 
 def _same_columns(con, model: SqlModel) -> bool:
@@ -242,28 +277,19 @@ def _same_columns(con, model: SqlModel) -> bool:
     return stored == selected
 
 
-def _must_reset(con, model: SqlModel, state: tuple | None, full: bool) -> bool:
-    """Whether the model is rebuilt from scratch: asked to, never built, its SQL changed since,
-    or a model it reads was rebuilt from scratch after it (its rows would be stale)."""
-    if full or state is None or state[1] != model.sql_sha256:
-        return True
-    upstream = con.execute(sql_text(__file__, "upstream_reset"),
-                           {"reads": list(model.reads), "built_at": state[0]}).fetchone()[0]
-    return upstream > 0
-
-
-def _update_incrementally(con, model: SqlModel) -> str | None:
-    """Rebuild the rows the observations loaded since the last build reach; returns how, or None
-    when the stored table's columns are not the model's (it must be rebuilt in full)."""
-    first_new_day = rebuild_from(con, model)
+def _update_incrementally(con, model: SqlModel, built_at, check_columns: bool) -> str | None:
+    """Rebuild the rows the observations loaded since the last build (`built_at`) reach; returns
+    how, or None when the stored table's columns are not the model's (it must be rebuilt in
+    full). The columns are compared only under a new runner setup (`check_columns`): with the
+    same SQL, a model's columns change only with its inputs', and those change with schema.sql
+    (in the stamp) or with an upstream model's full rebuild (which resets this one)."""
+    first_new_day = _first_new_day(con, built_at)
     if not first_new_day:
         return "up to date"
-    if not _same_columns(con, model):
+    if check_columns and not _same_columns(con, model):
         return None
     since = model.rebuild_start(first_new_day)
     if model.incremental_grain == "key":
-        built_at = con.execute("select built_at from raw.model_state where model = ?",
-                               [model.table]).fetchone()[0]
         con.execute(sql_text(__file__, "incremental_keys").format(column=model.incremental_by),
                     {"built_at": built_at, "first_new_day": first_new_day})
     # models read it through since_day() and since_hour(n) to limit their own scans
@@ -271,87 +297,57 @@ def _update_incrementally(con, model: SqlModel) -> str | None:
     for statement in model.incremental_statements(since):
         con.execute(statement)
     con.execute("reset variable since")
-    con.execute("drop table if exists incremental_keys")
+    if model.incremental_grain == "key":
+        con.execute("drop table incremental_keys")
     return f"incremental from {first_new_day}"
-
-
-def create_since_macros(con) -> None:
-    """since_day() and since_hour(n), the incremental filter of every model
-    (sql/since_macros.sql), stored in the connection's database: a build, a view, the published
-    copy and the DuckDB shell all find them."""
-    con.execute(sql_text(__file__, "since_macros"))
-
-
-def sql_list(values) -> str:
-    """A DuckDB list literal of strings: ['vastai', 'vast.ai']."""
-    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values)) + "]"
-
-
-def create_terms_macro(con) -> None:
-    """index_use_forbidden(vendor_key, vendor) (sql/index_terms_macro.sql), with the vendors
-    whose terms forbid index use (spiders/terms.py, one home) by key and by name, stored in the
-    connection's database as since_day() is."""
-    from pipelines.warehouse.vendor_names import vendor_name
-    from spiders.terms import index_excluded_sources
-
-    keys = index_excluded_sources()
-    con.execute(sql_text(__file__, "index_terms_macro").format(
-        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_name(k) for k in keys})))
-
-
-def create_mission_families_macro(con) -> None:
-    """mission_families() (sql/mission_families_macro.sql): the card families of
-    spiders/parsing/card_catalog.py MISSION_FAMILIES, their one home, for the models."""
-    from spiders.parsing.card_catalog import MISSION_FAMILIES
-
-    con.execute(sql_text(__file__, "mission_families_macro").format(
-        families=sql_list(MISSION_FAMILIES)))
-
-
-def create_model_macros(con) -> None:
-    """Every macro a model may call, stored in the connection's database: the incremental filter,
-    the terms' index filter, mission_families(), the price-age macros marts.cheapest_offers
-    counts ages with, and price_basis_label(basis, as_of) / is_real_price(basis)
-    (sql/price_basis_macros.sql: a source's and an offer's basis read in one wording)."""
-    create_since_macros(con)
-    create_terms_macro(con)
-    create_mission_families_macro(con)
-    create_price_age_macros(con)
-    con.execute(sql_text(__file__, "price_basis_macros"))
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
-    day>", "up to date")."""
+    day>", "up to date"). What is not work is skipped: the macros and raw.model_state are made
+    only under a new setup stamp, a view or an alias view is created again only when missing or
+    rebuilt, and a model found up to date writes nothing."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
-    create_model_macros(con)
-    con.execute(f"create schema if not exists {model.layer}")
-    con.execute(sql_text(__file__, "create_model_state"))
-    started, stored, table_exists = con.execute(
+    stamp = runner_stamp()
+    where = {"schema": model.layer, "table": model.name}
+    stored_stamp, table_exists = con.execute(sql_text(__file__, "model_catalog"),
+                                             where).fetchone()
+    view_exists = alias_exists = False
+    if model.materialized == "view" or model.alias:
+        view_exists, alias_exists = con.execute(sql_text(__file__, "model_views"),
+                                                {**where, "alias": model.alias or ""}).fetchone()
+    if stored_stamp != stamp:
+        _set_up(con, stamp)
+    if not (table_exists or view_exists):
+        con.execute(f"create schema if not exists {model.layer}")
+    started, state, upstream_resets = con.execute(
         sql_text(__file__, "model_run_state"),
-        {"schema": model.layer, "table": model.name}).fetchone()
-    state = (stored["built_at"], stored["sql_sha256"], stored["reset_at"]) if stored else None
-    reset = _must_reset(con, model, state, full)
+        {"model": model.table, "reads": list(model.reads)}).fetchone()
+    reset = (full or state is None or state["sql_sha256"] != model.sql_sha256
+             or upstream_resets > 0)
+    new_setup = state is None or state["runner_stamp"] != stamp
     how = None
     if model.materialized == "view":
-        con.execute(model.create_statement())
-        how = "view"
+        if reset or not view_exists:
+            con.execute(model.create_statement())
+        how = "view" if reset or not view_exists else "view kept"
     elif not table_exists:
         reset = True
     elif not reset and model.incremental_by:
-        how = _update_incrementally(con, model)    # None: its columns changed
-        reset = how is None
+        how = _update_incrementally(con, model, state["built_at"], new_setup)
+        reset = how is None     # None: its columns changed
     elif not reset and not model.reads:
         how = "up to date"          # a constant table, already built from this SQL
     if how is None:
         con.execute(model.create_statement())
         how = "full"
-    con.execute(sql_text(__file__, "update_model_state" if state else "record_model_state"),
-                {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
-                 "reset_at": started if reset else state[2]})
-    if model.alias:
+    if how not in ("up to date", "view kept") or new_setup:
+        con.execute(sql_text(__file__, "update_model_state" if state else "record_model_state"),
+                    {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
+                     "reset_at": started if reset else state["reset_at"], "runner_stamp": stamp})
+    if model.alias and (how in ("full", "view") or not alias_exists):
         con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
-    return how
+    return "view" if how == "view kept" else how

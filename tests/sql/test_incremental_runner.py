@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.warehouse.sql_models import (
-    SqlModelError,
-    create_since_macros,
-    load_models,
-    run_model,
-)
+from pipelines.warehouse.model_macros import create_since_macros
+from pipelines.warehouse.sql_models import SqlModelError, load_models, run_model
 from tests.helpers.observations import EXTERNAL, insert, obs
 
 COUNTS_BY_OFFER = """/* looks per offer */
@@ -251,3 +247,47 @@ def test_an_incremental_build_reads_its_since_and_leaves_it_unset(con, tmp_path)
         (date(2026, 4, 21), date(1, 1, 1), 2),
         (date(2026, 4, 22), date(2026, 4, 22), 1)]    # the incremental one: its day only
     assert con.execute("select since_day()").fetchone() == (date(1, 1, 1),)
+
+
+def test_the_macros_are_made_again_when_their_text_changes_and_only_then(con, tmp_path,
+                                                                       monkeypatch):
+    """The runner stamps its setup (every macro's text) on raw.model_state and makes it again
+    only under a new stamp: a changed terms list reaches the stored macro at the next build."""
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    stamp = con.execute("select comment from duckdb_tables() where table_name = 'model_state'"
+                        ).fetchone()[0]
+    con.execute("create or replace macro mission_families() as ['marker']")
+    _build(con, tmp_path)       # same stamp: the setup is not made again
+    assert con.execute("select mission_families()").fetchone()[0] == ["marker"]
+    assert con.execute("select index_use_forbidden('vastai', null)").fetchone()[0]
+    monkeypatch.setattr("spiders.terms.index_excluded_sources", frozenset)
+    _build(con, tmp_path)       # a new terms list: a new stamp, every macro made again
+    assert not con.execute("select index_use_forbidden('vastai', null)").fetchone()[0]
+    assert con.execute("select mission_families()").fetchone()[0] != ["marker"]
+    assert con.execute("select comment from duckdb_tables() where table_name = 'model_state'"
+                       ).fetchone()[0] != stamp
+
+
+def test_a_view_and_an_alias_are_made_again_when_missing(con, tmp_path):
+    _write(tmp_path, "staging/v.sql", "/* v */\n-- materialized: view\n"
+           "select offer_id from observations")
+    _write(tmp_path, "marts/m.sql", "/* m */\n-- alias: m_alias\nselect count(*) as n "
+           "from observations")
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    assert _build(con, tmp_path) == {"staging.v": "view", "marts.m": "full"}
+    con.execute("drop view staging.v")
+    con.execute("drop view m_alias")
+    assert _build(con, tmp_path) == {"staging.v": "view", "marts.m": "full"}
+    assert con.execute("select count(*) from staging.v").fetchone() == (1,)
+    assert con.execute("select n from m_alias").fetchone() == (1,)
+
+
+def test_an_up_to_date_model_writes_no_state(con, tmp_path):
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    built = con.execute("select built_at from raw.model_state").fetchall()
+    assert _build(con, tmp_path) == {"marts.months": "up to date"}
+    assert con.execute("select built_at from raw.model_state").fetchall() == built
