@@ -58,8 +58,14 @@ from pipelines.warehouse.model_macros import create_model_macros, model_macro_st
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
-# `-- incremental: <column> [by day|month|key] [lookback <n> days]`
-INCREMENTAL = re.compile(r"(\w+)(?:\s+by\s+(day|month|key))?(?:\s+lookback\s+(\d+)\s+days?)?\s*")
+# `-- incremental: <column> [by day|month|key|merge] [lookback <n> days]`
+INCREMENTAL = re.compile(
+    r"(\w+)(?:\s+by\s+(day|month|key|merge))?(?:\s+lookback\s+(\d+)\s+days?)?\s*")
+# `-- merge: <column> least|greatest` or `-- merge: <column> = <expression over n. and o.>` (it
+# may go on over the next `--` lines indented by three spaces or more): how a merge grain's column
+# combines the new row (n) with the stored row (o) of the same key
+MERGE_RULE = re.compile(r"^--\s*merge:\s*(\w+)\s*(least|greatest|=\s*\S.*(?:\n-- {3,}\S.*)*)$",
+                        re.M)
 
 
 class SqlModelError(ValueError):
@@ -77,8 +83,9 @@ class SqlModel:
     reads: tuple[str, ...]      # qualified names of the tables it reads: "observations", "marts.x"
     incremental_by: str | None = None   # the column an incremental model is rebuilt by
     alias: str | None = None            # also published as the view main.<alias>
-    incremental_grain: str = "day"      # "day" | "month" | "key" (see the module's docstring)
+    incremental_grain: str = "day"      # "day" | "month" | "key" | "merge" (module docstring)
     lookback_days: int = 0              # rebuild from this many days before the first new day
+    merge_rules: tuple[tuple[str, str], ...] = ()   # merge grain: (column, its SQL over n, o)
 
     @property
     def table(self) -> str:
@@ -109,8 +116,19 @@ class SqlModel:
 
     def incremental_statements(self, since: str) -> list[str]:
         """Rebuild the rows from `since` (an ISO date, from rebuild_start) on, or those of the
-        keys in the temporary table incremental_keys; the other rows stay as they are."""
+        keys in the temporary table incremental_keys; the other rows stay as they are. A merge
+        grain replaces the stored row of each key its select returns (from the rebuilt days
+        only), a column with a rule keeping the least or greatest of the stored and new value."""
         column = self.incremental_by
+        if self.incremental_grain == "merge":
+            rules = ", ".join(f"{c} = {rule}" for c, rule in self.merge_rules)
+            return [sql_text(__file__, "merge_rows").format(select=self.select),
+                    *([sql_text(__file__, "merge_rules").format(
+                        table=self.table, rules=rules, column=column)] if rules else []),
+                    f"delete from {self.table} where {column} in "
+                    f"(select m.{column} from merge_rows as m)",
+                    f"insert into {self.table} by name select * from merge_rows",
+                    "drop table merge_rows"]
         if self.incremental_grain == "key":
             kept = f"{column} in (select k.key from incremental_keys as k)"
         else:
@@ -136,7 +154,8 @@ def _incremental(sql: str, path: Path) -> tuple[str | None, str, int]:
     line = sql.count("\n", 0, header.start()) + 1
     if not match:
         raise SqlModelError(f"{path}:{line}: expected '-- incremental: <column> "
-                            f"[by day|month|key] [lookback <n> days]', got {header.group(0)!r}")
+                            f"[by day|month|key|merge] [lookback <n> days]', got "
+                            f"{header.group(0)!r}")
     column, grain, lookback = match.group(1), match.group(2) or "day", int(match.group(3) or 0)
     if grain == "key" and lookback:
         raise SqlModelError(f"{path}:{line}: a lookback applies to a day or month grain, "
@@ -180,9 +199,15 @@ def _model(path: Path, sql: str) -> SqlModel:
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
     alias = re.search(r"^--\s*alias:\s*(\w+)", sql, re.M)
     column, grain, lookback = _incremental(sql, path)
+    rules = tuple((c, f"{how}(n.{c}, o.{c})" if how in ("least", "greatest")
+                   else " ".join(re.sub(r"\n--", " ", how.removeprefix("=")).split()))
+                  for c, how in MERGE_RULE.findall(sql))
+    if rules and grain != "merge":
+        raise SqlModelError(f"{path}: '-- merge: <column> least|greatest' needs "
+                            "'-- incremental: <key> by merge'")
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
                      mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
-                     column, alias.group(1) if alias else None, grain, lookback)
+                     column, alias.group(1) if alias else None, grain, lookback, rules)
     object.__setattr__(model, "_lines", dict(reads))
     return model
 

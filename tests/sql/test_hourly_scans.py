@@ -42,7 +42,6 @@ STILL_GROWING = {
     "intermediate.int_price_changes": "the close before the rebuilt days is searched in every "
                                       "offer-day",
     "intermediate.int_source_calendars": "each source's cadence over all its days",
-    "marts.latest_prices": "an offer's first and last day are searched in every offer-day",
     "marts.card_history": "line segments and ranks over every day",
     "marts.chart_points": "line segments and vendor sets over every day",
     "marts.holiday_discount": "the holidays ending on the rebuilt days read every offer-day",

@@ -55,6 +55,7 @@ def _build(con, root: Path) -> dict[str, str]:
     ("-- incremental: m by month lookback 7 days", "month", 7),
     ("-- incremental: d by day lookback 1 day", "day", 1),
     ("-- incremental: offer_id by key", "key", 0),
+    ("-- incremental: offer_id by merge", "merge", 0),
 ])
 def test_the_incremental_header_names_column_grain_and_lookback(tmp_path, header, grain,
                                                                 lookback):
@@ -291,3 +292,39 @@ def test_an_up_to_date_model_writes_no_state(con, tmp_path):
     built = con.execute("select built_at from raw.model_state").fetchall()
     assert _build(con, tmp_path) == {"marts.months": "up to date"}
     assert con.execute("select built_at from raw.model_state").fetchall() == built
+
+
+LAST_LOOK = """/* each offer's first and last look */
+-- incremental: offer_id by merge
+-- merge: first_at least
+select offer_id, min(observed_at) as first_at, max(observed_at) as last_at, count(*) as looks
+from observations
+where observed_hour >= since_hour(0)
+group by offer_id
+"""
+
+
+def test_a_merge_model_replaces_the_rows_of_the_keys_seen_on_the_rebuilt_days(con, tmp_path):
+    """The select reads the rebuilt days only; a key it returns replaces its stored row, but for
+    the columns with a rule (first_at keeps the least); a key it does not return is kept."""
+    _write(tmp_path, "marts/looks.sql", LAST_LOOK)
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC), "a")
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC), "b")
+    assert _build(con, tmp_path) == {"marts.looks": "full"}
+    _look(con, "c2", datetime(2026, 5, 3, 9, tzinfo=UTC), "b")
+    assert _build(con, tmp_path) == {"marts.looks": "incremental from 2026-05-03"}
+    rows = {sku: (first.day, last.day, looks) for sku, first, last, looks in con.execute(
+        "select o.sku, l.first_at, l.last_at, l.looks from marts.looks as l "
+        "inner join (select distinct offer_id, sku from observations) as o using (offer_id)"
+    ).fetchall()}
+    # b: first look kept from the stored row, last look and count from the rebuilt day only
+    assert rows == {"a": (1, 1, 1), "b": (1, 3, 1)}
+    assert _build(con, tmp_path) == {"marts.looks": "up to date"}
+    assert not con.execute("select count(*) from duckdb_tables() where table_name = 'merge_rows'"
+                           ).fetchone()[0]
+
+
+def test_a_merge_rule_needs_a_merge_grain(tmp_path):
+    _write(tmp_path, "marts/m.sql", "/* m */\n-- incremental: d\n-- merge: d least\nselect 1 as d")
+    with pytest.raises(SqlModelError, match="needs '-- incremental: <key> by merge'"):
+        load_models(tmp_path, EXTERNAL)
