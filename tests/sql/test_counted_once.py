@@ -233,6 +233,8 @@ def test_every_model_that_counts_offers_reads_only_counted_rows():
     source through time)."""
     shows_every_row = {"marts.latest_prices", "marts.price_history", "marts.price_outliers",
                        "intermediate.int_price_changes", "intermediate.int_source_month_reads",
+                       # each offer's last closes, which the price changes follow it with
+                       "intermediate.int_offer_closes",
                        # the report's charts, moved from pipelines/report/sql as they were
                        "marts.card_history", "marts.chart_points",
                        # when each source looked, whatever it counted
