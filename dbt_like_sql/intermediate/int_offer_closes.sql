@@ -31,10 +31,9 @@ with last_days as (
 
 select
     offer_id,
-    -- its last UTC day (observed_date), last look (observed_at), price as listed (price_amount)
-    -- and per GPU-hour in CNY (price_per_gpu_hour_cny) and stock (available, null kept) then
-    any_value(day_close) filter (where days_back = 1) as last_close,
-    -- the same of the day before its last one (null: seen on one day only)
-    any_value(day_close) filter (where days_back = 2) as previous_close
+    any_value(day_close) filter (where days_back = 1)
+        as last_close,          -- its last UTC day's date, last look, close as listed, CNY, stock
+    any_value(day_close) filter (where days_back = 2)
+        as previous_close       -- the same of the day before that one (null: seen on one day)
 from last_days
 group by offer_id

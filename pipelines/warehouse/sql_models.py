@@ -17,6 +17,13 @@ observations loaded since the model's last build):
   start);
 * `-- incremental: <column> by key`: the rows whose <column> (a column of `observations`, e.g.
   offer_id) appears in the newly loaded observations are deleted and inserted again.
+* `-- incremental: <key> by merge` (a lookback allowed): the select, run with since_day() at the
+  first new day, reads only the rebuilt days and returns one row per <key> seen on them; each
+  replaces the stored row of its key, and the keys it does not return keep theirs. A line
+  `-- merge: <column> least|greatest` keeps the least (greatest) of the new and the stored
+  value (a first sighting stays the first); `-- merge: <column> = <expression>` sets it from
+  the new row `n` and the stored row `o` (it may go on over `--` lines indented three spaces or
+  more). A full build is the same select over every day, so no model reads its own table.
 
 A model limits its own scans with the macros `since_day()` (the first day rebuilt,
 `rebuild_start`; for a key, the first new day; 0001-01-01 in a full build) and
@@ -276,7 +283,8 @@ def _first_new_day(con, built_at) -> str | None:
     uncached, since = con.execute(sql_text(__file__, "crawls_since"),
                                   {"built_at": built_at}).fetchone()
     if uncached:
-        con.execute(sql_text(__file__, "cache_crawl_first_days"), {"built_at": built_at})
+        for statement in ("uncache_crawl_first_days", "cache_crawl_first_days"):
+            con.execute(sql_text(__file__, statement), {"built_at": built_at})
         since = con.execute(sql_text(__file__, "crawls_since"),
                             {"built_at": built_at}).fetchone()[1]
     return since.isoformat() if since else None
