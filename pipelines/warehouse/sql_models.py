@@ -356,11 +356,16 @@ def run_model(con, model: SqlModel, full: bool = False) -> str:
         _set_up(con, stamp)
     if not (table_exists or view_exists):
         con.execute(f"create schema if not exists {model.layer}")
-    started, state, upstream_resets = con.execute(
-        sql_text(__file__, "model_run_state"),
-        {"model": model.table, "reads": list(model.reads)}).fetchone()
-    reset = (full or state is None or state["sql_sha256"] != model.sql_sha256
-             or upstream_resets > 0)
+    rows = con.execute(sql_text(__file__, "model_run_state")).fetchall()
+    started = rows[0][0]
+    states = {r[1]: dict(zip(("built_at", "sql_sha256", "reset_at", "runner_stamp"), r[2:],
+                             strict=True)) for r in rows if r[1] is not None}
+    state = states.get(model.table)
+    # a model it reads rebuilt from scratch after this one's build: its rows are stale
+    upstream_reset = state is not None and any(
+        states[t]["reset_at"] is not None and states[t]["reset_at"] > state["built_at"]
+        for t in model.reads if t in states)
+    reset = full or state is None or state["sql_sha256"] != model.sql_sha256 or upstream_reset
     new_setup = state is None or state["runner_stamp"] != stamp
     how = None
     if model.materialized == "view":

@@ -1,25 +1,13 @@
--- What the runner needs before building the model $model: the time its build starts, its last
--- build's state (NULL when never built) and how many of the models it reads ($reads) were
--- rebuilt from scratch after that build (it then holds rows computed from their old ones), in
--- one query.
-with state as (
-    select s.built_at, s.sql_sha256, s.reset_at, s.runner_stamp
-    from raw.model_state as s
-    where s.model = $model
-)
-
+-- What the runner needs before building a model: the time its build starts and every model's
+-- last build (none before the first), one row each: the runner picks the model's own and
+-- compares the reset times of the models it reads with its build time, so that a plain scan of
+-- this small table is the whole query.
 select
-    now() as started,
-    (
-        select
-            {
-                'built_at': s.built_at, 'sql_sha256': s.sql_sha256, 'reset_at': s.reset_at,
-                'runner_stamp': s.runner_stamp
-            }
-        from state as s
-    ) as state,
-    (
-        select count(*)
-        from raw.model_state as m, state as s
-        where list_contains($reads::varchar[], m.model) and m.reset_at > s.built_at
-    ) as upstream_resets
+    n.started,
+    s.model,
+    s.built_at,
+    s.sql_sha256,
+    s.reset_at,
+    s.runner_stamp
+from (select now() as started) as n
+left join raw.model_state as s on true
