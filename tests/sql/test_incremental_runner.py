@@ -328,3 +328,18 @@ def test_a_merge_rule_needs_a_merge_grain(tmp_path):
     _write(tmp_path, "marts/m.sql", "/* m */\n-- incremental: d\n-- merge: d least\nselect 1 as d")
     with pytest.raises(SqlModelError, match="needs '-- incremental: <key> by merge'"):
         load_models(tmp_path, EXTERNAL)
+
+
+def test_a_crawl_normalized_again_has_its_first_day_found_again(con, tmp_path):
+    """raw.crawl_first_days has no key: a crawl whose normalized_at moved (its rows loaded again,
+    now with an earlier hour) gets one fresh row, and the models rebuild from its new first day."""
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    _look(con, "c2", datetime(2026, 5, 3, 9, tzinfo=UTC))
+    assert _build(con, tmp_path) == {"marts.months": "incremental from 2026-05-03"}
+    _look(con, "c2", datetime(2026, 4, 25, 9, tzinfo=UTC))   # the same crawl, loaded again
+    con.execute("update raw.crawls set normalized_at = now() where crawl_id = 'c2'")
+    assert _build(con, tmp_path) == {"marts.months": "incremental from 2026-04-25"}
+    assert con.execute("select count(*), min(first_day) from raw.crawl_first_days "
+                       "where crawl_id = 'c2'").fetchone() == (1, date(2026, 4, 25))
