@@ -4,23 +4,38 @@
    a price change. A missing observation (a failed crawl) is not a change.
    Incremental: only observations from the rebuilt days on are sequenced, each offer's earlier
    state coming from its last daily close before them (since_day(), set by the model runner;
-   in a full build or a plain DuckDB shell, 0001-01-01: everything is sequenced). */
+   in a full build or a plain DuckDB shell, 0001-01-01: everything is sequenced), which
+   intermediate.int_offer_closes keeps per offer: no hourly update searches every offer-day. */
 -- incremental: observed_date
-with since as (
-    select since_day() as day
-),
-
-before as (
-    -- each offer's last known state before the rebuilt days
+with before as (
+    -- each offer's last known state before the rebuilt days: the day before its last one (in
+    -- intermediate.int_offer_closes), when that is before them and its last one is not
     select
-        offer_id,
-        max(last_observed_at) as observed_at,
-        arg_max(close_price_amount, observed_date) as price_amount,
-        arg_max(close_price_cny_per_gpu_hour, observed_date) as price_per_gpu_hour_cny,
-        arg_max_null(close_available, observed_date) as available
-    from intermediate.int_offer_daily
-    where observed_date < (select since.day from since)
-    group by offer_id
+        c.offer_id,
+        c.previous_close.observed_at,
+        c.previous_close.price_amount,
+        c.previous_close.price_per_gpu_hour_cny,
+        c.previous_close.available
+    from intermediate.int_offer_closes as c
+    where
+        c.last_close.observed_date >= since_day()
+        and c.previous_close.observed_date < since_day()
+    union all
+    -- an offer seen on two rebuilt days or more (a late crawl, a catch-up; never within one
+    -- day): its last day before them, searched in the daily series of these offers alone
+    select
+        d.offer_id,
+        max(d.last_observed_at) as observed_at,
+        arg_max(d.close_price_amount, d.observed_date) as price_amount,
+        arg_max(d.close_price_cny_per_gpu_hour, d.observed_date) as price_per_gpu_hour_cny,
+        arg_max_null(d.close_available, d.observed_date) as available
+    from intermediate.int_offer_daily as d
+    semi join intermediate.int_offer_closes as c
+        on
+        d.offer_id = c.offer_id
+        and c.previous_close.observed_date >= since_day()
+    where d.observed_date < since_day()
+    group by d.offer_id
 ),
 
 recent as (

@@ -1,30 +1,34 @@
 /* The latest observation of every offer: one row per offer_id, with when it was first and last
    seen. Read from the daily series (its last day's close), not from every observation.
-   Incremental by vendor: the rows of every offer of the vendors in the newly loaded
-   observations are replaced (the runner keeps only those), so that an aggregator's offer of a
-   vendor is rebuilt when the vendor's own source observes the like-for-like offer later the same
-   day, and its `counted` flips (docs/signals.md, "Counted once"). An offer of such a vendor may
-   not have been observed since, so every day is searched for its latest one, as first_seen_at
-   reads all its days (the daily series holds one row per offer and
-   day). price_basis and prices_as_of are the offer's own, from its latest observation (the
-   snapshot entry, archive version or live answer its price was read from); a row from before
-   observations carried them falls back to its source's latest crawl's. */
+   Incremental by merge: only the days rebuilt (from since_day(), set by the model runner; every
+   day in a full build) are read, and each offer seen on them gets its row from its latest day
+   there, which is its latest day; its first_seen_at keeps the earlier of the stored and the new
+   one. An offer not seen since keeps its row: its days are not rebuilt. The rebuilt days hold
+   every offer whose `counted` can flip (an aggregator's offer of a vendor whose own source
+   observes the like-for-like offer later the same day, docs/signals.md, "Counted once"): the
+   daily series rebuilds all of a day's rows. price_basis and prices_as_of are the offer's own,
+   from its latest observation (the snapshot entry, archive version or live answer its price was
+   read from); a row from before observations carried them falls back to its source's latest
+   crawl's at the time the offer was last seen. */
 -- grain: offer_id
 -- audit: price_positive: coalesce(price_per_gpu_hour_cny, 0) <= 0
 -- audit: seen_in_order: first_seen_at > last_seen_at
 -- alias: latest_prices
--- incremental: vendor by key
+-- incremental: offer_id by merge
+-- merge: first_seen_at least
 with first_seen as (
     select
         offer_id,
         min(first_observed_at) as first_seen_at
     from intermediate.int_offer_daily
+    where observed_date >= since_day()
     group by offer_id
 ),
 
 latest_days as (
     select *
     from intermediate.int_offer_daily
+    where observed_date >= since_day()
     qualify row_number() over (partition by offer_id order by observed_date desc) = 1
 )
 

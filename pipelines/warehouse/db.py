@@ -28,7 +28,8 @@ DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0",
 # pipeline keeps them unique instead: one run at a time (the run lock), and every insert skips
 # what is already there (publish_batch.sql; a crawl's offers load in the transaction that records
 # the crawl, whose crawl_id is raw.crawls' key); a check watches the recent hours.
-UNKEYED_HISTORY = (("main", "observations"), ("raw", "offers"))
+# raw.crawl_first_days, the model runner's cache of one row per crawl, grows as they do.
+UNKEYED_HISTORY = (("main", "observations"), ("raw", "offers"), ("raw", "crawl_first_days"))
 
 
 def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:

@@ -20,13 +20,19 @@ from functools import cache
 from pipelines.warehouse.sql_files import sql_text
 
 
-def create_price_age_macros(con, temporary: bool = False) -> None:
-    """The macros of sql/price_age_macros.sql, stored in the connection's database, or temporary
-    ones (a read-only database; one made before the macros)."""
+def price_age_macros_sql(temporary: bool = False) -> str:
+    """The statements of sql/price_age_macros.sql, or their temporary form (a read-only
+    database; one made before the macros)."""
     text = sql_text(__file__, "price_age_macros")
     if temporary:
         text = text.replace("create or replace macro", "create or replace temp macro")
-    con.execute(text)
+    return text
+
+
+def create_price_age_macros(con, temporary: bool = False) -> None:
+    """The macros of sql/price_age_macros.sql, stored in the connection's database, or temporary
+    ones."""
+    con.execute(price_age_macros_sql(temporary))
 
 
 def utc_today() -> date:

@@ -17,6 +17,13 @@ observations loaded since the model's last build):
   start);
 * `-- incremental: <column> by key`: the rows whose <column> (a column of `observations`, e.g.
   offer_id) appears in the newly loaded observations are deleted and inserted again.
+* `-- incremental: <key> by merge` (a lookback allowed): the select, run with since_day() at the
+  first new day, reads only the rebuilt days and returns one row per <key> seen on them; each
+  replaces the stored row of its key, and the keys it does not return keep theirs. A line
+  `-- merge: <column> least|greatest` keeps the least (greatest) of the new and the stored
+  value (a first sighting stays the first); `-- merge: <column> = <expression>` sets it from
+  the new row `n` and the stored row `o` (it may go on over `--` lines indented three spaces or
+  more). A full build is the same select over every day, so no model reads its own table.
 
 A model limits its own scans with the macros `since_day()` (the first day rebuilt,
 `rebuild_start`; for a key, the first new day; 0001-01-01 in a full build) and
@@ -30,6 +37,12 @@ A model is rebuilt in full (and its downstream models with it) when its SQL or i
 changed, when a model it reads was so rebuilt after it, or when asked (`full`). A table model
 that reads no table (a constant, such as the sign-test table) is built once per version of its
 SQL. The bookkeeping SQL this module runs is in sql/ beside it.
+
+A build costs its work and little else: the macros (model_macros.py) and raw.model_state are
+made only when their text changed (a stamp of it is the comment on raw.model_state), the
+stored columns are compared with the select's only then too, the first day of a new crawl is
+found once per crawl, a view or alias view is created again only when missing or rebuilt, and a
+model found up to date writes nothing.
 """
 
 from __future__ import annotations
@@ -44,12 +57,22 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from pipelines.warehouse.price_age import create_price_age_macros
+# create_mission_families_macro stays importable from here, beside the runner that uses it
+from pipelines.warehouse.model_macros import (
+    create_mission_families_macro as create_mission_families_macro,
+)
+from pipelines.warehouse.model_macros import create_model_macros, model_macro_statements
 from pipelines.warehouse.sql_files import sql_text
 
 LAYERS = ("staging", "intermediate", "marts")
-# `-- incremental: <column> [by day|month|key] [lookback <n> days]`
-INCREMENTAL = re.compile(r"(\w+)(?:\s+by\s+(day|month|key))?(?:\s+lookback\s+(\d+)\s+days?)?\s*")
+# `-- incremental: <column> [by day|month|key|merge] [lookback <n> days]`
+INCREMENTAL = re.compile(
+    r"(\w+)(?:\s+by\s+(day|month|key|merge))?(?:\s+lookback\s+(\d+)\s+days?)?\s*")
+# `-- merge: <column> least|greatest` or `-- merge: <column> = <expression over n. and o.>` (it
+# may go on over the next `--` lines indented by three spaces or more): how a merge grain's column
+# combines the new row (n) with the stored row (o) of the same key
+MERGE_RULE = re.compile(r"^--\s*merge:\s*(\w+)\s*(least|greatest|=\s*\S.*(?:\n-- {3,}\S.*)*)$",
+                        re.M)
 
 
 class SqlModelError(ValueError):
@@ -67,8 +90,9 @@ class SqlModel:
     reads: tuple[str, ...]      # qualified names of the tables it reads: "observations", "marts.x"
     incremental_by: str | None = None   # the column an incremental model is rebuilt by
     alias: str | None = None            # also published as the view main.<alias>
-    incremental_grain: str = "day"      # "day" | "month" | "key" (see the module's docstring)
+    incremental_grain: str = "day"      # "day" | "month" | "key" | "merge" (module docstring)
     lookback_days: int = 0              # rebuild from this many days before the first new day
+    merge_rules: tuple[tuple[str, str], ...] = ()   # merge grain: (column, its SQL over n, o)
 
     @property
     def table(self) -> str:
@@ -99,8 +123,19 @@ class SqlModel:
 
     def incremental_statements(self, since: str) -> list[str]:
         """Rebuild the rows from `since` (an ISO date, from rebuild_start) on, or those of the
-        keys in the temporary table incremental_keys; the other rows stay as they are."""
+        keys in the temporary table incremental_keys; the other rows stay as they are. A merge
+        grain replaces the stored row of each key its select returns (from the rebuilt days
+        only), a column with a rule keeping the least or greatest of the stored and new value."""
         column = self.incremental_by
+        if self.incremental_grain == "merge":
+            rules = ", ".join(f"{c} = {rule}" for c, rule in self.merge_rules)
+            return [sql_text(__file__, "merge_rows").format(select=self.select),
+                    *([sql_text(__file__, "merge_rules").format(
+                        table=self.table, rules=rules, column=column)] if rules else []),
+                    f"delete from {self.table} where {column} in "
+                    f"(select m.{column} from merge_rows as m)",
+                    f"insert into {self.table} by name select * from merge_rows",
+                    "drop table merge_rows"]
         if self.incremental_grain == "key":
             kept = f"{column} in (select k.key from incremental_keys as k)"
         else:
@@ -126,7 +161,8 @@ def _incremental(sql: str, path: Path) -> tuple[str | None, str, int]:
     line = sql.count("\n", 0, header.start()) + 1
     if not match:
         raise SqlModelError(f"{path}:{line}: expected '-- incremental: <column> "
-                            f"[by day|month|key] [lookback <n> days]', got {header.group(0)!r}")
+                            f"[by day|month|key|merge] [lookback <n> days]', got "
+                            f"{header.group(0)!r}")
     column, grain, lookback = match.group(1), match.group(2) or "day", int(match.group(3) or 0)
     if grain == "key" and lookback:
         raise SqlModelError(f"{path}:{line}: a lookback applies to a day or month grain, "
@@ -170,9 +206,15 @@ def _model(path: Path, sql: str) -> SqlModel:
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
     alias = re.search(r"^--\s*alias:\s*(\w+)", sql, re.M)
     column, grain, lookback = _incremental(sql, path)
+    rules = tuple((c, f"{how}(n.{c}, o.{c})" if how in ("least", "greatest")
+                   else " ".join(re.sub(r"\n--", " ", how.removeprefix("=")).split()))
+                  for c, how in MERGE_RULE.findall(sql))
+    if rules and grain != "merge":
+        raise SqlModelError(f"{path}: '-- merge: <column> least|greatest' needs "
+                            "'-- incremental: <key> by merge'")
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
                      mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
-                     column, alias.group(1) if alias else None, grain, lookback)
+                     column, alias.group(1) if alias else None, grain, lookback, rules)
     object.__setattr__(model, "_lines", dict(reads))
     return model
 
@@ -218,17 +260,43 @@ def topological_order(models: list[SqlModel]) -> list[SqlModel]:
     return ordered
 
 
+def runner_stamp() -> str:
+    """The version of the runner's setup: a digest of every macro's text, of the bookkeeping
+    table and of schema.sql (the Python tables models read). Stored as the comment on
+    raw.model_state when the setup is made, so each build does it only when this changed."""
+    texts = [*model_macro_statements(), sql_text(__file__, "create_model_state"),
+             sql_text(__file__, "schema")]
+    return hashlib.sha256("\0".join(texts).encode()).hexdigest()[:32]
+
+
+def _set_up(con, stamp: str) -> None:
+    """The macros and raw.model_state, created (again) for the setup `stamp`."""
+    create_model_macros(con)
+    con.execute(sql_text(__file__, "create_model_state"))
+    con.execute(f"comment on table raw.model_state is '{stamp}'")
+
+
+def _first_new_day(con, built_at) -> str | None:
+    """The earliest UTC day with observations loaded since `built_at` (None: nothing new); the
+    first day of a crawl normalized since is cached once (raw.crawl_first_days), so an hour's
+    models after the first pay for a scan of raw.crawls only."""
+    uncached, since = con.execute(sql_text(__file__, "crawls_since"),
+                                  {"built_at": built_at}).fetchone()
+    if uncached:
+        for statement in ("uncache_crawl_first_days", "cache_crawl_first_days"):
+            con.execute(sql_text(__file__, statement), {"built_at": built_at})
+        since = con.execute(sql_text(__file__, "crawls_since"),
+                            {"built_at": built_at}).fetchone()[1]
+    return since.isoformat() if since else None
+
+
 def rebuild_from(con, model: SqlModel) -> str | None:
     """For an incremental model that exists: the earliest day with observations loaded since its
     last build (None: nothing new). Observations are loaded by crawl; a crawl's normalized_at says
     when its rows joined `observations`."""
     built = con.execute("select built_at from raw.model_state where model = ?",
                         [model.table]).fetchone()
-    if built is None:
-        return None
-    con.execute(sql_text(__file__, "cache_crawl_first_days"), {"built_at": built[0]})
-    since = con.execute(sql_text(__file__, "first_new_day"), {"built_at": built[0]}).fetchone()[0]
-    return since.isoformat() if since else None
+    return _first_new_day(con, built[0]) if built else None
 
 
 def _same_columns(con, model: SqlModel) -> bool:
@@ -242,28 +310,19 @@ def _same_columns(con, model: SqlModel) -> bool:
     return stored == selected
 
 
-def _must_reset(con, model: SqlModel, state: tuple | None, full: bool) -> bool:
-    """Whether the model is rebuilt from scratch: asked to, never built, its SQL changed since,
-    or a model it reads was rebuilt from scratch after it (its rows would be stale)."""
-    if full or state is None or state[1] != model.sql_sha256:
-        return True
-    upstream = con.execute(sql_text(__file__, "upstream_reset"),
-                           {"reads": list(model.reads), "built_at": state[0]}).fetchone()[0]
-    return upstream > 0
-
-
-def _update_incrementally(con, model: SqlModel) -> str | None:
-    """Rebuild the rows the observations loaded since the last build reach; returns how, or None
-    when the stored table's columns are not the model's (it must be rebuilt in full)."""
-    first_new_day = rebuild_from(con, model)
+def _update_incrementally(con, model: SqlModel, built_at, check_columns: bool) -> str | None:
+    """Rebuild the rows the observations loaded since the last build (`built_at`) reach; returns
+    how, or None when the stored table's columns are not the model's (it must be rebuilt in
+    full). The columns are compared only under a new runner setup (`check_columns`): with the
+    same SQL, a model's columns change only with its inputs', and those change with schema.sql
+    (in the stamp) or with an upstream model's full rebuild (which resets this one)."""
+    first_new_day = _first_new_day(con, built_at)
     if not first_new_day:
         return "up to date"
-    if not _same_columns(con, model):
+    if check_columns and not _same_columns(con, model):
         return None
     since = model.rebuild_start(first_new_day)
     if model.incremental_grain == "key":
-        built_at = con.execute("select built_at from raw.model_state where model = ?",
-                               [model.table]).fetchone()[0]
         con.execute(sql_text(__file__, "incremental_keys").format(column=model.incremental_by),
                     {"built_at": built_at, "first_new_day": first_new_day})
     # models read it through since_day() and since_hour(n) to limit their own scans
@@ -271,87 +330,62 @@ def _update_incrementally(con, model: SqlModel) -> str | None:
     for statement in model.incremental_statements(since):
         con.execute(statement)
     con.execute("reset variable since")
-    con.execute("drop table if exists incremental_keys")
+    if model.incremental_grain == "key":
+        con.execute("drop table incremental_keys")
     return f"incremental from {first_new_day}"
-
-
-def create_since_macros(con) -> None:
-    """since_day() and since_hour(n), the incremental filter of every model
-    (sql/since_macros.sql), stored in the connection's database: a build, a view, the published
-    copy and the DuckDB shell all find them."""
-    con.execute(sql_text(__file__, "since_macros"))
-
-
-def sql_list(values) -> str:
-    """A DuckDB list literal of strings: ['vastai', 'vast.ai']."""
-    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in sorted(values)) + "]"
-
-
-def create_terms_macro(con) -> None:
-    """index_use_forbidden(vendor_key, vendor) (sql/index_terms_macro.sql), with the vendors
-    whose terms forbid index use (spiders/terms.py, one home) by key and by name, stored in the
-    connection's database as since_day() is."""
-    from pipelines.warehouse.vendor_names import vendor_name
-    from spiders.terms import index_excluded_sources
-
-    keys = index_excluded_sources()
-    con.execute(sql_text(__file__, "index_terms_macro").format(
-        excluded_keys=sql_list(keys), excluded_vendors=sql_list({vendor_name(k) for k in keys})))
-
-
-def create_mission_families_macro(con) -> None:
-    """mission_families() (sql/mission_families_macro.sql): the card families of
-    spiders/parsing/card_catalog.py MISSION_FAMILIES, their one home, for the models."""
-    from spiders.parsing.card_catalog import MISSION_FAMILIES
-
-    con.execute(sql_text(__file__, "mission_families_macro").format(
-        families=sql_list(MISSION_FAMILIES)))
-
-
-def create_model_macros(con) -> None:
-    """Every macro a model may call, stored in the connection's database: the incremental filter,
-    the terms' index filter, mission_families(), the price-age macros marts.cheapest_offers
-    counts ages with, and price_basis_label(basis, as_of) / is_real_price(basis)
-    (sql/price_basis_macros.sql: a source's and an offer's basis read in one wording)."""
-    create_since_macros(con)
-    create_terms_macro(con)
-    create_mission_families_macro(con)
-    create_price_age_macros(con)
-    con.execute(sql_text(__file__, "price_basis_macros"))
 
 
 def run_model(con, model: SqlModel, full: bool = False) -> str:
     """Build one model inside DuckDB; returns how ("view", "full", "incremental from <first new
-    day>", "up to date")."""
+    day>", "up to date"). What is not work is skipped: the macros and raw.model_state are made
+    only under a new setup stamp, a view or an alias view is created again only when missing or
+    rebuilt, and a model found up to date writes nothing."""
     con.execute("set TimeZone = 'UTC'")  # days are UTC days, whatever the session's zone was
     # A variable outlives a rolled-back transaction: a model whose incremental build failed on
     # this connection must not leave its `since` to filter the next model's full build.
     con.execute("reset variable since")
-    create_model_macros(con)
-    con.execute(f"create schema if not exists {model.layer}")
-    con.execute(sql_text(__file__, "create_model_state"))
-    started, stored, table_exists = con.execute(
-        sql_text(__file__, "model_run_state"),
-        {"schema": model.layer, "table": model.name}).fetchone()
-    state = (stored["built_at"], stored["sql_sha256"], stored["reset_at"]) if stored else None
-    reset = _must_reset(con, model, state, full)
+    stamp = runner_stamp()
+    where = {"schema": model.layer, "table": model.name}
+    stored_stamp, table_exists = con.execute(sql_text(__file__, "model_catalog"),
+                                             where).fetchone()
+    view_exists = alias_exists = False
+    if model.materialized == "view" or model.alias:
+        view_exists, alias_exists = con.execute(sql_text(__file__, "model_views"),
+                                                {**where, "alias": model.alias or ""}).fetchone()
+    if stored_stamp != stamp:
+        _set_up(con, stamp)
+    if not (table_exists or view_exists):
+        con.execute(f"create schema if not exists {model.layer}")
+    rows = con.execute(sql_text(__file__, "model_run_state")).fetchall()
+    started = rows[0][0]
+    states = {r[1]: dict(zip(("built_at", "sql_sha256", "reset_at", "runner_stamp"), r[2:],
+                             strict=True)) for r in rows if r[1] is not None}
+    state = states.get(model.table)
+    # a model it reads rebuilt from scratch after this one's build: its rows are stale
+    upstream_reset = state is not None and any(
+        states[t]["reset_at"] is not None and states[t]["reset_at"] > state["built_at"]
+        for t in model.reads if t in states)
+    reset = full or state is None or state["sql_sha256"] != model.sql_sha256 or upstream_reset
+    new_setup = state is None or state["runner_stamp"] != stamp
     how = None
     if model.materialized == "view":
-        con.execute(model.create_statement())
-        how = "view"
+        if reset or not view_exists:
+            con.execute(model.create_statement())
+        how = "view" if reset or not view_exists else "view kept"
     elif not table_exists:
         reset = True
     elif not reset and model.incremental_by:
-        how = _update_incrementally(con, model)    # None: its columns changed
-        reset = how is None
+        how = _update_incrementally(con, model, state["built_at"], new_setup)
+        reset = how is None     # None: its columns changed
     elif not reset and not model.reads:
         how = "up to date"          # a constant table, already built from this SQL
     if how is None:
         con.execute(model.create_statement())
         how = "full"
-    con.execute(sql_text(__file__, "update_model_state" if state else "record_model_state"),
-                {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
-                 "reset_at": started if reset else state[2]})
-    if model.alias:
+    if how not in ("up to date", "view kept") or new_setup:
+        con.execute(sql_text(__file__, "update_model_state" if state else "record_model_state"),
+                    {"model": model.table, "built_at": started, "sql_sha256": model.sql_sha256,
+                     "reset_at": started if reset else state["reset_at"], "runner_stamp": stamp})
+    if model.alias and (how in ("full", "view") or not alias_exists):
         con.execute(f"create or replace view main.{model.alias} as select * from {model.table}")
-    return how
+    return "view" if how == "view kept" else how

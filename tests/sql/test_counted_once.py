@@ -236,6 +236,8 @@ def test_every_model_that_counts_offers_reads_only_counted_rows():
                        # the report's charts' points (the views marts.card_history and
                        # marts.chart_points), moved from pipelines/report/sql as they were
                        "intermediate.int_card_line_days", "intermediate.int_chart_line_days",
+                       # each offer's last closes, which the price changes follow it with
+                       "intermediate.int_offer_closes",
                        # when each source looked, whatever it counted
                        "intermediate.int_source_days"}
     series = {"staging.stg_observations", "intermediate.int_offer_daily",

@@ -9,12 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipelines.warehouse.sql_models import (
-    SqlModelError,
-    create_since_macros,
-    load_models,
-    run_model,
-)
+from pipelines.warehouse.model_macros import create_since_macros
+from pipelines.warehouse.sql_models import SqlModelError, load_models, run_model
 from tests.helpers.observations import EXTERNAL, insert, obs
 
 COUNTS_BY_OFFER = """/* looks per offer */
@@ -59,6 +55,7 @@ def _build(con, root: Path) -> dict[str, str]:
     ("-- incremental: m by month lookback 7 days", "month", 7),
     ("-- incremental: d by day lookback 1 day", "day", 1),
     ("-- incremental: offer_id by key", "key", 0),
+    ("-- incremental: offer_id by merge", "merge", 0),
 ])
 def test_the_incremental_header_names_column_grain_and_lookback(tmp_path, header, grain,
                                                                 lookback):
@@ -251,3 +248,98 @@ def test_an_incremental_build_reads_its_since_and_leaves_it_unset(con, tmp_path)
         (date(2026, 4, 21), date(1, 1, 1), 2),
         (date(2026, 4, 22), date(2026, 4, 22), 1)]    # the incremental one: its day only
     assert con.execute("select since_day()").fetchone() == (date(1, 1, 1),)
+
+
+def test_the_macros_are_made_again_when_their_text_changes_and_only_then(con, tmp_path,
+                                                                       monkeypatch):
+    """The runner stamps its setup (every macro's text) on raw.model_state and makes it again
+    only under a new stamp: a changed terms list reaches the stored macro at the next build."""
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    stamp = con.execute("select comment from duckdb_tables() where table_name = 'model_state'"
+                        ).fetchone()[0]
+    con.execute("create or replace macro mission_families() as ['marker']")
+    _build(con, tmp_path)       # same stamp: the setup is not made again
+    assert con.execute("select mission_families()").fetchone()[0] == ["marker"]
+    assert con.execute("select index_use_forbidden('vastai', null)").fetchone()[0]
+    monkeypatch.setattr("spiders.terms.index_excluded_sources", frozenset)
+    _build(con, tmp_path)       # a new terms list: a new stamp, every macro made again
+    assert not con.execute("select index_use_forbidden('vastai', null)").fetchone()[0]
+    assert con.execute("select mission_families()").fetchone()[0] != ["marker"]
+    assert con.execute("select comment from duckdb_tables() where table_name = 'model_state'"
+                       ).fetchone()[0] != stamp
+
+
+def test_a_view_and_an_alias_are_made_again_when_missing(con, tmp_path):
+    _write(tmp_path, "staging/v.sql", "/* v */\n-- materialized: view\n"
+           "select offer_id from observations")
+    _write(tmp_path, "marts/m.sql", "/* m */\n-- alias: m_alias\nselect count(*) as n "
+           "from observations")
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    assert _build(con, tmp_path) == {"staging.v": "view", "marts.m": "full"}
+    con.execute("drop view staging.v")
+    con.execute("drop view m_alias")
+    assert _build(con, tmp_path) == {"staging.v": "view", "marts.m": "full"}
+    assert con.execute("select count(*) from staging.v").fetchone() == (1,)
+    assert con.execute("select n from m_alias").fetchone() == (1,)
+
+
+def test_an_up_to_date_model_writes_no_state(con, tmp_path):
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    built = con.execute("select built_at from raw.model_state").fetchall()
+    assert _build(con, tmp_path) == {"marts.months": "up to date"}
+    assert con.execute("select built_at from raw.model_state").fetchall() == built
+
+
+LAST_LOOK = """/* each offer's first and last look */
+-- incremental: offer_id by merge
+-- merge: first_at least
+select offer_id, min(observed_at) as first_at, max(observed_at) as last_at, count(*) as looks
+from observations
+where observed_hour >= since_hour(0)
+group by offer_id
+"""
+
+
+def test_a_merge_model_replaces_the_rows_of_the_keys_seen_on_the_rebuilt_days(con, tmp_path):
+    """The select reads the rebuilt days only; a key it returns replaces its stored row, but for
+    the columns with a rule (first_at keeps the least); a key it does not return is kept."""
+    _write(tmp_path, "marts/looks.sql", LAST_LOOK)
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC), "a")
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC), "b")
+    assert _build(con, tmp_path) == {"marts.looks": "full"}
+    _look(con, "c2", datetime(2026, 5, 3, 9, tzinfo=UTC), "b")
+    assert _build(con, tmp_path) == {"marts.looks": "incremental from 2026-05-03"}
+    rows = {sku: (first.day, last.day, looks) for sku, first, last, looks in con.execute(
+        "select o.sku, l.first_at, l.last_at, l.looks from marts.looks as l "
+        "inner join (select distinct offer_id, sku from observations) as o using (offer_id)"
+    ).fetchall()}
+    # b: first look kept from the stored row, last look and count from the rebuilt day only
+    assert rows == {"a": (1, 1, 1), "b": (1, 3, 1)}
+    assert _build(con, tmp_path) == {"marts.looks": "up to date"}
+    assert not con.execute("select count(*) from duckdb_tables() where table_name = 'merge_rows'"
+                           ).fetchone()[0]
+
+
+def test_a_merge_rule_needs_a_merge_grain(tmp_path):
+    _write(tmp_path, "marts/m.sql", "/* m */\n-- incremental: d\n-- merge: d least\nselect 1 as d")
+    with pytest.raises(SqlModelError, match="needs '-- incremental: <key> by merge'"):
+        load_models(tmp_path, EXTERNAL)
+
+
+def test_a_crawl_normalized_again_has_its_first_day_found_again(con, tmp_path):
+    """raw.crawl_first_days has no key: a crawl whose normalized_at moved (its rows loaded again,
+    now with an earlier hour) gets one fresh row, and the models rebuild from its new first day."""
+    _write(tmp_path, "marts/months.sql", COUNTS_BY_MONTH)
+    _look(con, "c1", datetime(2026, 4, 20, 9, tzinfo=UTC))
+    _build(con, tmp_path)
+    _look(con, "c2", datetime(2026, 5, 3, 9, tzinfo=UTC))
+    assert _build(con, tmp_path) == {"marts.months": "incremental from 2026-05-03"}
+    _look(con, "c2", datetime(2026, 4, 25, 9, tzinfo=UTC))   # the same crawl, loaded again
+    con.execute("update raw.crawls set normalized_at = now() where crawl_id = 'c2'")
+    assert _build(con, tmp_path) == {"marts.months": "incremental from 2026-04-25"}
+    assert con.execute("select count(*), min(first_day) from raw.crawl_first_days "
+                       "where crawl_id = 'c2'").fetchone() == (1, date(2026, 4, 25))

@@ -1,14 +1,14 @@
 -- The first UTC day of the observations of every crawl normalized since $built_at (a model's last
--- build) and not yet in raw.crawl_first_days (or normalized again since), in one scan of
--- `observations`. A crawl's rows join `observations` in the transaction that sets its
--- normalized_at, so the day does not change afterwards.
-insert or replace into raw.crawl_first_days (crawl_id, normalized_at, first_day)
+-- build) and not yet in raw.crawl_first_days (or normalized again since: its old row is dropped
+-- first, by uncache_crawl_first_days.sql), in one scan of `observations`. A crawl's rows join
+-- `observations` in the transaction that sets its normalized_at, so the day does not change
+-- afterwards.
+insert into raw.crawl_first_days (crawl_id, normalized_at, first_day)
 with uncached as (
     select c.crawl_id, c.normalized_at
     from raw.crawls as c
-    left join raw.crawl_first_days as d on c.crawl_id = d.crawl_id
+    anti join raw.crawl_first_days as d on c.crawl_id = d.crawl_id
     where c.normalized_at >= $built_at
-        and d.normalized_at is distinct from c.normalized_at
 ),
 
 first_days as (

@@ -1,15 +1,13 @@
--- What the runner needs before building the model $schema.$table: the time its build starts,
--- its last build's state (NULL when never built) and whether its table exists, in one query.
+-- What the runner needs before building a model: the time its build starts and every model's
+-- last build (none before the first), one row each: the runner picks the model's own and
+-- compares the reset times of the models it reads with its build time, so that a plain scan of
+-- this small table is the whole query.
 select
-    now() as started,
-    (
-        select { 'built_at': built_at, 'sql_sha256': sql_sha256, 'reset_at': reset_at }
-        from raw.model_state
-        where model = $schema || '.' || $table
-    ) as state,
-    exists(
-        select 1
-        from duckdb_tables()
-        where database_name = current_database() and schema_name = $schema
-            and table_name = $table
-    ) as table_exists
+    n.started,
+    s.model,
+    s.built_at,
+    s.sql_sha256,
+    s.reset_at,
+    s.runner_stamp
+from (select now() as started) as n
+left join raw.model_state as s on true
