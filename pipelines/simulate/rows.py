@@ -154,9 +154,9 @@ def insert_hours(con: duckdb.DuckDBPyConnection, plan: Plan, hours: np.ndarray,
     con.register("sim_chunk", chunk)
     con.register("sim_crawls", crawls)
     try:
-        ignore = "or ignore" if or_ignore else ""    # raw.crawls keeps its key
-        con.execute(INSERT_OBSERVATIONS.format(only_new="true" if or_ignore else "false"))
-        con.execute(INSERT_CRAWLS.format(or_ignore=ignore), [run_id, normalized_at])
+        only_new = "true" if or_ignore else "false"
+        con.execute(INSERT_OBSERVATIONS.format(only_new=only_new))
+        con.execute(INSERT_CRAWLS.format(only_new=only_new), [run_id, normalized_at])
     finally:
         con.unregister("sim_chunk")
         con.unregister("sim_crawls")

@@ -28,7 +28,8 @@ def test_a_fresh_database_has_no_key_on_the_history_tables(tmp_path):
         ensure_schema(con)
         keys = _keys(con)
     assert ("main", "observations") not in keys and ("raw", "offers") not in keys
-    assert ("raw", "crawls") in keys          # small tables keep theirs
+    assert ("raw", "crawls") not in keys      # one row per source and hour grows as they do
+    assert ("raw", "batch_crawls") in keys    # small tables keep theirs
 
 
 def test_an_older_database_loses_its_keys_once_and_keeps_every_row(tmp_path):

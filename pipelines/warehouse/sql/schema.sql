@@ -1,9 +1,11 @@
 -- Tables written by the Python assets. Idempotent: run before every write.
 create schema if not exists raw;
 
--- One row per crawl of one source: the monitor's verdict and what became of its offers.
+-- One row per crawl of one source: the monitor's verdict and what became of its offers. No
+-- primary key (pipelines/warehouse/db.py UNKEYED_HISTORY): a crawl_id is made once per crawl and
+-- every insert skips the ones already there.
 create table if not exists raw.crawls (
-    crawl_id varchar primary key,
+    crawl_id varchar not null,
     run_id varchar,
     source varchar not null,
     mode varchar not null,                 -- 'replay' | 'raw' | 'live' | 'simulated'
