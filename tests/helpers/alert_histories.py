@@ -36,9 +36,7 @@ def load(con: duckdb.DuckDBPyConnection, rows: list[dict]) -> None:
     build every SQL model in dependency order (incremental models incrementally)."""
     observations.insert(con, rows)
     for crawl_id, source in {(r["crawl_id"], r["source"]) for r in rows}:
-        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, "
-                    "normalized_at, status) values (?, ?, 'replay', true, 1, now(), 'passed') "
-                    "on conflict do nothing", [crawl_id, source])
+        observations.record_crawl(con, crawl_id, source)
     for model in models():
         run_model(con, model)
 

@@ -94,14 +94,21 @@ def obs(price: float | str, *, offer_key: tuple[str, ...] = OFFER_KEY, **overrid
     return row
 
 
+def record_crawl(con: duckdb.DuckDBPyConnection, crawl_id: str, source: str,
+                 opted_in: bool | None = None) -> None:
+    """A passed crawl normalized now, unless `crawl_id` is there already (raw.crawls has no key
+    to ignore a second insert on: pipelines/warehouse/db.py UNKEYED_HISTORY)."""
+    con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                "normalized_at, opted_in) select $1, $2, 'replay', true, 'passed', 1, now(), $3 "
+                "where $1 not in (select crawl_id from raw.crawls)", [crawl_id, source, opted_in])
+
+
 def insert(con: duckdb.DuckDBPyConnection, rows: list[dict], crawl_id: str | None = None) -> None:
     """Insert the observations; with `crawl_id`, as one passed crawl normalized now (the runner
     rebuilds incrementally from crawls normalized since its last build), opted in: its rows are
     shown whatever their sources' price basis (staging.stg_shown_observations)."""
     if crawl_id:
-        con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
-                    "offers, normalized_at, opted_in) values (?, 'idc_test', 'replay', true, "
-                    "'passed', 1, now(), true)", [crawl_id])
+        record_crawl(con, crawl_id, "idc_test", opted_in=True)
         rows = [{**row, "crawl_id": crawl_id} for row in rows]
     columns = list(dict.fromkeys(c for row in rows for c in row))   # a column some rows leave null
     con.executemany(f"insert into observations ({', '.join(columns)}) "

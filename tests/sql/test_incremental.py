@@ -9,15 +9,13 @@ import duckdb
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_models import load_models, rebuild_from, run_model
 from spiders.layout import SQL_DIR
-from tests.helpers.observations import insert, obs
+from tests.helpers.observations import insert, obs, record_crawl
 
 T0 = datetime(2026, 11, 1, tzinfo=UTC)
 
 
 def _observe(con, crawl_id: str, at: datetime, price: str, offer: str = "a") -> None:
-    con.execute("insert or ignore into raw.crawls (crawl_id, source, mode, passed, status, "
-                "offers, normalized_at) values (?, 'idc_x', 'replay', true, 'passed', 1, now())",
-                [crawl_id])
+    record_crawl(con, crawl_id, "idc_x")
     insert(con, [obs(price, observed_at=at, source="idc_x", vendor="X", sku=offer,
                      gpu_variant=None, price_per_gpu_hour_usd=Decimal(price) / 7, url="u",
                      raw_ref="r", offer_id=offer, crawl_id=crawl_id)])
