@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 from functools import cache
 
-from spiders.source_manifest import manifest
+from spiders.source_manifest import SourceFacts, facts_of, manifest, write_manifest
 
 
 @cache
@@ -42,3 +42,13 @@ def spider_class(source: str):
             return cls
     raise KeyError(f"spider not found: {source} (spiders/source_manifest.json names "
                    f"{facts.module})")
+
+
+def manifest_from_spiders() -> list[SourceFacts]:
+    """The facts read from every spider, importing them all (what the manifest must equal)."""
+    return [facts_of(cls) for cls in loaded_spider_classes()]
+
+
+if __name__ == "__main__":   # after a spider is added or changed: write the manifest again
+    write_manifest(loaded_spider_classes())
+    print("wrote spiders/source_manifest.json")

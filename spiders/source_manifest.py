@@ -3,7 +3,7 @@ that defines it, its vendor, whether it renders in Chromium, and the keys it nee
 every spider (and the vendor SDKs some load) cost seconds of every `gpuprices run` before its
 first step, only to list the sources. spiders/source_manifest.json holds these facts;
 tests/spiders/test_source_manifest.py holds it equal to the spiders themselves, and
-`python -m spiders.source_manifest` writes it again after a spider is added or changed."""
+`python -m spiders.registry` writes it again after a spider is added or changed."""
 
 from __future__ import annotations
 
@@ -60,19 +60,8 @@ def facts_of(spider) -> SourceFacts:
                        key_names=tuple(spider.key_names()))
 
 
-def manifest_from_spiders() -> list[SourceFacts]:
-    """The facts read from every spider, importing them all (what the manifest must equal)."""
-    from spiders.registry import loaded_spider_classes
-
-    return [facts_of(cls) for cls in loaded_spider_classes()]
-
-
-def write_manifest(path: Path = MANIFEST_FILE) -> None:
-    rows = [json.dumps({**asdict(facts), "key_names": list(facts.key_names)},
-                       ensure_ascii=False) for facts in manifest_from_spiders()]
+def write_manifest(spiders, path: Path = MANIFEST_FILE) -> None:
+    """The manifest of these spider classes (spiders.registry.loaded_spider_classes)."""
+    rows = [json.dumps({**asdict(facts_of(cls)), "key_names": list(cls.key_names())},
+                       ensure_ascii=False) for cls in spiders]
     path.write_text("[\n" + ",\n".join(rows) + "\n]\n", encoding="utf-8")
-
-
-if __name__ == "__main__":
-    write_manifest()
-    print(f"wrote {MANIFEST_FILE}")

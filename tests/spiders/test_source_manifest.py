@@ -5,14 +5,19 @@ import sys
 
 import pytest
 
-from spiders.registry import loaded_spider_classes, source_names, spider_class
-from spiders.source_manifest import facts_of, manifest, manifest_from_spiders, missing_key_reason
+from spiders.registry import (
+    loaded_spider_classes,
+    manifest_from_spiders,
+    source_names,
+    spider_class,
+)
+from spiders.source_manifest import facts_of, manifest, missing_key_reason
 
 
 def test_manifest_equals_the_spiders():
     written = list(manifest().values())
     assert written == manifest_from_spiders(), (
-        "spiders/source_manifest.json is stale: run `python -m spiders.source_manifest`")
+        "spiders/source_manifest.json is stale: run `python -m spiders.registry`")
 
 
 def test_source_names_are_every_spider():
