@@ -29,8 +29,8 @@ from spiders.layout import (
     fetch_log_path,
     work_db_path,
 )
-from spiders.registry import spider_class
 from spiders.replay_server import ReplayServer, load_raw_archive
+from spiders.source_manifest import manifest
 
 MODES = ("replay", "raw", "live")
 
@@ -147,7 +147,7 @@ class CrawlerResource(dg.ConfigurableResource):
 
     def _skipped(self, source: str, crawl_id: str) -> CrawlResult | None:
         why = (crawl_refusal(source, self.opt_in, self.mode, self.snapshot_dir)
-               or spider_class(source).missing_key())
+               or manifest()[source].missing_key())
         if why:
             return CrawlResult(source, crawl_id, False, 0, [why],
                                self.items_path(source, crawl_id), skipped=True)
@@ -209,7 +209,7 @@ class CrawlerResource(dg.ConfigurableResource):
             if skipped:
                 results[source] = skipped
             else:
-                group = "Chromium" if spider_class(source).render_js else "plain-HTTP"
+                group = "Chromium" if manifest()[source].render_js else "plain-HTTP"
                 groups[group].append(source)
         with self.replay() as replay_url:
             with ThreadPoolExecutor(max_workers=2) as pool:

@@ -138,14 +138,17 @@ def keyless_notes(sources) -> list[tuple[str, str]]:
     """(source, note) for each crawled source that has a keyed path but took its public one,
     naming the keys it lacks ("TENCENTCLOUD_SECRET_ID not set: public path, ..."). A source
     skipped for a missing key already says so among the failures."""
-    from spiders.registry import source_names, spider_class
+    from spiders.registry import spider_class
+    from spiders.source_manifest import manifest
 
-    known = set(source_names())
-    notes = []
+    known, notes = manifest(), []
     for source in sources:
-        spider = spider_class(source) if source in known else None
-        if spider and spider.key_names() and not spider.keyed() and not spider.api_key_required:
-            notes.append((source, spider.path_note()))
+        facts = known.get(source)
+        # the manifest says which sources have a keyed path and lack a key; only their spiders
+        # are imported (for their path notes)
+        if facts and facts.key_names and not facts.api_key_required \
+                and not facts.keyed():
+            notes.append((source, spider_class(source).path_note()))
     return notes
 
 

@@ -20,7 +20,8 @@ from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import crawl_price_basis
-from spiders.registry import source_names, spider_class
+from spiders.registry import source_names
+from spiders.source_manifest import manifest
 
 CRAWL_CHECK = "crawl_passed_monitors"
 # The longest offer line DuckDB accepts (its default, 16 MB, would refuse a long one that reading
@@ -113,7 +114,7 @@ def _materialization(context, result: CrawlResult) -> dict:
 def _spec(source: str) -> dg.AssetSpec:
     return dg.AssetSpec(["raw", source], group_name="raw", kinds={"scrapy", "duckdb"},
                         tags={"source": source},
-                        description=f"Raw offers crawled from {spider_class(source).vendor} "
+                        description=f"Raw offers crawled from {manifest()[source].vendor} "
                                     f"({source}), one row per offer in raw.offers; the crawl's "
                                     "verdict in raw.crawls.")
 

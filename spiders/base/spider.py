@@ -72,6 +72,7 @@ from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.calendars import source_time_zone
 from spiders.parsing.prices import RANGE_ENDS
 from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
+from spiders.source_manifest import missing_key_reason
 
 
 class GpuPriceSpider(scrapy.Spider):
@@ -176,11 +177,7 @@ class GpuPriceSpider(scrapy.Spider):
     @classmethod
     def missing_key(cls) -> str | None:
         """Why this source cannot run now (its required key is not set), or None."""
-        if cls.api_key_required and (missing := cls.missing_keys()):
-            noun = "an API key in the environment variable" if len(missing) == 1 \
-                else "API keys in the environment variables"
-            return f"skipped: {cls.name} needs {noun} {', '.join(missing)}"
-        return None
+        return missing_key_reason(cls.name, cls.api_key_required, cls.key_names())
 
     async def start(self):
         for url in self.start_urls:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from click.testing import CliRunner
 
@@ -11,6 +13,7 @@ from pipelines.cli.output import console
 from pipelines.cli.run_summary import keyless_notes
 from pipelines.cli.sources import fetch_text
 from spiders.registry import spider_class
+from spiders.source_manifest import manifest
 
 KEYS = ("GPUPRICES_TEST_ID", "GPUPRICES_TEST_SECRET")
 
@@ -22,6 +25,8 @@ def keyed(monkeypatch):
     monkeypatch.setattr(spider, "key_envs", KEYS)
     monkeypatch.setattr(spider, "public_path", "the retail prices API")
     monkeypatch.setattr(spider, "keyed_path", "the signed API through the vendor's SDK")
+    # what the run reads instead of the class (spiders/source_manifest.py) says the same
+    monkeypatch.setitem(manifest(), "azure", replace(manifest()["azure"], key_names=KEYS))
     for name in KEYS:
         monkeypatch.delenv(name, raising=False)
     return spider
@@ -50,6 +55,7 @@ def test_with_every_key_the_keyed_path_and_no_value_shown(keyed, monkeypatch):
 
 def test_a_source_without_a_public_path_is_skipped_naming_every_key(keyed, monkeypatch):
     monkeypatch.setattr(keyed, "api_key_required", True)
+    monkeypatch.setitem(manifest(), "azure", replace(manifest()["azure"], api_key_required=True))
     assert keyed.missing_key() == ("skipped: azure needs API keys in the environment variables "
                                    "GPUPRICES_TEST_ID, GPUPRICES_TEST_SECRET")
     assert keyed.path_note() == ("GPUPRICES_TEST_ID, GPUPRICES_TEST_SECRET not set: skipped (its "
