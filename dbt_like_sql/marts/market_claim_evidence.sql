@@ -47,12 +47,22 @@ horizon_start as (
         - price_horizon_days() as regions_from
 ),
 
-latest_offers as (  -- each offer's latest day within the horizon of the newest day
-    select o.*
+latest_days as (    -- each offer's latest counted day within the horizon of the newest day
+    select
+        o.offer_id,
+        max(o.observed_date) as observed_date
     from intermediate.int_offer_daily as o
     where o.observed_date >= (select h.offers_from from horizon_start as h)
         and o.counted  -- counted once (staging.stg_observations)
-    qualify row_number() over (partition by o.offer_id order by o.observed_date desc) = 1
+    group by o.offer_id
+),
+
+latest_offers as (  -- that day's row (the daily series' grain: offer_id, observed_date); found
+    -- by a narrow group-by and a join, not a window over every wide row of the horizon
+    select o.*
+    from intermediate.int_offer_daily as o
+    semi join latest_days as l on o.offer_id = l.offer_id and o.observed_date = l.observed_date
+    where o.observed_date >= (select h.offers_from from horizon_start as h)
 ),
 
 prices as (       -- price claims: the offer's own price, as the guide quotes it

@@ -119,6 +119,17 @@ previous as (
         -- a look more than the confirm window before is not the previous price
         and timezone('UTC', h.observed_at)::date
         >= timezone('UTC', j.last_seen_at)::date - p.confirm_within_days
+        -- the same bound for all outliers at once (their earliest window's start, a day of
+        -- slack as held_observations keeps), on the stored observed_hour: DuckDB pushes it into
+        -- the scan and skips the older row groups, where the join's own bound, per offer, reads
+        -- the whole history
+        and h.observed_hour >= (
+            select
+                min(timezone('UTC', o.last_seen_at)::date - r.confirm_within_days)::timestamptz
+                - interval 1 day
+            from judged as o, params as r
+            where o.outlying
+        )
     group by j.offer_id
 )
 
