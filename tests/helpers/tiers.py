@@ -40,10 +40,10 @@ END_TO_END = (
     # the history rows each model's hourly build scans, on a 35-day and a 140-day simulated
     # history (both built hour by hour)
     "tests/sql/test_hourly_scans.py",
-    # the generation updated in place equals a whole copy, hour after hour and after a full
-    # rebuild (the unhappy paths of publishing stay fast)
-    "tests/pipelines/test_generations.py::"
-    "test_each_hour_updates_the_other_generation_to_a_whole_copy",
+    # publishing by generations: the generation updated in place equals a whole copy, hour
+    # after hour, and every fallback (a reader, a writer session, a failure, a kill) copies it
+    # whole; each lands hours of a simulated history and builds every model
+    "tests/pipelines/test_generations.py",
     # `make truth`'s grid of simulated histories, each published and scored
     "tests/truth/test_truth_grid.py::test_a_tiny_grid_writes_every_key",
     "tests/cli/test_check_sources.py",                # every source's snapshot probed, Chromium
