@@ -27,10 +27,16 @@ class SourceFacts:
 
     def keyed(self) -> bool:
         """Spider.keyed: the source has a keyed path and every key is set."""
-        return bool(self.key_names) and all(os.environ.get(key) for key in self.key_names)
+        return keyed_path_ready(self.key_names)
 
     def missing_key(self) -> str | None:
         return missing_key_reason(self.name, self.api_key_required, self.key_names)
+
+
+def keyed_path_ready(key_names: tuple[str, ...]) -> bool:
+    """The one home of "this crawl takes the keyed path": the source has one (keys named) and
+    every key is set; Spider.keyed and the manifest's facts both ask it."""
+    return bool(key_names) and all(os.environ.get(key) for key in key_names)
 
 
 def missing_key_reason(name: str, api_key_required: bool,

@@ -72,7 +72,7 @@ from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.calendars import source_time_zone
 from spiders.parsing.prices import RANGE_ENDS
 from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
-from spiders.source_manifest import missing_key_reason
+from spiders.source_manifest import keyed_path_ready, missing_key_reason
 
 
 class GpuPriceSpider(scrapy.Spider):
@@ -138,7 +138,7 @@ class GpuPriceSpider(scrapy.Spider):
     @classmethod
     def keyed(cls) -> bool:
         """True when this crawl takes the keyed path: the source has one and every key is set."""
-        return bool(cls.key_names()) and not cls.missing_keys()
+        return keyed_path_ready(cls.key_names())
 
     def credentials(self) -> dict[str, str] | None:
         """{variable: value} of every key when all are set, else None. Never log the values."""
