@@ -24,49 +24,24 @@ with params as (   -- the rules, in their one home
     from intermediate.int_outlier_rules
 ),
 
-settings as (
-    select
-        since_day() as since,                           -- the first held day rebuilt
-        -- a held look's previous look counts from confirm_within_days before it
-        since_day() - p.confirm_within_days as first_day
-    from params as p
-),
-
-looks as (
+outlying as (
+    -- the looks of the rebuilt days beyond their own day's market limit: only these days' rows
+    -- are scanned and judged (since_day() is a constant, so the scan skips the older row groups)
     select
         o.offer_id,
-        o.observed_at,
-        timezone('UTC', o.observed_at)::date as observed_date,
-        o.gpu_model,
-        o.offer_kind,
-        o.billing_period,
-        o.price_amount,
-        -- a price rounded to 0 CNY is as far from the market as prices go
-        ln(greatest(o.price_per_gpu_hour_cny::double, 1e-9)) as log_price
+        o.observed_at
     from observations as o
-    cross join settings as s
-    -- observed_hour is stored: DuckDB skips the older row groups by their min/max
-    where o.observed_hour >= s.first_day::timestamptz - interval 1 day
-        and timezone('UTC', o.observed_at)::date >= s.first_day
-),
-
-outlying as (
-    -- the looks of the rebuilt days beyond their own day's market limit
-    select
-        l.offer_id,
-        l.observed_at
-    from looks as l
-    cross join settings as s
     inner join intermediate.int_outlier_markets as m
-        on l.observed_date = m.market_date
-        and l.gpu_model = m.gpu_model
-        and l.offer_kind = m.offer_kind
-        and l.billing_period = m.billing_period
+        on timezone('UTC', o.observed_at)::date = m.market_date
+        and o.gpu_model = m.gpu_model
+        and o.offer_kind = m.offer_kind
+        and o.billing_period = m.billing_period
     where
-        l.observed_date >= s.since
-        -- a constant, pushed into the scan: the markets of the rebuilt days only
+        -- the join's own day is the exact bound (market_date); this one skips row groups
+        o.observed_hour >= since_day()::timestamptz - interval 1 day
         and m.market_date >= since_day()
-        and abs(l.log_price - m.log_median) > m.log_limit
+        -- a price rounded to 0 CNY is as far from the market as prices go
+        and abs(ln(greatest(o.price_per_gpu_hour_cny::double, 1e-9)) - m.log_median) > m.log_limit
 ),
 
 outlying_offers as (
@@ -75,19 +50,25 @@ outlying_offers as (
 ),
 
 sequenced as (
-    -- the looks of offers outlying on a rebuilt day, each beside its neighbours
+    -- the looks of offers outlying on a rebuilt day, each beside its neighbours: a held look's
+    -- previous look counts from confirm_within_days before the first day rebuilt
     select
         h.offer_id,
         h.observed_at,
-        h.observed_date,
+        timezone('UTC', h.observed_at)::date as observed_date,
         h.price_amount,
         lag(h.price_amount) over offer_history as previous_price_amount,
-        lag(h.observed_date) over offer_history as previous_observed_date,
+        lag(timezone('UTC', h.observed_at)::date) over offer_history as previous_observed_date,
         lead(h.price_amount) over offer_history as next_price_amount,
         lead(h.observed_at) over offer_history as next_observed_at,
-        lead(h.observed_date) over offer_history as next_observed_date
-    from looks as h
+        lead(timezone('UTC', h.observed_at)::date) over offer_history as next_observed_date
+    from observations as h
+    cross join params as p
     semi join outlying_offers as e on h.offer_id = e.offer_id
+    where
+        -- observed_hour is stored: DuckDB skips the older row groups by their min/max
+        h.observed_hour >= (since_day() - p.confirm_within_days)::timestamptz - interval 1 day
+        and timezone('UTC', h.observed_at)::date >= since_day() - p.confirm_within_days
     window offer_history as (partition by h.offer_id order by h.observed_at)
 )
 

@@ -33,18 +33,36 @@ with params as (
 ),
 
 -- The current market: the first day within the horizon of "now" (price_horizon_days(), its one
--- home) of each table, counted back from the table's newest day.
+-- home) of each table, counted back from the table's newest day. The newest day is read as the
+-- first row in descending order, not as max(): DuckDB then skips the row groups whose days are
+-- older than one it has seen (the tables are stored in day order), instead of scanning the
+-- whole column.
 horizon_start as (
     select
-        (select max(observed_date) from intermediate.int_offer_daily)
-        - price_horizon_days() as offers_from,
-        (select max(day) from marts.slice_to_whole_ratio) - price_horizon_days() as slices_from,
-        (select max(day) from marts.multi_gpu_discount) - price_horizon_days() as servers_from,
-        (select max(day) from marts.monthly_vs_hourly_saving)
-        - price_horizon_days() as savings_from,
-        (select max(day) from marts.spot_discount) - price_horizon_days() as spot_from,
-        (select max(observed_date) from intermediate.int_regional_pairs)
-        - price_horizon_days() as regions_from
+        (
+            select x.observed_date from intermediate.int_offer_daily as x
+            order by x.observed_date desc limit 1
+        ) - price_horizon_days() as offers_from,
+        (
+            select x.day from marts.slice_to_whole_ratio as x
+            order by x.day desc limit 1
+        ) - price_horizon_days() as slices_from,
+        (
+            select x.day from marts.multi_gpu_discount as x
+            order by x.day desc limit 1
+        ) - price_horizon_days() as servers_from,
+        (
+            select x.day from marts.monthly_vs_hourly_saving as x
+            order by x.day desc limit 1
+        ) - price_horizon_days() as savings_from,
+        (
+            select x.day from marts.spot_discount as x
+            order by x.day desc limit 1
+        ) - price_horizon_days() as spot_from,
+        (
+            select x.observed_date from intermediate.int_regional_pairs as x
+            order by x.observed_date desc limit 1
+        ) - price_horizon_days() as regions_from
 ),
 
 latest_days as (    -- each offer's latest counted day within the horizon of the newest day
@@ -184,7 +202,10 @@ holidays as (
         and list_contains((select p.mission_families from params as p), gpu_family)
 ),
 
-nights as (
+nights as not materialized (
+    -- inlined where it is read, so that its latest day (below) is found in the newest row groups
+    -- of off_peak_discount and that day's rows by a scan that skips the others, instead of
+    -- copying every row of every local day first
     select *
     from marts.off_peak_discount
     where offer_kind = 'on_demand'
@@ -324,7 +345,11 @@ evidence as (     -- claim, day, vendor, line, region, offer ids, value, offers
         'off_peak_discounts' as claim_id, n.local_date as measured_on, n.vendor, n.offer_line,
         n.region_group, [n.offer_id] as offer_ids, n.night_discount_pct as value, 1 as offers
     from nights as n
-    where n.local_date = (select max(x.local_date) from nights as x)
+    where
+        n.local_date = (
+            select x.local_date from nights as x
+            order by x.local_date desc limit 1
+        )
 ),
 
 units as (        -- region copies of one value of one vendor's line count once

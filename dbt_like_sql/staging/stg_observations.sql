@@ -18,22 +18,36 @@
    are read from the same first day as the readers (since_hour(1): a day before the first day
    rebuilt; a full build reads all). */
 -- materialized: view
-with direct as (
-    -- the like-for-like offers some direct source observed, per UTC day
-    select distinct
-        vendor,
-        gpu_model,
-        gpu_variant,
-        gpu_count,
-        gpu_fraction,
-        offer_kind,
-        billing_period,
-        country,
-        timezone('UTC', observed_at)::date as observed_date
-    from staging.stg_shown_observations
+with others as (
+    -- the rows reached another way (an aggregator, a second path, an archive): the only ones
+    -- that look for a direct twin. The readers' own since_hour filter does not reach past that
+    -- search: stated here, or an hourly update scans every archived row of the history.
+    select o.*
+    from staging.stg_shown_observations as o
     where
-        coalesce(reaches_via, 'direct') = 'direct'
-        and observed_hour >= since_hour(1)
+        o.reaches_via not in ('direct', 'template')
+        and o.observed_hour >= since_hour(1)
+),
+
+direct as (
+    -- the like-for-like offers some direct source observed, per UTC day; only of the vendors and
+    -- cards the other rows name (a semi join on them), so the search costs nothing when no row
+    -- of the days read was reached another way, and little when a few were
+    select distinct
+        d.vendor,
+        d.gpu_model,
+        d.gpu_variant,
+        d.gpu_count,
+        d.gpu_fraction,
+        d.offer_kind,
+        d.billing_period,
+        d.country,
+        timezone('UTC', d.observed_at)::date as observed_date
+    from staging.stg_shown_observations as d
+    semi join others as x on d.vendor = x.vendor and d.gpu_model = x.gpu_model
+    where
+        coalesce(d.reaches_via, 'direct') = 'direct'
+        and d.observed_hour >= since_hour(1)
 ),
 
 reached as (
@@ -71,12 +85,7 @@ reached as (
                 and d.country = o.country
                 and d.observed_date = timezone('UTC', o.observed_at)::date
         ) as counted
-    from staging.stg_shown_observations as o
-    where
-        o.reaches_via not in ('direct', 'template')
-        -- the readers' own since_hour filter does not reach past the search above: stated here,
-        -- or an hourly update scans every archived row of the history
-        and o.observed_hour >= since_hour(1)
+    from others as o
 ),
 
 zoned as (
