@@ -102,16 +102,19 @@ def _fresh_database(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[ModelBuild]:
-    """Every dbt_like_sql model in dependency order (incremental ones incrementally unless
-    `full`), then the price index's new days (marts.price_index, appended)."""
+    """Every dbt_like_sql model in dependency order, each in its own transaction (incremental
+    ones incrementally unless `full`), then the price index's new days (marts.price_index,
+    appended)."""
     from pipelines.index import INDEX_TABLE, publish_index
-    from pipelines.warehouse.sql_models import load_models, run_model
+    from pipelines.warehouse.model_batch import ModelBatch
+    from pipelines.warehouse.sql_models import load_models
     from spiders.layout import SQL_DIR
 
     builds = []
+    batch = ModelBatch(con)
     for model in load_models(SQL_DIR):
         started = time.perf_counter()
-        how = run_model(con, model, full=full)
+        how = batch.build(model, full=full)
         builds.append(ModelBuild(model.table, how, time.perf_counter() - started))
     # the price index's step, as a run's price_index asset runs it after the models
     started = time.perf_counter()
