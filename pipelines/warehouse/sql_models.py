@@ -52,14 +52,15 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import sqlglot
-from sqlglot import exp
-
 # the macros stay importable from here, beside the runner that stores them
 from pipelines.warehouse.model_macros import (
     create_mission_families_macro as create_mission_families_macro,
 )
 from pipelines.warehouse.model_macros import create_model_macros as create_model_macros
+from pipelines.warehouse.model_reads import ReadsCache, parsed_reads
+
+# parsed_sql stays importable from here: the comments and the tests read the same trees
+from pipelines.warehouse.model_reads import parsed_sql as parsed_sql
 from pipelines.warehouse.sql_model import SqlModel
 
 LAYERS = ("staging", "intermediate", "marts")
@@ -102,39 +103,31 @@ def _incremental(sql: str, path: Path) -> tuple[str | None, str, int]:
     return column, grain, lookback
 
 
-@lru_cache(maxsize=256)
-def parsed_sql(sql: str) -> exp.Expression:
-    """A model's SQL parsed by sqlglot (DuckDB dialect), once per process: the dependency graph,
-    the Dagster column schemas and COMMENT ON all read the same models. Callers only read the
-    tree; a ParseError is raised again for the same text."""
-    return sqlglot.parse_one(sql, dialect="duckdb")
-
-
-def parse_model(path: Path, root: Path) -> SqlModel:
+def parse_model(path: Path, root: Path, cache: ReadsCache | None = None) -> SqlModel:
+    """The model in `path` (a file under `root`); its reads from `cache` when it has them."""
     layer = path.parent.name
     if layer not in LAYERS or path.parent.parent != root:
         raise SqlModelError(f"{path}: models live in {root}/<{'|'.join(LAYERS)}>/<model>.sql")
-    return _model(path, path.read_text(encoding="utf-8"))
-
-
-@lru_cache(maxsize=256)
-def _model(path: Path, sql: str) -> SqlModel:
-    """The model `path` holds while its text is `sql`: read once per process (a test suite loads
-    the models hundreds of times; a run, for its graph and again when it publishes)."""
-    layer = path.parent.name
+    sql = path.read_text(encoding="utf-8")
     try:
-        tree = parsed_sql(sql)
-    except sqlglot.errors.ParseError as exc:
+        reads = cache.reads(sql) if cache else parsed_reads(sql)
+    except Exception as exc:
+        from sqlglot.errors import ParseError
+
+        if not isinstance(exc, ParseError):
+            raise
         first = exc.errors[0] if exc.errors else {}
         raise SqlModelError(f"{path}:{first.get('line', '?')}: SQL syntax error: "
                             f"{first.get('description', exc)}") from exc
-    ctes = {cte.alias_or_name for cte in tree.find_all(exp.CTE)}
-    reads = []
-    for table in tree.find_all(exp.Table):
-        if not table.db and table.name in ctes:
-            continue
-        name = f"{table.db}.{table.name}" if table.db and table.db != "main" else table.name
-        reads.append((name, table.this.meta.get("line", "?")))
+    return _model(path, sql, reads)
+
+
+@lru_cache(maxsize=256)
+def _model(path: Path, sql: str, reads: tuple[tuple[str, object], ...]) -> SqlModel:
+    """The model `path` holds while its text is `sql` (reading the tables `reads`, each with the
+    line it is named on): made once per process (a test suite loads the models hundreds of
+    times; a run, for its graph and again when it publishes)."""
+    layer = path.parent.name
     mat = re.search(r"^--\s*materialized:\s*(\w+)", sql, re.M)
     alias = re.search(r"^--\s*alias:\s*(\w+)", sql, re.M)
     column, grain, lookback = _incremental(sql, path)
@@ -157,8 +150,11 @@ PYTHON_TABLES = frozenset({"observations", "quarantine", "raw.crawls"})
 
 def load_models(root: Path, external_tables: set[str] | frozenset[str] = PYTHON_TABLES
                 ) -> list[SqlModel]:
-    """Every model under `root` in dependency order, checked: known tables only, no cycles."""
-    models = [parse_model(p, root) for p in sorted(root.glob("*/*.sql"))]
+    """Every model under `root` in dependency order, checked: known tables only, no cycles.
+    The tables each reads come from the cache beside them when its text was parsed before."""
+    cache = ReadsCache(root)
+    models = [parse_model(p, root, cache) for p in sorted(root.glob("*/*.sql"))]
+    cache.save()
     known = {m.table for m in models} | external_tables
     for model in models:
         for name in model.reads:
