@@ -71,14 +71,18 @@ def _is_simulated(path: Path) -> bool:
         raise SimulationError(f"{path}: cannot open it as a DuckDB database, so cannot tell it "
                               f"was simulated; leaving it alone ({exc})") from exc
     try:
-        tables = {r[0] for r in con.execute(
-            "select schema_name || '.' || table_name from duckdb_tables()").fetchall()}
-        if "raw.crawls" not in tables:
-            return "main.observations" not in tables
-        return con.execute("select count(*) from raw.crawls where mode <> 'simulated'"
-                           ).fetchone()[0] == 0
+        return _holds_only_simulated(con)
     finally:
         con.close()
+
+
+def _holds_only_simulated(con: duckdb.DuckDBPyConnection) -> bool:
+    tables = {r[0] for r in con.execute(
+        "select schema_name || '.' || table_name from duckdb_tables()").fetchall()}
+    if "raw.crawls" not in tables:
+        return "main.observations" not in tables
+    return con.execute("select count(*) from raw.crawls where mode <> 'simulated'"
+                       ).fetchone()[0] == 0
 
 
 def connect(path: Path) -> duckdb.DuckDBPyConnection:
@@ -245,11 +249,11 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
     path = check_target(db_path)
     if not path.exists():
         raise SimulationError(f"{path}: no such database (run simulate first)")
-    if not _is_simulated(path):
-        raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
     hours = np.array([hour_of(hour)], dtype=np.int64)
-    con = connect(path)
+    con = connect(path)     # one open of the file: checked before anything is written
     try:
+        if not _holds_only_simulated(con):
+            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
         ensure_schema(con)
         catalog = _catalog(con)
         con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))

@@ -7,13 +7,12 @@ a cache that cannot be read or written is only slower."""
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+from pipelines.warehouse.file_cache import read_cache, write_cache
 
 CACHE = Path("__pycache__") / "model_reads.json"
 
@@ -61,10 +60,7 @@ class ReadsCache:
 
     def __init__(self, root: Path) -> None:
         self.path = root / CACHE
-        try:
-            self.stored = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.stored = {}
+        self.stored = read_cache(self.path)
         self.used: dict[str, list] = {}
         self.parsed = False
 
@@ -79,12 +75,4 @@ class ReadsCache:
     def save(self) -> None:
         if not self.parsed and self.used.keys() == self.stored.keys():
             return
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            with tempfile.NamedTemporaryFile("w", dir=self.path.parent, delete=False,
-                                             encoding="utf-8") as out:
-                json.dump(self.used, out)
-            os.chmod(out.name, 0o644)
-            os.replace(out.name, self.path)     # a reader sees the old file or the new one
-        except OSError:
-            pass
+        write_cache(self.path, self.used)
