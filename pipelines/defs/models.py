@@ -20,9 +20,10 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
-from pipelines.warehouse.db import ensure_schema, transaction
+from pipelines.warehouse.db import ensure_schema
+from pipelines.warehouse.model_batch import ModelBatch
 from pipelines.warehouse.model_contract import AuditFailure, audit_failures, model_contract
-from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModel, load_models, run_model
+from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModel, load_models
 from spiders.layout import SQL_DIR
 
 # Who answers for the models in the Dagster UI.
@@ -112,6 +113,7 @@ def build_models(con, models: list[SqlModel], log, checked: set[str] | None = No
     is rolled back alone: the models that read it (directly or not) are not built, every other
     model is, and ModelsFailed names them all at the end."""
     ensure_schema(con)
+    batch = ModelBatch(con)     # the catalog and the models' state, read once for the step
     failed: dict[str, str] = {}     # table -> why
     hows: Counter[str] = Counter()
     for model in models:
@@ -120,8 +122,7 @@ def build_models(con, models: list[SqlModel], log, checked: set[str] | None = No
             failed[model.table] = f"not built: it reads {', '.join(broken)}, which failed"
             continue
         try:
-            with transaction(con):
-                how = run_model(con, model)
+            how = batch.build(model)
             rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
             columns = con.execute(f"describe {model.table}").fetchall()
         except Exception as exc:

@@ -71,14 +71,18 @@ def _is_simulated(path: Path) -> bool:
         raise SimulationError(f"{path}: cannot open it as a DuckDB database, so cannot tell it "
                               f"was simulated; leaving it alone ({exc})") from exc
     try:
-        tables = {r[0] for r in con.execute(
-            "select schema_name || '.' || table_name from duckdb_tables()").fetchall()}
-        if "raw.crawls" not in tables:
-            return "main.observations" not in tables
-        return con.execute("select count(*) from raw.crawls where mode <> 'simulated'"
-                           ).fetchone()[0] == 0
+        return _holds_only_simulated(con)
     finally:
         con.close()
+
+
+def _holds_only_simulated(con: duckdb.DuckDBPyConnection) -> bool:
+    tables = {r[0] for r in con.execute(
+        "select schema_name || '.' || table_name from duckdb_tables()").fetchall()}
+    if "raw.crawls" not in tables:
+        return "main.observations" not in tables
+    return con.execute("select count(*) from raw.crawls where mode <> 'simulated'"
+                       ).fetchone()[0] == 0
 
 
 def connect(path: Path) -> duckdb.DuckDBPyConnection:
@@ -102,16 +106,19 @@ def _fresh_database(path: Path) -> duckdb.DuckDBPyConnection:
 
 
 def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[ModelBuild]:
-    """Every dbt_like_sql model in dependency order (incremental ones incrementally unless
-    `full`), then the price index's new days (marts.price_index, appended)."""
+    """Every dbt_like_sql model in dependency order, each in its own transaction (incremental
+    ones incrementally unless `full`), then the price index's new days (marts.price_index,
+    appended)."""
     from pipelines.index import INDEX_TABLE, publish_index
-    from pipelines.warehouse.sql_models import load_models, run_model
+    from pipelines.warehouse.model_batch import ModelBatch
+    from pipelines.warehouse.sql_models import load_models
     from spiders.layout import SQL_DIR
 
     builds = []
+    batch = ModelBatch(con)
     for model in load_models(SQL_DIR):
         started = time.perf_counter()
-        how = run_model(con, model, full=full)
+        how = batch.build(model, full=full)
         builds.append(ModelBuild(model.table, how, time.perf_counter() - started))
     # the price index's step, as a run's price_index asset runs it after the models
     started = time.perf_counter()
@@ -242,11 +249,11 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
     path = check_target(db_path)
     if not path.exists():
         raise SimulationError(f"{path}: no such database (run simulate first)")
-    if not _is_simulated(path):
-        raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
     hours = np.array([hour_of(hour)], dtype=np.int64)
-    con = connect(path)
+    con = connect(path)     # one open of the file: checked before anything is written
     try:
+        if not _holds_only_simulated(con):
+            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
         ensure_schema(con)
         catalog = _catalog(con)
         con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 
 import numpy as np
@@ -29,6 +29,7 @@ from pipelines.simulate.effects import (
     Trend,
     Typo,
 )
+from pipelines.simulate.fx_memo import fx_rates
 from pipelines.simulate.index_effects import (
     IndexPlan,
     churn_clones,
@@ -89,12 +90,13 @@ def _decimal_tick(value) -> float:
     return min(sig, 10.0 ** int(exponent))
 
 
-def _fx(currency: str, to: str, on) -> float | None:
-    from spiders.parsing.currencies import FxRateError, fx_rate
+def _rate_day(on) -> date | None:
+    """An offer's fx_rate_date as a date (None: not a date, so no rate)."""
     try:
-        return float(fx_rate(currency, to, pd.Timestamp(on).date()).rate)
-    except (FxRateError, ValueError):
+        day = pd.Timestamp(on).date()
+    except ValueError:
         return None
+    return day if isinstance(day, date) else None
 
 
 def _check_sources(what: str, wanted: Iterable[str] | None, known: list[str]) -> None:
@@ -181,14 +183,14 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
     per_gpu_usd = df["price_per_gpu_hour_usd"].astype(float).to_numpy()
 
     # The exchange rates the real normalizer used (same ECB day), falling back to the row's ratio.
-    rates: dict[tuple[str, str, str], float | None] = {}
+    days = [_rate_day(on) for on in df["fx_rate_date"]]
+    rates = fx_rates({(ccy, target, day) for ccy, day in zip(df["currency"], days, strict=True)
+                      if day is not None for target in ("CNY", "USD")})
     fx_cny, fx_usd = np.empty(n), np.empty(n)
-    for i, (ccy, day) in enumerate(zip(df["currency"], df["fx_rate_date"], strict=True)):
+    for i, (ccy, day) in enumerate(zip(df["currency"], days, strict=True)):
         for target, out in (("CNY", fx_cny), ("USD", fx_usd)):
-            key = (ccy, target, str(day))
-            if key not in rates:
-                rates[key] = _fx(ccy, target, day)
-            out[i] = np.nan if rates[key] is None else rates[key]
+            rate = None if day is None else rates[(ccy, target, day)]
+            out[i] = np.nan if rate is None else rate
     # Units the listed price is for: gpu_count x fraction, or the fraction alone when the price
     # was written per card ("/卡/月"): whichever reproduces the row's own per-GPU-hour price.
     units = count * fraction

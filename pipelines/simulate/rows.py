@@ -20,6 +20,7 @@ from pipelines.simulate.randomness import (
     U64,
     uniform,
 )
+from pipelines.warehouse.crawl_first_days import record_crawl_first_days
 from pipelines.warehouse.sql_files import sql_text
 
 INSERT_OBSERVATIONS = sql_text(__file__, "insert_observations")
@@ -157,6 +158,9 @@ def insert_hours(con: duckdb.DuckDBPyConnection, plan: Plan, hours: np.ndarray,
         only_new = "true" if or_ignore else "false"
         con.execute(INSERT_OBSERVATIONS.format(only_new=only_new))
         con.execute(INSERT_CRAWLS.format(only_new=only_new), [run_id, normalized_at])
+        # the model runner then finds the new crawls' first day without scanning the history
+        record_crawl_first_days(con, datetime.fromtimestamp(int(hours.min()) * 3600, UTC),
+                                normalized_at)
     finally:
         con.unregister("sim_chunk")
         con.unregister("sim_crawls")
