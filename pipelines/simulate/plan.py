@@ -29,7 +29,6 @@ from pipelines.simulate.effects import (
     Trend,
     Typo,
 )
-from pipelines.simulate.fx_memo import fx_rates
 from pipelines.simulate.index_effects import (
     IndexPlan,
     churn_clones,
@@ -88,6 +87,20 @@ def _decimal_tick(value) -> float:
     sig = 10.0 ** (math.floor(math.log10(amount)) - 3)
     exponent = Decimal(str(value)).normalize().as_tuple().exponent
     return min(sig, 10.0 ** int(exponent))
+
+
+def _fx_rates(wanted: set[tuple[str, str, date]]) -> dict[tuple[str, str, date], float | None]:
+    """{(currency, to, day): units of `to` per unit of `currency` on the ECB day valid then (None:
+    no rate)}; fx_rate remembers its lookups between processes."""
+    from spiders.parsing.currencies import FxRateError, fx_rate
+
+    rates: dict[tuple[str, str, date], float | None] = {}
+    for currency, to, on in wanted:
+        try:
+            rates[(currency, to, on)] = float(fx_rate(currency, to, on).rate)
+        except (FxRateError, ValueError):
+            rates[(currency, to, on)] = None
+    return rates
 
 
 def _rate_day(on) -> date | None:
@@ -184,7 +197,7 @@ def plan_simulation(offers: pd.DataFrame | Iterable[dict], effects: Sequence[Eff
 
     # The exchange rates the real normalizer used (same ECB day), falling back to the row's ratio.
     days = [_rate_day(on) for on in df["fx_rate_date"]]
-    rates = fx_rates({(ccy, target, day) for ccy, day in zip(df["currency"], days, strict=True)
+    rates = _fx_rates({(ccy, target, day) for ccy, day in zip(df["currency"], days, strict=True)
                       if day is not None for target in ("CNY", "USD")})
     fx_cny, fx_usd = np.empty(n), np.empty(n)
     for i, (ccy, day) in enumerate(zip(df["currency"], days, strict=True)):

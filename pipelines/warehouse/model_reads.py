@@ -12,7 +12,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from pipelines.warehouse.file_cache import read_cache, write_cache
+from spiders.file_cache import read_cache, write_cache
 
 CACHE = Path("__pycache__") / "model_reads.json"
 

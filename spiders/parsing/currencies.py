@@ -8,14 +8,19 @@ converted value can be stored next to an honest `fx_date` (never "today" when th
 
 from __future__ import annotations
 
+import atexit
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
 
 from currency_converter import CurrencyConverter, RateNotFoundError
 from price_parser import Price
+
+from spiders.file_cache import read_cache, write_cache
 
 
 class FxRateError(ValueError):
@@ -184,6 +189,38 @@ def _check_code(code: str) -> str:
     return norm
 
 
+# Rates already looked up, remembered between processes per version of the bundled ECB data:
+# reading that data takes about half a second, and each hourly process (normalize, simulate)
+# asks for the same few currencies and days again. Only a shortcut: a memo that cannot be read
+# or written costs the lookup.
+FX_MEMO = Path(__file__).resolve().parent / "__pycache__" / "fx_rates.json"
+
+
+@lru_cache(maxsize=1)
+def _memo() -> dict[str, list[str]]:
+    stored = read_cache(FX_MEMO)
+    memo = stored.get("rates") if stored.get("data") == version("currencyconverter") else None
+    atexit.register(_save_memo)
+    return dict(memo) if isinstance(memo, dict) else {}
+
+
+_unsaved: set[str] = set()
+
+
+def _save_memo() -> None:
+    """Add this process's new lookups to the stored memo (merged with what other processes
+    stored meanwhile), once, at exit."""
+    if not _unsaved:
+        return
+    data = version("currencyconverter")
+    stored = read_cache(FX_MEMO)
+    rates = stored.get("rates") if stored.get("data") == data else None
+    rates = dict(rates) if isinstance(rates, dict) else {}
+    rates.update({key: _memo()[key] for key in _unsaved})
+    write_cache(FX_MEMO, {"data": data, "rates": rates})
+    _unsaved.clear()
+
+
 def fx_rate(from_ccy: str, to_ccy: str, on: date) -> FxRate:
     """ECB rate from `from_ccy` to `to_ccy` valid on `on`, with the ECB date it comes from.
 
@@ -193,6 +230,25 @@ def fx_rate(from_ccy: str, to_ccy: str, on: date) -> FxRate:
     src, dst = _check_code(from_ccy), _check_code(to_ccy)
     if src == dst:
         return FxRate(Decimal(1), on)
+    key = f"{src} {dst} {on.isoformat()}"
+    memo = _memo()
+    if key not in memo:
+        try:
+            fx = _ecb_rate(src, dst, on)
+            memo[key] = [str(fx.rate), fx.rate_date.isoformat()]
+        except FxRateError as exc:
+            memo[key] = ["error", str(exc)]
+        _unsaved.add(key)
+    found = memo[key]
+    if not (isinstance(found, list) and len(found) == 2):
+        del memo[key]       # a damaged entry: look it up again
+        return fx_rate(src, dst, on)
+    if found[0] == "error":
+        raise FxRateError(found[1])
+    return FxRate(Decimal(found[0]), date.fromisoformat(found[1]))
+
+
+def _ecb_rate(src: str, dst: str, on: date) -> FxRate:
     conv = _converter()
     first = max(conv.bounds[src].first_date, conv.bounds[dst].first_date)
     last = min(conv.bounds[src].last_date, conv.bounds[dst].last_date)
