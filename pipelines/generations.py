@@ -23,6 +23,7 @@ publish removes as before."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from functools import cache
@@ -35,9 +36,10 @@ GENERATIONS = ("a", "b")
 # pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched): a generation gets the
 # rows past its own count.
 APPEND_ONLY_TABLES = ("main.observations", "raw.offers")
-# Tables whose rows are updated in place, by key (raw.crawls: a crawl's row gets its
-# normalized_at, counts and status after it is inserted): a generation gets the rows that differ.
-KEYED_TABLES = {"raw.crawls": "crawl_id"}
+# Tables whose rows are added, then updated in place by key while they are open (raw.crawls: a
+# crawl's row gets its normalized_at, counts and status after it is inserted): {table: (key, the
+# SQL naming the keys that may differ from a generation's: rows added since, rows still open)}.
+KEYED_TABLES = {"raw.crawls": ("crawl_id", "crawls_changed")}
 
 
 class NotInPlace(Exception):
@@ -97,12 +99,13 @@ def read_state(generation: Path) -> dict | None:
         return None
 
 
-def write_state(generation: Path, models: dict[str, list]) -> None:
-    """Record what `generation` holds now (call once it is written, checkpointed and closed)."""
+def write_state(generation: Path, models: dict[str, list], catalog: str) -> None:
+    """Record what `generation` holds now (call once it is written, checkpointed and closed):
+    the models' builds and the digest of its catalog (catalog_digest)."""
     path = state_path(generation)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"stamp": file_stamp(generation), "model_state": models}),
-                   encoding="utf-8")
+    tmp.write_text(json.dumps({"stamp": file_stamp(generation), "model_state": models,
+                               "catalog": catalog}), encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -150,6 +153,13 @@ def published_catalog(con, catalog: str) -> list[tuple]:
             if row[0] not in ("table", "column") or row[1] not in INTERNAL_TABLES]
 
 
+def catalog_digest(con, catalog: str) -> str:
+    """sha256 of published_catalog: a generation's is recorded when it is written, so an update
+    compares the working database's catalog with it instead of reading the generation's too
+    (the file's stamp says nothing has written it since)."""
+    return hashlib.sha256(repr(published_catalog(con, catalog)).encode()).hexdigest()
+
+
 def published_tables(con) -> list[str]:
     """The working database's tables that are published (all but INTERNAL_TABLES)."""
     from pipelines.warehouse.comments import INTERNAL_TABLES
@@ -188,13 +198,18 @@ def append_new_rows(con, table: str) -> str:
     return f"rows after {held}"
 
 
-def replace_changed_rows(con, table: str, key: str) -> str:
-    """The rows of `table` that differ from the generation's (or are gone), replaced by key: a
-    whole copy of a keyed table costs its index, which dwarfs the hour's few changed rows."""
-    con.execute(f"create or replace temp table changed_keys as "
-                f"select {key} from (from work.{table} except from gen.{table}) union "
-                f"select {key} from gen.{table} "
-                f"where {key} not in (select {key} from work.{table})")
+def replace_changed_rows(con, table: str, key: str, changed_sql: str) -> str:
+    """The rows of `table` that may differ from the generation's, replaced by key: the rows added
+    since it was synced and the rows it holds still open (`changed_sql`), never the whole table,
+    which grows with every crawl while an hour changes a few rows. The row before the added ones
+    must be in the generation, else rows were not only added after all."""
+    held = con.execute(f"select count(*) from gen.{table}").fetchone()[0]
+    if held and not con.execute(
+            f"select count(*) from gen.{table} where {key} = "
+            f"(select {key} from work.{table} where rowid = {held - 1})").fetchone()[0]:
+        raise NotInPlace(f"{table}: rows changed where rows are only added or updated")
+    con.execute("create or replace temp table changed_keys as "
+                + sql_text(__file__, changed_sql), {"held": held})
     changed = con.execute("select count(*) from changed_keys").fetchone()[0]
     con.execute(f"delete from gen.{table} where {key} in (from changed_keys)")
     con.execute(f"insert into gen.{table} select * from work.{table} "
@@ -203,12 +218,14 @@ def replace_changed_rows(con, table: str, key: str) -> str:
     return f"{changed} rows by {key}"
 
 
-def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -> str:
-    """Bring `table` of attached `gen` up to what it is in attached `work`; returns how."""
+def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
+               first_days: dict | None = None) -> str:
+    """Bring `table` of attached `gen` up to what it is in attached `work`; returns how.
+    `first_days` keeps each build's first new day for the next table built at the same time."""
     if table in APPEND_ONLY_TABLES:
         return append_new_rows(con, table)
     if table in KEYED_TABLES:
-        return replace_changed_rows(con, table, KEYED_TABLES[table])
+        return replace_changed_rows(con, table, *KEYED_TABLES[table])
     model, before, after = table_models().get(table), held.get(table), built.get(table)
     if model is None or before is None or after is None or before[1:] != after[1:]:
         return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
@@ -216,8 +233,11 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -
         return "unchanged"              # not built since, or a constant table built again
     if not model.incremental_by or model.incremental_grain not in ("day", "month"):
         return copy_whole(con, table)   # rebuilt in full, or by key
-    first_new_day, uncached = con.execute(sql_text(__file__, "first_new_day_since"),
-                                          {"built_at": before[0]}).fetchone()
+    first_days = {} if first_days is None else first_days
+    if before[0] not in first_days:     # one run builds every model: one look for them all
+        first_days[before[0]] = con.execute(sql_text(__file__, "first_new_day_since"),
+                                            {"built_at": before[0]}).fetchone()
+    first_new_day, uncached = first_days[before[0]]
     if uncached:
         return copy_whole(con, table)
     if first_new_day is None:
@@ -260,11 +280,12 @@ def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
             raise NotInPlace(f"{generation}: {exc}") from exc
         con.execute(f"attach '{work}' as work (read_only)")
         con.execute("set TimeZone = 'UTC'")
-        if published_catalog(con, "gen") != published_catalog(con, "work"):
+        catalog = catalog_digest(con, "work")
+        if catalog != (state.get("catalog") or catalog_digest(con, "gen")):
             raise NotInPlace(f"{generation}: tables, views, macros or comments changed")
-        built = model_states(con, "work")
+        built, first_days = model_states(con, "work"), {}
         con.execute("begin")
-        how = {t: sync_table(con, t, state.get("model_state", {}), built)
+        how = {t: sync_table(con, t, state.get("model_state", {}), built, first_days)
                for t in published_tables(con)}
         check_counts(con, [t for t, h in how.items() if h != "unchanged"])
         con.execute("commit")
@@ -276,14 +297,17 @@ def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
         raise NotInPlace(f"{generation}: the checkpoint left a write-ahead log")
     with open(generation, "rb") as fh:
         os.fsync(fh.fileno())
-    write_state(generation, built)
+    write_state(generation, built, catalog)
     return how
 
 
 def check_counts(con, tables: list[str]) -> None:
     """Every table written has as many rows in the generation as in the working database."""
-    for table in tables:
-        held, work = con.execute(f"select (select count(*) from gen.{table}), "
-                                 f"(select count(*) from work.{table})").fetchone()
+    if not tables:
+        return
+    counts = con.execute("select " + ", ".join(
+        f"(select count(*) from gen.{t}), (select count(*) from work.{t})" for t in tables)
+    ).fetchone()        # one statement: each costs its round trip
+    for table, held, work in zip(tables, counts[::2], counts[1::2], strict=True):
         if held != work:
             raise NotInPlace(f"{table}: {held} rows in the generation, {work} in the working one")
