@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
@@ -218,10 +219,28 @@ def replace_changed_rows(con, table: str, key: str, changed_sql: str) -> str:
     return f"{changed} rows by {key}"
 
 
+def crawls_loaded_since(con, held: dict[str, list]) -> list[tuple]:
+    """(normalized_at, first_day, cached) of every crawl normalized since the earliest build the
+    generation holds (sql/first_new_day_since.sql): one read for every model."""
+    if not held:
+        return []
+    return con.execute(sql_text(__file__, "first_new_day_since"),
+                       {"built_at": min(build[0] for build in held.values())}).fetchall()
+
+
+def first_new_day_since(loaded: list[tuple], built_at: str) -> tuple[date | None, bool]:
+    """(the first day of the observations loaded since `built_at`, None when none has one;
+    whether a crawl loaded since has no cached first day) from crawls_loaded_since."""
+    since = datetime.fromisoformat(built_at)
+    after = [(day, cached) for normalized_at, day, cached in loaded if normalized_at >= since]
+    return (min((day for day, _ in after if day is not None), default=None),
+            not all(cached for _, cached in after))
+
+
 def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
-               first_days: dict | None = None) -> str:
+               loaded: list[tuple] | None = None) -> str:
     """Bring `table` of attached `gen` up to what it is in attached `work`; returns how.
-    `first_days` keeps each build's first new day for the next table built at the same time."""
+    `loaded`: crawls_loaded_since (read here when not given)."""
     if table in APPEND_ONLY_TABLES:
         return append_new_rows(con, table)
     if table in KEYED_TABLES:
@@ -233,11 +252,8 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
         return "unchanged"              # not built since, or a constant table built again
     if not model.incremental_by or model.incremental_grain not in ("day", "month"):
         return copy_whole(con, table)   # rebuilt in full, or by key
-    first_days = {} if first_days is None else first_days
-    if before[0] not in first_days:     # one run builds every model: one look for them all
-        first_days[before[0]] = con.execute(sql_text(__file__, "first_new_day_since"),
-                                            {"built_at": before[0]}).fetchone()
-    first_new_day, uncached = first_days[before[0]]
+    loaded = crawls_loaded_since(con, held) if loaded is None else loaded
+    first_new_day, uncached = first_new_day_since(loaded, before[0])
     if uncached:
         return copy_whole(con, table)
     if first_new_day is None:
@@ -283,10 +299,13 @@ def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
         catalog = catalog_digest(con, "work")
         if catalog != (state.get("catalog") or catalog_digest(con, "gen")):
             raise NotInPlace(f"{generation}: tables, views, macros or comments changed")
-        built, first_days = model_states(con, "work"), {}
+        held, built = state.get("model_state", {}), model_states(con, "work")
+        # the commit checkpoints the generation itself instead of first writing the hour's rows
+        # to its WAL and then again into the file (the checkpoint below then finds nothing)
+        con.execute("set checkpoint_threshold = '0b'")
         con.execute("begin")
-        how = {t: sync_table(con, t, state.get("model_state", {}), built, first_days)
-               for t in published_tables(con)}
+        loaded = crawls_loaded_since(con, held)
+        how = {t: sync_table(con, t, held, built, loaded) for t in published_tables(con)}
         check_counts(con, [t for t, h in how.items() if h != "unchanged"])
         con.execute("commit")
         con.execute("checkpoint gen")
