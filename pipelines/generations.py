@@ -31,12 +31,16 @@ from functools import cache
 from pathlib import Path
 
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, INDEX_TABLE
 
 GENERATIONS = ("a", "b")
 # Tables whose rows are only ever added, never updated or deleted (observations: "never deleted",
-# pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched): a generation gets the
-# rows past its own count.
-APPEND_ONLY_TABLES = ("main.observations", "raw.offers")
+# pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched; the quarantine and the
+# advice history: inserts that skip the keys already there; the decisions about crawls: one
+# insert each; the price index: "rows are only ever appended"): a generation gets the rows past
+# its own count, instead of the whole table, which grows with every run.
+APPEND_ONLY_TABLES = ("main.observations", "raw.offers", "main.quarantine", "raw.crawl_decisions",
+                      ADVICE_HISTORY_TABLE, INDEX_TABLE)
 # Tables whose rows are added, then updated in place by key while they are open (raw.crawls: a
 # crawl's row gets its normalized_at, counts and status after it is inserted): {table: (key, the
 # SQL naming the keys that may differ from a generation's: rows added since, rows still open)}.
@@ -181,9 +185,19 @@ def table_models() -> dict:
 
 
 def copy_whole(con, table: str) -> str:
+    """The whole table again (one rebuilt from scratch)."""
     con.execute(f"delete from gen.{table}")
     con.execute(f"insert into gen.{table} select * from work.{table}")
     return "whole"
+
+
+def copy_if_changed(con, table: str) -> str:
+    """A table rebuilt in full every hour (a small model, a Python table), copied whole only when
+    its rows differ from the generation's: most hours the month's or the claims' tables come out
+    the same, and a table left alone costs the commit and the checkpoint nothing."""
+    differs, = con.execute(f"select exists (from work.{table} except all from gen.{table}) "
+                           f"or exists (from gen.{table} except all from work.{table})").fetchone()
+    return copy_whole(con, table) if differs else "unchanged"
 
 
 def append_new_rows(con, table: str) -> str:
@@ -246,12 +260,14 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
     if table in KEYED_TABLES:
         return replace_changed_rows(con, table, *KEYED_TABLES[table])
     model, before, after = table_models().get(table), held.get(table), built.get(table)
-    if model is None or before is None or after is None or before[1:] != after[1:]:
-        return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
+    if model is None:
+        return copy_if_changed(con, table)      # a table Python writes
+    if before is None or after is None or before[1:] != after[1:]:
+        return copy_whole(con, table)   # rebuilt from scratch (reset_at, SQL)
     if before == after or not model.reads:
         return "unchanged"              # not built since, or a constant table built again
     if not model.incremental_by or model.incremental_grain not in ("day", "month"):
-        return copy_whole(con, table)   # rebuilt in full, or by key
+        return copy_if_changed(con, table)      # rebuilt in full, or by key
     loaded = crawls_loaded_since(con, held) if loaded is None else loaded
     first_new_day, uncached = first_new_day_since(loaded, before[0])
     if uncached:
