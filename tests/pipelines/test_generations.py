@@ -221,6 +221,14 @@ def test_a_sync_killed_half_way_leaves_the_old_link_whole(work, tmp_path):
     assert published["method"] == "copy" and "no record" in published["why"]
 
 
+def both_generations_written(work: Path, tmp_path: Path) -> Path:
+    """data/prices.db published twice (each generation a whole copy of `work`)."""
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    return target
+
+
 def test_a_crawl_row_written_after_its_insert_reaches_each_generation(work, tmp_path):
     """raw.crawls is synced by the rows added since and the rows a generation holds still open
     (passing, not normalized), not compared whole: a held crawl both generations hold open, then
@@ -246,9 +254,7 @@ def test_a_crawl_row_written_after_its_insert_reaches_each_generation(work, tmp_
 
 
 def test_a_crawl_row_deleted_copies_the_whole_file(work, tmp_path):
-    target = tmp_path / "prices.db"
-    publish(work, target)
-    publish(work, target)
+    target = both_generations_written(work, tmp_path)
     with duckdb.connect(str(work)) as con:
         con.execute("delete from raw.crawls "
                     "where crawl_id = (select min(crawl_id) from raw.crawls)")
@@ -258,9 +264,7 @@ def test_a_crawl_row_deleted_copies_the_whole_file(work, tmp_path):
 
 def test_a_record_without_the_catalog_digest_reads_the_generation_catalog(work, tmp_path):
     """A generation recorded before the digest was: its catalog is read and compared instead."""
-    target = tmp_path / "prices.db"
-    publish(work, target)
-    publish(work, target)
+    target = both_generations_written(work, tmp_path)
     state = generations.state_path(generation_path(target, "a"))
     recorded = json.loads(state.read_text(encoding="utf-8"))
     del recorded["catalog"]
