@@ -4,17 +4,21 @@ readers open, switched by renaming a new link over it (pipelines/publish.py publ
 
 A run brings the generation data/prices.db is NOT a link of up to date in place (`sync_in_place`):
 * the append-only tables (APPEND_ONLY_TABLES) get the rows added since it was written;
+* raw.crawls (KEYED_TABLES) gets the rows added since and the rows it held still open, replaced
+  by key (sql/crawls_changed.sql: a row is only written again while open);
 * a model the runner has not built since leaves its table alone; a day- or month-grain
   incremental model not rebuilt from scratch since gets its rows from the first day the runner
   rebuilt (the first day of the observations loaded since that build, the runner's own rule,
   sql/first_new_day_since.sql) deleted and copied again;
-* every other table is copied whole (the models still rebuilt in full, the small Python tables).
+* a model rebuilt from scratch is copied whole; every other table (the models still rebuilt in
+  full, the small Python tables) is copied whole when its rows differ, else left alone.
 What the generation holds is recorded beside it (`<generation>.state.json`: the file's inode,
-size and modification time as last written, and each model's build as the runner recorded it),
-so anything unexpected raises NotInPlace and the caller copies the whole working file instead:
-no record, a file changed since (a writer session), a write-ahead log beside it, a reader
-holding it (DuckDB refuses the write open: "Could not set lock"), a different catalog (a
-migration, a changed view, macro or comment), or any error on the way.
+size and modification time as last written, each model's build as the runner recorded it, and
+the digest of its catalog), so anything unexpected raises NotInPlace and the caller copies the
+whole working file instead: no record, a file changed since (a writer session), a write-ahead log
+beside it, a reader holding it (DuckDB refuses the write open: "Could not set lock"), a catalog
+that differs from the recorded one (a migration, a changed view, macro or comment), a row count
+that differs after the update, or any error on the way.
 
 A hard link, not a symbolic one: DuckDB resolves a symbolic link and keeps its write-ahead log
 beside the file it points to, while readers and `gpuprices prices` name `data/prices.db.wal`
