@@ -4,17 +4,20 @@ readers open, switched by renaming a new link over it (pipelines/publish.py publ
 
 A run brings the generation data/prices.db is NOT a link of up to date in place (`sync_in_place`):
 * the append-only tables (APPEND_ONLY_TABLES) get the rows added since it was written;
+* raw.crawls (KEYED_TABLES) gets the rows added since and the rows it held still open, replaced
+  by key (sql/crawls_changed.sql: a row is only written again while open);
 * a model the runner has not built since leaves its table alone; a day- or month-grain
   incremental model not rebuilt from scratch since gets its rows from the first day the runner
   rebuilt (the first day of the observations loaded since that build, the runner's own rule,
   sql/first_new_day_since.sql) deleted and copied again;
 * every other table is copied whole (the models still rebuilt in full, the small Python tables).
 What the generation holds is recorded beside it (`<generation>.state.json`: the file's inode,
-size and modification time as last written, and each model's build as the runner recorded it),
-so anything unexpected raises NotInPlace and the caller copies the whole working file instead:
-no record, a file changed since (a writer session), a write-ahead log beside it, a reader
-holding it (DuckDB refuses the write open: "Could not set lock"), a different catalog (a
-migration, a changed view, macro or comment), or any error on the way.
+size and modification time as last written, each model's build as the runner recorded it, and
+the digest of its catalog), so anything unexpected raises NotInPlace and the caller copies the
+whole working file instead: no record, a file changed since (a writer session), a write-ahead log
+beside it, a reader holding it (DuckDB refuses the write open: "Could not set lock"), a catalog
+that differs from the recorded one (a migration, a changed view, macro or comment), a row count
+that differs after the update, or any error on the way.
 
 A hard link, not a symbolic one: DuckDB resolves a symbolic link and keeps its write-ahead log
 beside the file it points to, while readers and `gpuprices prices` name `data/prices.db.wal`
@@ -23,21 +26,28 @@ publish removes as before."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, INDEX_TABLE
 
 GENERATIONS = ("a", "b")
 # Tables whose rows are only ever added, never updated or deleted (observations: "never deleted",
-# pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched): a generation gets the
-# rows past its own count.
-APPEND_ONLY_TABLES = ("main.observations", "raw.offers")
-# Tables whose rows are updated in place, by key (raw.crawls: a crawl's row gets its
-# normalized_at, counts and status after it is inserted): a generation gets the rows that differ.
-KEYED_TABLES = {"raw.crawls": "crawl_id"}
+# pipelines/warehouse/comments.py; raw.offers: a crawl's items as fetched; the quarantine and the
+# advice history: inserts that skip the keys already there; the decisions about crawls: one
+# insert each; the price index: "rows are only ever appended"): a generation gets the rows past
+# its own count, instead of the whole table, which grows with every run.
+APPEND_ONLY_TABLES = ("main.observations", "raw.offers", "main.quarantine", "raw.crawl_decisions",
+                      ADVICE_HISTORY_TABLE, INDEX_TABLE)
+# Tables whose rows are added, then updated in place by key while they are open (raw.crawls: a
+# crawl's row gets its normalized_at, counts and status after it is inserted): {table: (key, the
+# SQL naming the keys that may differ from a generation's: rows added since, rows still open)}.
+KEYED_TABLES = {"raw.crawls": ("crawl_id", "crawls_changed")}
 
 
 class NotInPlace(Exception):
@@ -97,12 +107,13 @@ def read_state(generation: Path) -> dict | None:
         return None
 
 
-def write_state(generation: Path, models: dict[str, list]) -> None:
-    """Record what `generation` holds now (call once it is written, checkpointed and closed)."""
+def write_state(generation: Path, models: dict[str, list], catalog: str) -> None:
+    """Record what `generation` holds now (call once it is written, checkpointed and closed):
+    the models' builds and the digest of its catalog (catalog_digest)."""
     path = state_path(generation)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"stamp": file_stamp(generation), "model_state": models}),
-                   encoding="utf-8")
+    tmp.write_text(json.dumps({"stamp": file_stamp(generation), "model_state": models,
+                               "catalog": catalog}), encoding="utf-8")
     os.replace(tmp, path)
 
 
@@ -150,6 +161,13 @@ def published_catalog(con, catalog: str) -> list[tuple]:
             if row[0] not in ("table", "column") or row[1] not in INTERNAL_TABLES]
 
 
+def catalog_digest(con, catalog: str) -> str:
+    """sha256 of published_catalog: a generation's is recorded when it is written, so an update
+    compares the working database's catalog with it instead of reading the generation's too
+    (the file's stamp says nothing has written it since)."""
+    return hashlib.sha256(repr(published_catalog(con, catalog)).encode()).hexdigest()
+
+
 def published_tables(con) -> list[str]:
     """The working database's tables that are published (all but INTERNAL_TABLES)."""
     from pipelines.warehouse.comments import INTERNAL_TABLES
@@ -170,6 +188,9 @@ def table_models() -> dict:
 
 
 def copy_whole(con, table: str) -> str:
+    """The whole table again: a model rebuilt from scratch or in full, a table Python writes.
+    Those rebuilt in full every hour are small (at most a row per offer or per month): writing
+    them costs less than comparing them first (an `except all` both ways, 5-20x the write)."""
     con.execute(f"delete from gen.{table}")
     con.execute(f"insert into gen.{table} select * from work.{table}")
     return "whole"
@@ -188,13 +209,18 @@ def append_new_rows(con, table: str) -> str:
     return f"rows after {held}"
 
 
-def replace_changed_rows(con, table: str, key: str) -> str:
-    """The rows of `table` that differ from the generation's (or are gone), replaced by key: a
-    whole copy of a keyed table costs its index, which dwarfs the hour's few changed rows."""
-    con.execute(f"create or replace temp table changed_keys as "
-                f"select {key} from (from work.{table} except from gen.{table}) union "
-                f"select {key} from gen.{table} "
-                f"where {key} not in (select {key} from work.{table})")
+def replace_changed_rows(con, table: str, key: str, changed_sql: str) -> str:
+    """The rows of `table` that may differ from the generation's, replaced by key: the rows added
+    since it was synced and the rows it holds still open (`changed_sql`), never the whole table,
+    which grows with every crawl while an hour changes a few rows. The row before the added ones
+    must be in the generation, else rows were not only added after all."""
+    held = con.execute(f"select count(*) from gen.{table}").fetchone()[0]
+    if held and not con.execute(
+            f"select count(*) from gen.{table} where {key} = "
+            f"(select {key} from work.{table} where rowid = {held - 1})").fetchone()[0]:
+        raise NotInPlace(f"{table}: rows changed where rows are only added or updated")
+    con.execute("create or replace temp table changed_keys as "
+                + sql_text(__file__, changed_sql), {"held": held})
     changed = con.execute("select count(*) from changed_keys").fetchone()[0]
     con.execute(f"delete from gen.{table} where {key} in (from changed_keys)")
     con.execute(f"insert into gen.{table} select * from work.{table} "
@@ -203,12 +229,32 @@ def replace_changed_rows(con, table: str, key: str) -> str:
     return f"{changed} rows by {key}"
 
 
-def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -> str:
-    """Bring `table` of attached `gen` up to what it is in attached `work`; returns how."""
+def crawls_loaded_since(con, held: dict[str, list]) -> list[tuple]:
+    """(normalized_at, first_day, cached) of every crawl normalized since the earliest build the
+    generation holds (sql/first_new_day_since.sql): one read for every model."""
+    if not held:
+        return []
+    return con.execute(sql_text(__file__, "first_new_day_since"),
+                       {"built_at": min(build[0] for build in held.values())}).fetchall()
+
+
+def first_new_day_since(loaded: list[tuple], built_at: str) -> tuple[date | None, bool]:
+    """(the first day of the observations loaded since `built_at`, None when none has one;
+    whether a crawl loaded since has no cached first day) from crawls_loaded_since."""
+    since = datetime.fromisoformat(built_at)
+    after = [(day, cached) for normalized_at, day, cached in loaded if normalized_at >= since]
+    return (min((day for day, _ in after if day is not None), default=None),
+            not all(cached for _, cached in after))
+
+
+def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
+               loaded: list[tuple] | None = None) -> str:
+    """Bring `table` of attached `gen` up to what it is in attached `work`; returns how.
+    `loaded`: crawls_loaded_since (read here when not given)."""
     if table in APPEND_ONLY_TABLES:
         return append_new_rows(con, table)
     if table in KEYED_TABLES:
-        return replace_changed_rows(con, table, KEYED_TABLES[table])
+        return replace_changed_rows(con, table, *KEYED_TABLES[table])
     model, before, after = table_models().get(table), held.get(table), built.get(table)
     if model is None or before is None or after is None or before[1:] != after[1:]:
         return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
@@ -216,8 +262,8 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list]) -
         return "unchanged"              # not built since, or a constant table built again
     if not model.incremental_by or model.incremental_grain not in ("day", "month"):
         return copy_whole(con, table)   # rebuilt in full, or by key
-    first_new_day, uncached = con.execute(sql_text(__file__, "first_new_day_since"),
-                                          {"built_at": before[0]}).fetchone()
+    loaded = crawls_loaded_since(con, held) if loaded is None else loaded
+    first_new_day, uncached = first_new_day_since(loaded, before[0])
     if uncached:
         return copy_whole(con, table)
     if first_new_day is None:
@@ -260,12 +306,16 @@ def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
             raise NotInPlace(f"{generation}: {exc}") from exc
         con.execute(f"attach '{work}' as work (read_only)")
         con.execute("set TimeZone = 'UTC'")
-        if published_catalog(con, "gen") != published_catalog(con, "work"):
+        catalog = catalog_digest(con, "work")
+        if catalog != (state.get("catalog") or catalog_digest(con, "gen")):
             raise NotInPlace(f"{generation}: tables, views, macros or comments changed")
-        built = model_states(con, "work")
+        held, built = state.get("model_state", {}), model_states(con, "work")
+        # the commit checkpoints the generation itself instead of first writing the hour's rows
+        # to its WAL and then again into the file (the checkpoint below then finds nothing)
+        con.execute("set checkpoint_threshold = '0b'")
         con.execute("begin")
-        how = {t: sync_table(con, t, state.get("model_state", {}), built)
-               for t in published_tables(con)}
+        loaded = crawls_loaded_since(con, held)
+        how = {t: sync_table(con, t, held, built, loaded) for t in published_tables(con)}
         check_counts(con, [t for t, h in how.items() if h != "unchanged"])
         con.execute("commit")
         con.execute("checkpoint gen")
@@ -276,14 +326,17 @@ def sync_in_place(work: Path, generation: Path) -> dict[str, str]:
         raise NotInPlace(f"{generation}: the checkpoint left a write-ahead log")
     with open(generation, "rb") as fh:
         os.fsync(fh.fileno())
-    write_state(generation, built)
+    write_state(generation, built, catalog)
     return how
 
 
 def check_counts(con, tables: list[str]) -> None:
     """Every table written has as many rows in the generation as in the working database."""
-    for table in tables:
-        held, work = con.execute(f"select (select count(*) from gen.{table}), "
-                                 f"(select count(*) from work.{table})").fetchone()
+    if not tables:
+        return
+    counts = con.execute("select " + ", ".join(
+        f"(select count(*) from gen.{t}), (select count(*) from work.{t})" for t in tables)
+    ).fetchone()        # one statement: each costs its round trip
+    for table, held, work in zip(tables, counts[::2], counts[1::2], strict=True):
         if held != work:
             raise NotInPlace(f"{table}: {held} rows in the generation, {work} in the working one")

@@ -18,6 +18,7 @@ from pathlib import Path
 from pipelines.feed_cells import csv_safe_select
 from pipelines.generations import (
     NotInPlace,
+    catalog_digest,
     forget_state,
     model_states,
     published_wal,
@@ -268,14 +269,14 @@ def copy_generation(work: Path, generation: Path) -> None:
     with atomic_path(generation) as tmp:
         clone_or_copy(work, tmp)
         try:
-            models = drop_internal_tables(tmp)
+            models, catalog = drop_internal_tables(tmp)
         finally:
             published_wal(tmp).unlink(missing_ok=True)
         with open(tmp, "rb") as fh:
             os.fsync(fh.fileno())
         wal.unlink(missing_ok=True)
     wal.unlink(missing_ok=True)
-    write_state(generation, models)
+    write_state(generation, models, catalog)
 
 
 def switch_link(generation: Path, target: Path,
@@ -309,18 +310,19 @@ def describe_tables(work: Path) -> int:
     return written
 
 
-def drop_internal_tables(copy: Path) -> dict[str, list]:
+def drop_internal_tables(copy: Path) -> tuple[dict[str, list], str]:
     """Removes the internal bookkeeping tables from `copy` (the file about to be published), then
     checkpoints so the file is whole without its WAL; returns the builds raw.model_state recorded
-    (pipelines/generations.py keeps them beside the generation). A copy without any internal
-    table is left byte for byte as it was."""
+    and the digest of the catalog it publishes (pipelines/generations.py keeps both beside the
+    generation). A copy without any internal table is left byte for byte as it was."""
     import duckdb
 
     from pipelines.warehouse.comments import INTERNAL_TABLES
 
     with duckdb.connect(str(copy)) as con:
         con.execute("set TimeZone = 'UTC'")
-        models = model_states(con, con.execute("select current_database()").fetchone()[0])
+        catalog = con.execute("select current_database()").fetchone()[0]
+        models = model_states(con, catalog)
         present = {f"{s}.{t}" for s, t in con.execute(
             "select schema_name, table_name from duckdb_tables()").fetchall()}
         dropped = [t for t in INTERNAL_TABLES if t in present]
@@ -328,4 +330,4 @@ def drop_internal_tables(copy: Path) -> dict[str, list]:
             con.execute(f"drop table {table}")
         if dropped:
             con.execute("checkpoint")
-    return models
+        return models, catalog_digest(con, catalog)

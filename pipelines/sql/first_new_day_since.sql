@@ -1,10 +1,13 @@
--- The earliest UTC day with observations loaded since $built_at (a model's build that a generation
--- last copied), as the model runner derives it (pipelines/warehouse/sql/first_new_day.sql), from
--- the attached working database `work`; and how many crawls loaded since have no cached first day
--- (then the day is unknown and the whole table is copied).
+-- Every crawl of the attached working database `work` normalized since $built_at (the earliest of
+-- the model builds a generation last copied): when, the first UTC day of its observations as the
+-- model runner derives it (pipelines/warehouse/sql/first_new_day.sql; null: it has none), and
+-- whether that day is cached at all (if not, the day is unknown and a model built before it is
+-- copied whole). pipelines/generations.py takes each model's earliest day from these rows, one
+-- read for every model.
 select
-    min(d.first_day) as first_new_day,
-    count(*) filter (where d.crawl_id is null) as uncached
+    c.normalized_at,
+    d.first_day,
+    d.crawl_id is not null as cached
 from work.raw.crawls as c
 left join work.raw.crawl_first_days as d
     on c.crawl_id = d.crawl_id and c.normalized_at = d.normalized_at

@@ -250,9 +250,6 @@ def apply_comments(con) -> int:
         text = columns.get(name, {}).get(column) or fallback.get(column)
         if name in kinds and text and (comment or "") != " ".join(text.split()):
             statements.append(f"comment on column {name}.{column} is {_escaped(text)}")
-    if statements:
-        con.execute("begin")
-        for statement in statements:
-            con.execute(statement)
-        con.execute("commit")
+    if statements:      # one call: the runner's full rebuilds drop ~270 column comments an hour
+        con.execute(";\n".join(["begin", *statements, "commit"]))
     return len(statements)

@@ -7,17 +7,23 @@ whole meanwhile."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import duckdb
 import pytest
 
 import pipelines.generations as generations
-from pipelines.generations import current_generation, generation_path, published_catalog
+from pipelines.generations import (
+    GENERATIONS,
+    current_generation,
+    generation_path,
+    published_catalog,
+)
 from pipelines.publish import publish_generation
 from pipelines.simulate import DUCKDB_CONFIG, append_hour, load_offers, simulate
 from pipelines.warehouse.comments import INTERNAL_TABLES
@@ -213,3 +219,76 @@ def test_a_sync_killed_half_way_leaves_the_old_link_whole(work, tmp_path):
     assert current_generation(target) == "b" and target.read_bytes() == before
     published = publish(work, target)
     assert published["method"] == "copy" and "no record" in published["why"]
+
+
+def both_generations_written(work: Path, tmp_path: Path) -> Path:
+    """data/prices.db published twice (each generation a whole copy of `work`)."""
+    target = tmp_path / "prices.db"
+    publish(work, target)
+    publish(work, target)
+    return target
+
+
+def test_a_crawl_row_written_after_its_insert_reaches_each_generation(work, tmp_path):
+    """raw.crawls is synced by the rows added since and the rows a generation holds still open
+    (passing, not normalized), not compared whole: a held crawl both generations hold open, then
+    normalized, reaches each; a decision (an append-only table) too."""
+    target = tmp_path / "prices.db"
+    with duckdb.connect(str(work)) as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, offers, status) "
+                    "values ('held-1', 'vultr', 'simulated', true, 0, 'held')")
+    publish(work, target)
+    publish(work, target)
+    land_hour(work, 0)
+    with duckdb.connect(str(work)) as con:
+        con.execute("update raw.crawls set status = 'passed', normalized_at = now(), "
+                    "normalized_rows = 0 where crawl_id = 'held-1'")
+        con.execute("insert into raw.crawl_decisions (crawl_id, source, decided_at, decision, "
+                    "decided_by, reason) values ('held-1', 'vultr', now(), 'accepted', "
+                    "'person:test', 'checked by hand')")
+    for _ in GENERATIONS:
+        published = publish(work, target)
+        assert published["method"] == "generations", published["why"]
+        assert published["tables"]["raw.crawl_decisions"] == "rows after 0"
+        assert published["tables"]["raw.crawls"].endswith("rows by crawl_id")
+
+
+def test_a_crawl_row_deleted_copies_the_whole_file(work, tmp_path):
+    target = both_generations_written(work, tmp_path)
+    with duckdb.connect(str(work)) as con:
+        con.execute("delete from raw.crawls "
+                    "where crawl_id = (select min(crawl_id) from raw.crawls)")
+    published = publish(work, target)
+    assert published["method"] == "copy" and "raw.crawls" in published["why"]
+
+
+def test_a_record_without_the_catalog_digest_reads_the_generation_catalog(work, tmp_path):
+    """A generation recorded before the digest was: its catalog is read and compared instead."""
+    target = both_generations_written(work, tmp_path)
+    state = generations.state_path(generation_path(target, "a"))
+    recorded = json.loads(state.read_text(encoding="utf-8"))
+    del recorded["catalog"]
+    state.write_text(json.dumps(recorded), encoding="utf-8")
+    land_hour(work, 0)
+    assert publish(work, target)["method"] == "generations"
+    with duckdb.connect(str(work)) as con:
+        con.execute("create view main.newer as select 1 as one")
+    published = publish(work, target)
+    assert published["method"] == "copy" and "changed" in published["why"]
+
+
+BUILT = "2026-04-29T10:00:00.000000+00:00"
+AT = datetime(2026, 4, 29, 10, tzinfo=UTC)
+D1, D2 = date(2026, 4, 28), date(2026, 4, 29)
+
+
+@pytest.mark.parametrize(("loaded", "expected"), [
+    ([], (None, False)),                                             # nothing loaded since
+    ([(AT - timedelta(hours=1), D1, True)], (None, False)),          # loaded before the build
+    ([(AT, D2, True), (AT + timedelta(hours=1), D1, True)], (D1, False)),   # the earliest day
+    ([(AT, None, True)], (None, False)),                             # a crawl with no rows
+    ([(AT, D2, True), (AT, None, False)], (D2, True)),               # one day not cached
+    ([(AT - timedelta(hours=1), None, False), (AT, D2, True)], (D2, False)),
+])
+def test_the_first_new_day_since_a_build(loaded, expected):
+    assert generations.first_new_day_since(loaded, BUILT) == expected
