@@ -14,6 +14,7 @@ step) finds nothing here and crawls in the step, as it always did."""
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -68,8 +69,15 @@ def start(run_id: str, sources: list[str], crawler: Any = None) -> None:
         from pipelines.resources import crawler_from_env  # imports Dagster: the run's next need
 
         crawler = crawler_from_env()
+    def crawl() -> dict:
+        started = time.monotonic()
+        results = crawler.crawl_many(jobs, log)
+        log.info(f"crawled {len(jobs)} sources in {time.monotonic() - started:.1f} s, from "
+                 "before the Dagster run started")
+        return results
+
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="crawl-ahead")
-    results = pool.submit(crawler.crawl_many, jobs, log)
+    results = pool.submit(crawl)
     pool.shutdown(wait=False)   # the thread ends with the crawl; the process waits for it
     with _lock:
         _ahead[run_id] = CrawlAhead(run_id, jobs, crawler, log, results)
