@@ -14,10 +14,10 @@ from dagster_duckdb import DuckDBResource
 from pipelines import crawl_ahead
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, MULTIPROCESS
 from pipelines.preflight import DiskRefused, check_ready_to_write
-from pipelines.quality.gx_checks import warm_up_in_background
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warm_up import warm_up_later_steps
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import crawl_price_basis
 from spiders.registry import source_names
@@ -141,7 +141,7 @@ def build_raw_offers() -> dg.AssetsDefinition:
                                          for s in sources}
         context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes"
                          + (" (started before the run, by gpuprices run)" if ahead else ""))
-        warm_up_in_background()   # the checks, later in this process, need GX
+        warm_up_later_steps()   # GX and the ECB rates, for the checks and normalizing
         try:
             if ahead:
                 results = ahead.results.result()
