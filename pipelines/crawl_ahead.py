@@ -4,9 +4,10 @@ Crawling is most of a run, and it happens in Scrapy subprocesses: the command's 
 waits for them. Before the crawl step could start them, that process spent seconds loading Dagster
 and the code location, making the instance and planning the run. So `gpuprices run` (in process,
 after its preflight check passed and with the run lock held) starts the crawl step's very call,
-`CrawlerResource.crawl_many` with the step's crawl ids, on a thread first, and the step
-(`raw_offers`, pipelines/defs/ingest.py) takes its results when it is the same run, the same
-sources and the same crawler; what the crawl said to its log is said again to the step's.
+`crawl_many` with the step's crawl ids and the crawler's settings (pipelines/crawler.py, which
+needs no Dagster), on a thread first; the step (`raw_offers`, pipelines/defs/ingest.py) takes its
+results when it is the same run, the same sources and the same crawler settings, and what the
+crawl said to its log is said again to the step's.
 
 Any other run (a schedule's, the UI's, the multiprocess executor's, a test materializing the
 step) finds nothing here and crawls in the step, as it always did."""
@@ -51,7 +52,7 @@ class HeldLog:
 class CrawlAhead:
     run_id: str
     jobs: dict[str, str]      # source -> crawl id
-    crawler: Any              # the CrawlerResource it crawls with
+    crawler: Any              # the Crawler (or CrawlerResource) it crawls with
     log: HeldLog
     results: Future
 
@@ -65,10 +66,10 @@ def start(run_id: str, sources: list[str], crawler: Any = None) -> None:
     one the code location will make from this environment)."""
     jobs = {source: crawl_id(source, run_id) for source in sources}
     log = HeldLog()
-    if crawler is None:
-        from pipelines.resources import crawler_from_env  # imports Dagster: the run's next need
+    if crawler is None:   # no Dagster: the crawl starts before it has loaded
+        from pipelines.crawler import Crawler, settings_from_env
 
-        crawler = crawler_from_env()
+        crawler = Crawler(**settings_from_env())
     def crawl() -> dict:
         started = time.monotonic()
         results = crawler.crawl_many(jobs, log)
@@ -98,6 +99,6 @@ def take(run_id: str, sources: list[str], crawler: Any) -> CrawlAhead | None:
 
 
 def _settings(crawler: Any) -> dict[str, Any]:
-    return {name: getattr(crawler, name, None)
-            for name in ("mode", "data_dir", "snapshot_dir", "timeout_seconds",
-                         "shared_grace_seconds", "alone_concurrency", "opt_in")}
+    from pipelines.crawler import SETTINGS
+
+    return {name: getattr(crawler, name, None) for name in SETTINGS}
