@@ -70,6 +70,9 @@ def start(run_id: str, sources: list[str], crawler: Any = None) -> None:
         from pipelines.crawler import Crawler, settings_from_env
 
         crawler = Crawler(**settings_from_env())
+    # What the crawl would import on its thread is imported here first: this thread goes on to
+    # import Dagster, and two threads importing at once can meet a half-made module.
+    import spiders.terms  # noqa: F401  (a live crawl's terms check imports it when called)
     def crawl() -> dict:
         started = time.monotonic()
         results = crawler.crawl_many(jobs, log)

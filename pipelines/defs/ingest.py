@@ -17,7 +17,7 @@ from pipelines.preflight import DiskRefused, check_ready_to_write
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
-from pipelines.warm_up import warm_up_later_steps
+from pipelines.warm_up import warming_up
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import crawl_price_basis
 from spiders.registry import source_names
@@ -141,17 +141,16 @@ def build_raw_offers() -> dg.AssetsDefinition:
                                          for s in sources}
         context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes"
                          + (" (started before the run, by gpuprices run)" if ahead else ""))
-        warm_up_later_steps()   # GX and the ECB rates, for the checks and normalizing
         try:
-            if ahead:
-                results = ahead.results.result()
-                ahead.log.say_to(context.log)
-            else:
-                results = crawler.crawl_many(jobs, context.log)
+            with warming_up():   # GX and the ECB rates, for the checks and normalizing
+                results = (ahead.results.result() if ahead
+                           else crawler.crawl_many(jobs, context.log))
         except Exception as exc:  # a crawler bug must not lose the verdicts: record it per source
             results = {s: CrawlResult(s, c, False, 0,
                                       [f"crawler error: {type(exc).__name__}: {exc}"],
                                       crawler.items_path(s, c)) for s, c in jobs.items()}
+        if ahead:
+            ahead.log.say_to(context.log)
         with duckdb.get_connection() as con:
             ensure_schema(con)
             for source in sources:
