@@ -73,6 +73,8 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
         raise click.BadParameter(f"unknown source(s) {', '.join(unknown)}; known: "
                                  f"{', '.join(source_names())}", param_hint="--source")
     opt_in_named(sources)
+    run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
+    crawl_before_the_run(run_id, sources)
     import dagster as dg
 
     from pipelines.definitions import defs
@@ -93,7 +95,6 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
                      if job.executor_def.name != "in_process" else ""))
     load_record_before_run(no_record)
     instance = dg.DagsterInstance.get()
-    run_id = str(uuid.uuid4())  # known before the run starts, so its events can be followed
     with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
         if job.executor_def.name == "in_process":
             result = job.execute_in_process(
@@ -111,6 +112,22 @@ def opt_in_named(sources: tuple[str, ...]) -> None:
 
     if sources:
         os.environ[OPT_IN_ENV] = ",".join(sorted({*opt_in_from_env(), *sources}))
+
+
+def crawl_before_the_run(run_id: str, sources: tuple[str, ...]) -> None:
+    """In process, the crawl step's crawl starts now, on a thread, and the step takes it
+    (pipelines/crawl_ahead.py): its Scrapy processes crawl while this one loads Dagster, the code
+    location and the instance and plans the run, seconds it used to spend before the crawl."""
+    from pipelines import crawl_ahead
+    from pipelines.defs.execution import executor_name
+    from spiders.registry import source_names
+
+    try:
+        in_process = executor_name() == "in_process"
+    except ValueError:   # the code location says so, when it loads
+        return
+    if in_process:
+        crawl_ahead.start(run_id, list(sources) or source_names())
 
 
 def refuse_unusable_data_dir() -> None:

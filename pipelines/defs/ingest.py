@@ -6,18 +6,18 @@ A passing crawl's JSONL file goes straight into raw.offers (DuckDB reads it); ev
 verdict goes into raw.crawls."""
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
+from pipelines import crawl_ahead
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, MULTIPROCESS
 from pipelines.preflight import DiskRefused, check_ready_to_write
-from pipelines.quality.gx_checks import warm_up_in_background
 from pipelines.resources import CrawlerResource, CrawlResult
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
+from pipelines.warm_up import warming_up
 from spiders.layout import SNAPSHOT_DIR
 from spiders.price_basis import crawl_price_basis
 from spiders.registry import source_names
@@ -87,10 +87,6 @@ def refuse_unless_ready(open_database: bool = True) -> None:
         raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
-def _crawl_id(source: str, run_id: str) -> str:
-    return f"{source}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S')}-{run_id[:8]}"
-
-
 def _materialization(context, result: CrawlResult) -> dict:
     """Log how a crawl went; its materialization metadata."""
     source = result.source
@@ -140,15 +136,21 @@ def build_raw_offers() -> dg.AssetsDefinition:
         ones in another; one source failing is recorded as failed and the others still land."""
         refuse_unless_ready()
         sources = [key.path[1] for key in context.selected_asset_keys]
-        jobs = {s: _crawl_id(s, context.run_id) for s in sources}
-        context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes")
-        warm_up_in_background()   # the checks, later in this process, need GX
+        ahead = crawl_ahead.take(context.run_id, sources, crawler)
+        jobs = ahead.jobs if ahead else {s: crawl_ahead.crawl_id(s, context.run_id)
+                                         for s in sources}
+        context.log.info(f"crawling {len(sources)} sources ({crawler.mode}) in shared processes"
+                         + (" (started before the run, by gpuprices run)" if ahead else ""))
         try:
-            results = crawler.crawl_many(jobs, context.log)
+            with warming_up():   # GX and the ECB rates, for the checks and normalizing
+                results = (ahead.results.result() if ahead
+                           else crawler.crawl_many(jobs, context.log))
         except Exception as exc:  # a crawler bug must not lose the verdicts: record it per source
             results = {s: CrawlResult(s, c, False, 0,
                                       [f"crawler error: {type(exc).__name__}: {exc}"],
                                       crawler.items_path(s, c)) for s, c in jobs.items()}
+        if ahead:
+            ahead.log.say_to(context.log)
         with duckdb.get_connection() as con:
             ensure_schema(con)
             for source in sources:
@@ -173,7 +175,8 @@ def build_source_asset(source: str) -> dg.AssetsDefinition:
     def crawl_source(context: dg.OpExecutionContext, crawler: CrawlerResource) -> CrawlResult:
         # the database is checked by the load step: here other sources' loads may hold it
         refuse_unless_ready(open_database=False)
-        return _crawl_safely(crawler, source, _crawl_id(source, context.run_id), context.log)
+        return _crawl_safely(crawler, source, crawl_ahead.crawl_id(source, context.run_id),
+                             context.log)
 
     @dg.op(name=f"load_{source}", pool=DUCKDB_POOL, tags={"source": source, **(DUCKDB_TAGS or {})},
            out={"result": dg.Out(dg.Nothing), "check": dg.Out(dg.Nothing)})

@@ -136,6 +136,11 @@ def print_report(report: dict[str, Any]) -> None:
             console.print(f"    Dagster run {r.get('dagster_run_seconds') or 0:.1f} s: crawl step "
                           f"(raw_offers, every source) {crawl:.1f} s, the {len(steps) - 1} other "
                           f"steps {rest:.1f} s; the rest of the wall time is start-up")
+            if r.get("crawl_span_seconds") is not None:
+                console.print(f"    the crawl itself (first start to last finish, 1 s "
+                              f"resolution) {r['crawl_span_seconds']:.0f} s: gpuprices run starts "
+                              "it before the Dagster run, so the crawl step waits only for what "
+                              "is left of it")
             slow = sorted(((v, k) for k, v in (r.get("crawl_seconds_by_source") or {}).items()
                            if v is not None), reverse=True)[:4]
             if slow:

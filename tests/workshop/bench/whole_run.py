@@ -48,6 +48,7 @@ def whole_run_bench(root: Path) -> dict[str, Any]:
             "db_path": str(db_path(data)),
             "requests": sum(v.get("requests") or 0 for v in verdicts),
             "crawl_seconds_by_source": {v["source"]: _seconds_between(v) for v in verdicts},
+            "crawl_span_seconds": _span(verdicts),
             **_dagster_run_times(home),
             "record": f"left out ({RECORD_ENV}=off): only a first run loads it",
             "output_tail": output.splitlines()[-12:],
@@ -77,6 +78,20 @@ def _seconds_between(verdict: dict[str, Any]) -> float | None:
                 - datetime.fromisoformat(verdict["started_at"])).total_seconds()
     except (KeyError, TypeError, ValueError):
         return None
+
+
+def _span(verdicts: list[dict[str, Any]]) -> float | None:
+    """The crawl's wall time, its first source's start to its last one's finish: `gpuprices run`
+    starts it before the Dagster run (pipelines/crawl_ahead.py), so the crawl step's own time is
+    only what is left of it by then."""
+    try:
+        times = [(datetime.fromisoformat(v["started_at"]), datetime.fromisoformat(v["finished_at"]))
+                 for v in verdicts if v.get("started_at") and v.get("finished_at")]
+    except (TypeError, ValueError):
+        return None
+    if not times:
+        return None
+    return (max(f for _, f in times) - min(s for s, _ in times)).total_seconds()
 
 
 def _dagster_run_times(home: Path) -> dict[str, Any]:

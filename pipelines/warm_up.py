@@ -1,0 +1,43 @@
+"""What the run's later steps load once per process, loaded on threads while the crawl step waits
+for its Scrapy processes (the run's own process is otherwise idle then): Great Expectations for
+the checks (pipelines/quality/gx_checks.py, about 2 s of CPU) and the ECB reference rates that
+normalizing converts prices with (spiders/parsing/currencies.py: parsing the bundled file, about
+0.3 s). The step waits for them before it goes on: two threads importing the same packages at once
+can meet a module the other left half made ("partially initialized module 'sqlalchemy.orm.exc'":
+GX and Dagster's event log both import SQLAlchemy), and one process runs one thread's Python at a
+time anyway. Only a head start: a warm-up that fails leaves the step that needs the thing to load
+it, and report its own error."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+from pipelines.quality.gx_checks import warm_up_in_background
+
+
+def _load_rates() -> None:
+    from spiders.parsing.currencies import fx_rate
+
+    # normalizing meets any error of this again, and says it where it matters
+    with contextlib.suppress(Exception):
+        fx_rate("EUR", "USD", datetime.now(UTC).date())   # any pair loads the whole file
+
+
+def warm_up_later_steps() -> list[threading.Thread]:
+    rates = threading.Thread(target=_load_rates, name="fx-rates-warm-up", daemon=True)
+    rates.start()
+    return [warm_up_in_background(), rates]
+
+
+@contextlib.contextmanager
+def warming_up() -> Iterator[None]:
+    """The warm-ups run during the block (a wait), and the block's end waits for them."""
+    threads = warm_up_later_steps()
+    try:
+        yield
+    finally:
+        for thread in threads:
+            thread.join()
