@@ -23,7 +23,9 @@ def _load_rates() -> None:
 
     # normalizing meets any error of this again, and says it where it matters
     with contextlib.suppress(Exception):
-        fx_rate("EUR", "USD", datetime.now(UTC).date())   # any pair loads the whole file
+        # a pair fx_rate has not remembered (spiders/parsing/__pycache__/fx_rates.json: the
+        # first run of a day) loads the whole file; a remembered one costs nothing
+        fx_rate("EUR", "USD", datetime.now(UTC).date())
 
 
 def warm_up_later_steps() -> list[threading.Thread]:

@@ -17,6 +17,7 @@ from dagster_duckdb import DuckDBResource
 from pipelines.defs.crawl_holds import land_or_hold
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
+from pipelines.warehouse.crawl_first_days import record_crawl_first_days
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_files import sql_text
 
@@ -84,6 +85,10 @@ def observations(context: dg.AssetExecutionContext, duckdb: DuckDBResource) -> d
             con.execute(sql_text(__file__, "publish_batch"))
             after = con.execute("select count(*) from observations").fetchone()[0]
             con.execute(sql_text(__file__, "mark_normalized"))
+            # the landed crawls' first day, from the rows just written: the model runner then
+            # finds the hour's first new day without scanning the history
+            record_crawl_first_days(con, con.execute(
+                "select min(observed_hour) from observation_batch").fetchone()[0])
             con.execute("delete from observation_batch")
             con.execute("delete from raw.batch_crawls")
     context.log.info(f"observations: {after - before} new rows, {after} in all")

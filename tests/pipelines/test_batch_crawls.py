@@ -54,6 +54,7 @@ def rows(db: DuckDBResource, sql: str) -> list[tuple]:
 
 CRAWLS = "select crawl_id, normalized_at is not null, normalized_rows, quarantined_rows " \
          "from raw.crawls order by 1"
+FIRST_DAYS = "select crawl_id, first_day::varchar from raw.crawl_first_days order by 1"
 
 
 def test_a_crawl_loaded_after_the_batch_was_built_stays_pending(db):
@@ -64,9 +65,12 @@ def test_a_crawl_loaded_after_the_batch_was_built_stays_pending(db):
     assert rows(db, CRAWLS) == [("c1", True, 1, 0), ("c2", False, None, None)]
     assert rows(db, "select crawl_id from observations") == [("c1",)]
     assert rows(db, "select count(*) from raw.batch_crawls") == [(0,)]
+    # the published crawl's first day is recorded as it lands (the model runner scans nothing)
+    assert rows(db, FIRST_DAYS) == [("c1", "2026-11-30")]
     build_batch(db)                                        # the next run takes it
     publish(db)
     assert rows(db, CRAWLS) == [("c1", True, 1, 0), ("c2", True, 1, 0)]
+    assert rows(db, FIRST_DAYS) == [("c1", "2026-11-30"), ("c2", "2026-11-30")]
     assert rows(db, "select crawl_id, observed_hour::varchar from observations order by 1") == [
         ("c1", "2026-11-30 09:00:00+00"), ("c2", "2026-11-30 10:00:00+00")]
 
@@ -76,6 +80,7 @@ def test_a_passing_crawl_without_offers_is_marked_with_zero_rows(db):
     build_batch(db)
     publish(db)
     assert rows(db, CRAWLS) == [("c1", True, 0, 0)]
+    assert rows(db, FIRST_DAYS) == [("c1", None)]              # recorded: no day to find
 
 
 def test_two_crawls_of_the_same_hour_are_not_dedupe(db):

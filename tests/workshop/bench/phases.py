@@ -50,15 +50,15 @@ def phase_generate(db: str, offers_file: str, days: int) -> dict[str, Any]:
 
 
 def _run_models(con, *, full: bool) -> list[dict[str, Any]]:
-    """Every model as the pipeline's assets build them: each in its own transaction."""
-    from pipelines.warehouse.db import transaction
-    from pipelines.warehouse.sql_models import run_model
+    """Every model as the pipeline's assets build them: one batch (the catalog and the models'
+    state read once), each model in its own transaction."""
+    from pipelines.warehouse.model_batch import ModelBatch
 
+    batch = ModelBatch(con)
     builds = []
     for model in _models():
         started = time.perf_counter()
-        with transaction(con):
-            how = run_model(con, model, full=full)
+        how = batch.build(model, full=full)
         builds.append({"model": model.table, "how": how,
                        "seconds": time.perf_counter() - started})
     return builds
