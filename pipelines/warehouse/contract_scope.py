@@ -7,8 +7,8 @@ The rule, per model built by the models step:
   incremental column is at least `SqlModel.rebuild_start(<first new day>)` for a day- or
   month-grain incremental table rebuilt "incremental from <day>"; for a view, none when none of
   its inputs changed, the rows from its one input's rebuilt start when the view is a plain
-  projection of that input (no join, aggregate, window or distinct: its row of a day is its
-  input's row of that day) and its grain holds that column, else all. Any other build (full,
+  projection of that input (no join, aggregate, window, distinct or subquery, the column selected
+  as it is: its row of a day is its input's row of that day), else all. Any other build (full,
   key or merge grain, an input the step did not build) changed all rows.
 * The check reads (`audit_scope`) the changed rows only when the model's last check passed, under
   the same SQL (so the same audits), no earlier than the last build of the model and of each of
@@ -60,10 +60,10 @@ def projected_column(model: SqlModel, column: str) -> bool:
         tree = sqlglot.parse_one(model.select, dialect="duckdb")
     except sqlglot.errors.ParseError:
         return False
-    if (not isinstance(tree, exp.Select) or tree.args.get("with") or tree.args.get("joins")
-            or tree.args.get("group") or tree.args.get("having") or tree.args.get("distinct")
-            or tree.args.get("qualify") or not isinstance(tree.args["from"].this, exp.Table)
-            or tree.find(exp.Window, exp.AggFunc, exp.Subquery)):
+    if (not isinstance(tree, exp.Select) or len(list(tree.find_all(exp.Select))) > 1
+            or not isinstance(tree.find(exp.From).this, exp.Table)
+            or tree.find(exp.With, exp.Join, exp.Group, exp.Having, exp.Distinct, exp.Qualify,
+                         exp.Window, exp.AggFunc, exp.Subquery, exp.Unnest)):
         return False
     return any(isinstance(e, exp.Column) and e.name == column for e in tree.expressions)
 
