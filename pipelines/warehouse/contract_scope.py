@@ -95,12 +95,12 @@ def audit_scope(changed: Rows, last_pass_holds: bool) -> Rows:
 def passes_on_record(con, models: list[SqlModel]) -> set[str]:
     """The models whose last check passed under their present SQL, no earlier than the last
     build (before this step) of the model and of each table it reads."""
-    con.execute(sql_text(__file__, "create_model_contracts"))
-    passed = {m: (sha, at) for m, sha, at in con.execute(
-        sql_text(__file__, "passed_contracts")).fetchall()}
     try:
+        passed = {m: (sha, at) for m, sha, at in con.execute(
+            sql_text(__file__, "passed_contracts")).fetchall()}
         built = dict(con.execute(sql_text(__file__, "model_built_at")).fetchall())
-    except duckdb.CatalogException:     # no model built yet: nothing to hold
+    except duckdb.CatalogException:     # no check or no build on record: nothing holds
+        con.execute(sql_text(__file__, "create_model_contracts"))
         return set()
     holds = set()
     for model in models:
