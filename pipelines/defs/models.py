@@ -20,9 +20,17 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
 from pipelines.defs.ingest import RAW_KEYS
+from pipelines.warehouse.contract_scope import (
+    ALL_ROWS,
+    Rows,
+    audit_scope,
+    passes_on_record,
+    record_checks,
+    rows_changed,
+)
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.model_batch import ModelBatch
-from pipelines.warehouse.model_contract import AuditFailure, audit_failures, model_contract
+from pipelines.warehouse.model_contract import AuditFailure, check_contract, model_contract
 from pipelines.warehouse.sql_models import PYTHON_TABLES, SqlModel, load_models
 from spiders.layout import SQL_DIR
 
@@ -72,6 +80,9 @@ def column_schema(model: SqlModel, columns: list[tuple]) -> dg.TableSchema:
 
 # The blocking check of a model's grain and audits.
 CONTRACT_CHECK = "contract"
+# What a passing check's description says of the rows it read (contract_scope.py).
+SCOPE_NOTES = {"all": "", "from": " on the rebuilt rows ({where})",
+               "none": " (unchanged since the last passing check)"}
 
 
 def contract_spec(model: SqlModel) -> dg.AssetCheckSpec:
@@ -84,14 +95,18 @@ def contract_spec(model: SqlModel) -> dg.AssetCheckSpec:
                     "publish.")
 
 
-def contract_result(model: SqlModel, failures: list[AuditFailure]) -> dg.AssetCheckResult:
+def contract_result(model: SqlModel, failures: list[AuditFailure], rows: Rows = ALL_ROWS
+                    ) -> dg.AssetCheckResult:
+    """The check's result; `rows`: the rows it read (contract_scope.py: none when the model's
+    rows did not change since its last passing check)."""
     contract = model_contract(model)
     return dg.AssetCheckResult(
         asset_key=_asset_key(model.table), check_name=CONTRACT_CHECK,
         passed=not failures, severity=dg.AssetCheckSeverity.ERROR,
         description=("; ".join(f.message for f in failures) if failures else
                      f"grain ({', '.join(contract.grain) or 'none'}) and "
-                     f"{len(contract.audits)} audits hold"),
+                     f"{len(contract.audits)} audits hold" + SCOPE_NOTES[rows.kind].format(
+                         where=rows.where())),
         metadata={"failures": dg.MetadataValue.json(
             [{"audit": f.audit, "bad_rows": f.bad_rows, "sample": f.sample} for f in failures])})
 
@@ -116,29 +131,45 @@ def build_models(con, models: list[SqlModel], log, checked: set[str] | None = No
     batch = ModelBatch(con)     # the catalog and the models' state, read once for the step
     failed: dict[str, str] = {}     # table -> why
     hows: Counter[str] = Counter()
-    for model in models:
-        broken = [t for t in model.reads if t in failed]
-        if broken:
-            failed[model.table] = f"not built: it reads {', '.join(broken)}, which failed"
-            continue
-        try:
-            how = batch.build(model)
-            rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
-            columns = con.execute(f"describe {model.table}").fetchall()
-        except Exception as exc:
-            failed[model.table] = f"{type(exc).__name__}: {exc}"
-            log.error(f"{model.table} failed: {failed[model.table]}")
-            continue
-        hows[how.split(" from ")[0]] += 1
-        yield dg.MaterializeResult(
-            asset_key=_asset_key(model.table),
-            metadata={"row_count": rows, "build": how,
-                      "dagster/column_schema": column_schema(model, columns)})
-        if has_contract(model) and (checked is None or model.table in checked):
-            failures = audit_failures(con, model)
-            for failure in failures:
-                log.error(f"{failure.message}; first rows: {failure.sample}")
-            yield contract_result(model, failures)
+    changed: dict[str, Rows] = {}   # table -> the rows its build may have changed
+    audited = {m.table: m for m in models
+               if has_contract(m) and (checked is None or m.table in checked)}
+    # the last passes, read before this step builds anything
+    holding = passes_on_record(con, list(audited.values()))
+    passed: dict[str, bool] = {}
+    try:
+        for model in models:
+            broken = [t for t in model.reads if t in failed]
+            if broken:
+                failed[model.table] = f"not built: it reads {', '.join(broken)}, which failed"
+                continue
+            try:
+                how = batch.build(model)
+                changed[model.table] = rows_changed(model, how, changed)
+                check = audit_scope(changed[model.table], model.table in holding)
+                rows, failures = None, []
+                if model.table in audited and check.kind != "none":
+                    rows, failures = check_contract(con, model, check)
+                    rows = rows if check.kind == "all" else None
+                if rows is None:    # metadata-fast for a table; a view is computed
+                    rows = con.execute(f"select count(*) from {model.table}").fetchone()[0]
+                columns = con.execute(f"describe {model.table}").fetchall()
+            except Exception as exc:
+                failed[model.table] = f"{type(exc).__name__}: {exc}"
+                log.error(f"{model.table} failed: {failed[model.table]}")
+                continue
+            hows[how.split(" from ")[0]] += 1
+            yield dg.MaterializeResult(
+                asset_key=_asset_key(model.table),
+                metadata={"row_count": rows, "build": how,
+                          "dagster/column_schema": column_schema(model, columns)})
+            if model.table in audited:
+                for failure in failures:
+                    log.error(f"{failure.message}; first rows: {failure.sample}")
+                passed[model.table] = not failures
+                yield contract_result(model, failures, check)
+    finally:
+        record_checks(con, list(audited.values()), passed, batch.started)
     # one line for the step (each model's build and rows are in its materialization's metadata;
     # every log line is an event Dagster stores)
     log.info(f"{sum(hows.values())} models built ("

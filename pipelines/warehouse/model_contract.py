@@ -25,6 +25,7 @@ from pathlib import Path
 
 import sqlglot
 
+from pipelines.warehouse.contract_scope import ALL_ROWS, Rows
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_models import SqlModel, SqlModelError
 
@@ -56,7 +57,7 @@ class Audit:
     condition: str      # SQL: true for a bad row
 
     def bad_rows_sql(self, table: str) -> str:
-        return f"select * from {table} where {self.condition}"
+        return f"select * from {table} where ({self.condition})"
 
 
 @dataclass(frozen=True)
@@ -123,22 +124,48 @@ def _rows(cursor) -> list[dict]:
             for row in cursor.fetchall()]
 
 
-def audit_failures(con, model: SqlModel | DeclaredTable) -> list[AuditFailure]:
-    """Run `model`'s grain check and audits on its built table; the failures (none: it keeps
-    its contract)."""
-    contract = model_contract(model)
-    failures = []
+def _counts_sql(model: SqlModel | DeclaredTable, contract: ModelContract, rows: Rows) -> str:
+    grain = "select 0"
     if contract.grain:
+        # the grain on the checked rows only when its key holds the bounding column
+        grain_table = "checked" if rows.column in contract.grain else model.table
+        duplicates = sql_text(__file__, "grain_duplicates").format(
+            table=grain_table, keys=", ".join(contract.grain))
+        grain = f"select count(*) from ({duplicates})"
+    audits = ",\n    ".join(f"count(*) filter (where ({a.condition}))"
+                            for a in contract.audits) or "0 as no_audits"
+    view = getattr(model, "materialized", "table") == "view"
+    return sql_text(__file__, "contract_counts").format(
+        materialized="materialized" if view else "not materialized", table=model.table,
+        kept=rows.where(), grain=grain, audits=audits)
+
+
+def check_contract(con, model: SqlModel | DeclaredTable, rows: Rows = ALL_ROWS
+                   ) -> tuple[int, list[AuditFailure]]:
+    """Run `model`'s grain check and audits on `rows` of its built table (contract_scope.py says
+    which; the grain on the whole table unless its key holds the rows' column), in one
+    statement; how many rows were read, and the failures (none: it keeps its contract)."""
+    contract = model_contract(model)
+    checked_rows, duplicates, *bad = con.execute(_counts_sql(model, contract, rows)).fetchone()
+    failures = []
+    if duplicates:
+        grain_table = model.table
+        if rows.column in contract.grain:
+            grain_table = f"(select * from {model.table} where {rows.where()})"
         keys = ", ".join(contract.grain)
-        duplicates = sql_text(__file__, "grain_duplicates").format(table=model.table, keys=keys)
-        count = con.execute(f"select count(*) from ({duplicates})").fetchone()[0]
+        sample = _rows(con.execute(sql_text(__file__, "grain_duplicates").format(
+            table=grain_table, keys=keys) + f" limit {SAMPLE_ROWS}"))
+        failures.append(AuditFailure(model.table, GRAIN_AUDIT, duplicates, sample))
+    for audit, count in zip(contract.audits, bad, strict=False):
         if count:
-            sample = _rows(con.execute(f"{duplicates} limit {SAMPLE_ROWS}"))
-            failures.append(AuditFailure(model.table, GRAIN_AUDIT, count, sample))
-    for audit in contract.audits:
-        bad = audit.bad_rows_sql(model.table)
-        count = con.execute(f"select count(*) from ({bad})").fetchone()[0]
-        if count:
-            sample = _rows(con.execute(f"{bad} limit {SAMPLE_ROWS}"))
+            sample = _rows(con.execute(f"{audit.bad_rows_sql(model.table)} and ({rows.where()})"
+                                       f" limit {SAMPLE_ROWS}"))
             failures.append(AuditFailure(model.table, audit.name, count, sample))
-    return failures
+    return checked_rows, failures
+
+
+def audit_failures(con, model: SqlModel | DeclaredTable, rows: Rows = ALL_ROWS
+                   ) -> list[AuditFailure]:
+    """Run `model`'s grain check and audits on its built table (or on `rows` of it); the
+    failures (none: it keeps its contract)."""
+    return check_contract(con, model, rows)[1]
