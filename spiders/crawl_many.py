@@ -133,6 +133,17 @@ def crawler_settings(project: Settings, job: dict) -> Settings:
     return settings
 
 
+def without_spider_loader(project: Settings) -> Settings:
+    """The process's own settings: its crawlers are handed their spider classes (spider_class
+    imports only each job's module), so it needs no spider loader, and Scrapy's default one
+    imports every module of SPIDER_MODULES, every vendor SDK with them, when the process starts
+    (about 3.5 s of CPU on each of the run's two crawl processes, both starting as the run does)."""
+    settings = project.copy()
+    settings.set("SPIDER_LOADER_CLASS", "scrapy.spiderloader.DummySpiderLoader",
+                 priority="cmdline")
+    return settings
+
+
 def _exit_after_hook(crawlers: list[Crawler]) -> None:
     limit = int(os.environ.get(EXIT_AFTER_ENV) or 0)
     if not limit:
@@ -154,7 +165,7 @@ def _exit_after_hook(crawlers: list[Crawler]) -> None:
 def crawl_many(jobs: list[dict]) -> None:
     """Crawl every job's source in this process, concurrently; returns when all have ended."""
     project = get_project_settings()
-    process = AsyncCrawlerProcess(project)
+    process = AsyncCrawlerProcess(without_spider_loader(project))
     crawlers = [Crawler(spider_class(job["source"]), crawler_settings(project, job))
                 for job in jobs]
     _exit_after_hook(crawlers)

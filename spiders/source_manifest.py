@@ -24,6 +24,10 @@ class SourceFacts:
     render_js: bool
     api_key_required: bool
     key_names: tuple[str, ...]
+    # what a crawl reads without keys, and with them (Spider.public_path / keyed_path): the run
+    # summary's path notes, without importing the spider (and its vendor SDK) after the run
+    public_path: str
+    keyed_path: str | None
 
     def keyed(self) -> bool:
         """Spider.keyed: the source has a keyed path and every key is set."""
@@ -31,6 +35,11 @@ class SourceFacts:
 
     def missing_key(self) -> str | None:
         return missing_key_reason(self.name, self.api_key_required, self.key_names)
+
+    def path_note(self) -> str:
+        """Spider.path_note, from the manifest."""
+        return path_note(self.public_path, self.keyed_path, self.key_names,
+                         self.api_key_required)
 
 
 def keyed_path_ready(key_names: tuple[str, ...]) -> bool:
@@ -51,6 +60,22 @@ def missing_key_reason(name: str, api_key_required: bool,
     return None
 
 
+def path_note(public: str, keyed: str | None, key_names: tuple[str, ...],
+              api_key_required: bool) -> str:
+    """The path a crawl takes now, and the keys it lacks, in one line:
+    "TENCENTCLOUD_SECRET_ID, TENCENTCLOUD_SECRET_KEY not set: public path, ..."; the one home of
+    the words Spider.path_note and the manifest's facts give."""
+    if not key_names:
+        return public
+    keyed = keyed or f"the keyed API ({', '.join(key_names)})"
+    if keyed_path_ready(key_names):
+        return f"keys set: {keyed}"
+    missing = ", ".join(key for key in key_names if not os.environ.get(key))
+    if api_key_required:
+        return f"{missing} not set: skipped (its only path is {keyed})"
+    return f"{missing} not set: public path, {public}"
+
+
 @cache
 def manifest() -> dict[str, SourceFacts]:
     rows = json.loads(MANIFEST_FILE.read_text(encoding="utf-8"))
@@ -63,7 +88,9 @@ def facts_of(spider) -> SourceFacts:
     return SourceFacts(name=spider.name, module=spider.__module__, vendor=spider.vendor,
                        render_js=bool(spider.render_js),
                        api_key_required=bool(spider.api_key_required),
-                       key_names=tuple(spider.key_names()))
+                       key_names=tuple(spider.key_names()),
+                       public_path=spider.public_path or spider.describe_fetch(),
+                       keyed_path=spider.keyed_path)
 
 
 def write_manifest(spiders, path: Path = MANIFEST_FILE) -> None:

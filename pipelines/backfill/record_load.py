@@ -5,12 +5,11 @@ transaction per version and its chunked publish by the pipeline's own steps.
 Idempotent: a version whose crawls are all in raw.crawls is not loaded again, so a second load
 reads the bundle and adds nothing; a version already loaded by `gpuprices backfill` from a
 clone is the same crawl and is not loaded twice. `GPUPRICES_RECORD=off` (or `gpuprices run
---no-record`) leaves the record out of a run.
+--no-record`) leaves the record out of a run (record_switch.py).
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -39,14 +38,6 @@ from pipelines.backfill.record import (
     read_offers,
 )
 from pipelines.warehouse.sql_files import sql_text
-
-RECORD_ENV = "GPUPRICES_RECORD"
-OFF_VALUES = frozenset({"off", "0", "false", "no"})
-
-
-def record_enabled(environ=os.environ) -> bool:
-    """Whether a run loads the record: yes unless GPUPRICES_RECORD says off."""
-    return environ.get(RECORD_ENV, "on").strip().lower() not in OFF_VALUES
 
 
 def known_archive(part: RecordArchive) -> Archive:

@@ -23,7 +23,8 @@ def load_with_progress() -> Stats:
     from pipelines.backfill.load import BackfillBlocked
     from pipelines.backfill.publish import publish_pending
     from pipelines.backfill.record import RecordError
-    from pipelines.backfill.record_load import RECORD_ENV, load_record
+    from pipelines.backfill.record_load import load_record
+    from pipelines.backfill.record_switch import RECORD_ENV
 
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("versions, {task.fields[offers]:,} offers"), TimeElapsedColumn())
@@ -57,7 +58,7 @@ def load_with_progress() -> Stats:
 def load_record_before_run(no_record: bool) -> None:
     """What `gpuprices run` does first: the record loaded, unless --no-record or
     GPUPRICES_RECORD=off say otherwise."""
-    from pipelines.backfill.record_load import RECORD_ENV, record_enabled
+    from pipelines.backfill.record_switch import RECORD_ENV, record_enabled
 
     if no_record or not record_enabled():
         why = "--no-record" if no_record else f"{RECORD_ENV}=off"

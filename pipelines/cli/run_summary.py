@@ -138,17 +138,15 @@ def keyless_notes(sources) -> list[tuple[str, str]]:
     """(source, note) for each crawled source that has a keyed path but took its public one,
     naming the keys it lacks ("TENCENTCLOUD_SECRET_ID not set: public path, ..."). A source
     skipped for a missing key already says so among the failures."""
-    from spiders.registry import spider_class
     from spiders.source_manifest import manifest
 
     known, notes = manifest(), []
     for source in sources:
         facts = known.get(source)
-        # the manifest says which sources have a keyed path and lack a key; only their spiders
-        # are imported (for their path notes)
+        # the manifest's facts, not the spider: importing it (and its vendor SDK) cost seconds
         if facts and facts.key_names and not facts.api_key_required \
                 and not facts.keyed():
-            notes.append((source, spider_class(source).path_note()))
+            notes.append((source, facts.path_note()))
     return notes
 
 

@@ -72,7 +72,7 @@ from spiders.middlewares.replay import replay_base_url
 from spiders.parsing.calendars import source_time_zone
 from spiders.parsing.prices import RANGE_ENDS
 from spiders.settings import PLAYWRIGHT_SETTINGS, RENDER_WAIT_TIMEOUT
-from spiders.source_manifest import keyed_path_ready, missing_key_reason
+from spiders.source_manifest import keyed_path_ready, missing_key_reason, path_note
 
 
 class GpuPriceSpider(scrapy.Spider):
@@ -148,16 +148,8 @@ class GpuPriceSpider(scrapy.Spider):
     def path_note(cls) -> str:
         """The path a crawl takes now, and the keys it lacks, in one line:
         "TENCENTCLOUD_SECRET_ID, TENCENTCLOUD_SECRET_KEY not set: public path (...)"."""
-        public = cls.public_path or cls.describe_fetch()
-        if not cls.key_names():
-            return public
-        keyed = cls.keyed_path or f"the keyed API ({', '.join(cls.key_names())})"
-        if cls.keyed():
-            return f"keys set: {keyed}"
-        missing = ", ".join(cls.missing_keys())
-        if cls.api_key_required:
-            return f"{missing} not set: skipped (its only path is {keyed})"
-        return f"{missing} not set: public path, {public}"
+        return path_note(cls.public_path or cls.describe_fetch(), cls.keyed_path,
+                         cls.key_names(), cls.api_key_required)
 
     @classmethod
     def time_zone(cls) -> str:

@@ -21,7 +21,8 @@ from pipelines.backfill.record import (
     read_offers,
 )
 from pipelines.backfill.record_build import SELECTIONS, build
-from pipelines.backfill.record_load import known_archive, load_record, record_enabled
+from pipelines.backfill.record_load import known_archive, load_record
+from pipelines.backfill.record_switch import record_enabled
 from pipelines.backfill.selection import choose_versions
 from spiders.layout import work_db_path
 from tests.backfill.archive_repos import build_repo, cloud_gpus_json, full_stack_csv, utc

@@ -26,7 +26,9 @@ def keyed(monkeypatch):
     monkeypatch.setattr(spider, "public_path", "the retail prices API")
     monkeypatch.setattr(spider, "keyed_path", "the signed API through the vendor's SDK")
     # what the run reads instead of the class (spiders/source_manifest.py) says the same
-    monkeypatch.setitem(manifest(), "azure", replace(manifest()["azure"], key_names=KEYS))
+    monkeypatch.setitem(manifest(), "azure", replace(
+        manifest()["azure"], key_names=KEYS, public_path="the retail prices API",
+        keyed_path="the signed API through the vendor's SDK"))
     for name in KEYS:
         monkeypatch.delenv(name, raising=False)
     return spider
@@ -75,3 +77,21 @@ def test_sources_lists_the_path_and_the_summary_names_the_missing_keys(keyed, tm
     # before any run, what a replay of each snapshot would land
     assert "snapshot: modeled" in result.output and "snapshot: part modeled" in result.output
     assert keyless_notes(["azure", "runpod", "not_a_source"]) == [("azure", keyed.path_note())]
+
+
+def test_the_summary_notes_import_no_spider(monkeypatch):
+    """The run summary's notes come from the manifest: after the run, importing a keyed source's
+    spider brought its vendor SDK in (seconds of the command, after its Dagster run)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from spiders.source_manifest import manifest; "
+            "from pipelines.cli.run_summary import keyless_notes; "
+            "notes = keyless_notes(sorted(manifest())); "
+            "print(len(notes), sorted(m for m in sys.modules if m.startswith('spiders.vendors')))")
+    for facts in manifest().values():
+        for key in facts.key_names:
+            monkeypatch.delenv(key, raising=False)
+    count, modules = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                    check=True).stdout.strip().split(" ", 1)
+    assert int(count) > 0 and modules == "[]"

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pipelines.backfill.record_load import RECORD_ENV
+from pipelines.backfill.record_switch import RECORD_ENV
 from spiders.layout import REPO_ROOT, crawl_verdicts_dir, db_path, work_db_path
 from tests.workshop.bench.config import say
 from tests.workshop.bench.phases import run_phase
