@@ -6,9 +6,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
+
+if TYPE_CHECKING:   # the run's preflight reads DUCKDB_CONFIG before anything needs pandas
+    import pandas as pd
 
 from pipelines.warehouse.sql_files import sql_text
 

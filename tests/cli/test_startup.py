@@ -158,6 +158,15 @@ def test_help_and_the_reading_commands_import_neither_dagster_nor_scrapy(data_di
     assert codes == [0] and loaded == ["scrapy"]
 
 
+def test_the_runs_preflight_imports_no_pandas():
+    """gpuprices run starts its crawl right after its preflight check: a preflight that imports
+    pandas (about a second on this machine) delays every crawl."""
+    proc = subprocess.run([sys.executable, "-c", "import sys, pipelines.preflight; "
+                           "print('pandas' in sys.modules)"], cwd=REPO_ROOT, capture_output=True,
+                          text=True, check=True)
+    assert proc.stdout.split() == ["False"]
+
+
 def test_commands_imported_when_used_are_listed_by_their_own_summary():
     lazy = {name: command for name, command in main.commands.items()
             if isinstance(command, LazyCommand)}
