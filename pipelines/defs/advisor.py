@@ -139,12 +139,15 @@ def workload_advice(context: dg.AssetExecutionContext,
     with duckdb.get_connection() as con:
         summary = write_advice(con, workloads, datetime.now(UTC))
         rows = con.execute(f"select count(*) from {ADVICE_TABLE}").fetchone()[0]
+    advised = []
     for name, facts in summary.items():
         if "error" in facts:
             context.log.error(f"workload {name}: {facts['error']}")
             errors.append(f"workload {name}: {facts['error']}")
         else:
-            context.log.info(f"workload {name}: {facts['options']} options; best: {facts['best']}")
+            advised.append(f"{name}: {facts['options']} options, best {facts['best']}")
+    # one line for the step (each a stored event): the errors above have their own
+    context.log.info(f"advice for {len(advised)} workloads: " + "; ".join(advised))
     return dg.MaterializeResult(metadata={
         "workloads_file": str(path), "workloads": len(workloads), "row_count": rows,
         "best": dg.MetadataValue.json({name: facts.get("best", facts.get("error"))

@@ -15,7 +15,7 @@ import duckdb
 import pandas as pd
 
 from pipelines.defs.quality import batch_frame
-from pipelines.normalize.batch import crawl_counts, normalize_pending
+from pipelines.normalize.batch import crawl_counts, normalize_each, normalize_pending
 from pipelines.quality.blast_radius import confirming, level_reasons, row_reasons
 from pipelines.quality.settlement import (
     RULE,
@@ -48,8 +48,10 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
     the decisions, and make observation_batch of the crawls that land. Each crawl is judged on its
     own normalization: a held crawl's rows never sway another's (the "consistency" stage compares
     a vendor's rows within what is normalized together); the landing crawls are then normalized
-    together, as the batch always was (an offer-hour two of them saw is kept once)."""
-    alone = [normalize_pending(offers) for offers in _by_crawl(pending).values()]
+    together, as the batch always was (an offer-hour two of them saw is kept once). Each offer
+    is normalized once (normalize_each): the passes differ only in which offers meet."""
+    each = normalize_each(pending)
+    alone = [normalize_pending(offers, each) for offers in _by_crawl(pending).values()]
     judged = pd.concat([b for b, _ in alone], ignore_index=True) if alone else pd.DataFrame()
     if len(judged):   # an offer-hour two crawls saw is the earlier one's, as normalize_pending
         judged = judged.drop_duplicates(["offer_id", "observed_hour"])   # keeps it (crawl order)
@@ -64,7 +66,7 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
     sources = {c.crawl_id: c.source for c in crawls}
     while True:
         landing = [offer for offer in pending if offer[0] in outcome.landing]
-        batch, quarantined = normalize_pending(landing)
+        batch, quarantined = normalize_pending(landing, each)
         _keep_landing(con, outcome.landing)
         _write_batch(con, batch, quarantined, landing)
         # what is normalized together may differ from each crawl alone (an offer-hour a

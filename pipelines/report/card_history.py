@@ -66,7 +66,7 @@ def card_figure(card: str, lines: dict[tuple[str, str], list[dict]]) -> go.Figur
                              if archived else "crawled, ")
                           + "%{customdata[1]}<extra>%{fullData.name}</extra>"))
     fig.update_layout(
-        template="plotly_white", height=CHART_HEIGHT_PX, font={"family": FONT_STACK},
+        height=CHART_HEIGHT_PX, font={"family": FONT_STACK},
         margin={"l": 56, "r": 12, "t": 44, "b": 8},
         title={"text": escape(clean_text(card, 60), quote=False), "font": {"size": 15},
                "x": 0.02},

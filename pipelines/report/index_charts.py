@@ -54,7 +54,7 @@ def _figure(card: str, series: dict[str, list[dict]]) -> go.Figure:
             hovertemplate="%{y:.2f}<extra>%{fullData.name}</extra>"))
     all_days = [r["index_date"] for rows in series.values() for r in rows]
     fig.update_layout(
-        template="plotly_white", height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
+        height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
         font={"family": FONT_STACK}, title={"text": f"{card}: price index, hourly offers",
                                             "font": {"size": 15}, "x": 0.02},
         yaxis={"title": {"text": "% of the base day"}}, xaxis=date_axis(all_days),

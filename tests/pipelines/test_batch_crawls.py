@@ -10,11 +10,13 @@ import json
 
 import dagster as dg
 import duckdb
+import pandas as pd
+import pytest
 from dagster_duckdb import DuckDBResource
 
 from pipelines.cli import run as run_module
 from pipelines.defs.normalize import observation_batch, observations
-from pipelines.normalize.batch import normalize_pending
+from pipelines.normalize.batch import normalize_each, normalize_pending
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.sql_files import sql_text
 
@@ -163,3 +165,39 @@ def test_a_recrawled_copy_of_an_inconsistent_row_is_refused_with_it():
     assert sorted(batch["sku"]) == ["day", "hour", "month"] and set(batch["crawl_id"]) == {"c1"}
     assert [(q["crawl_id"], q["item_no"], q["stage"]) for q in quarantined] == [
         ("c1", 3, "consistency"), ("c2", 3, "consistency")]
+
+
+def _recrawled_hour() -> list[tuple]:
+    """Two crawls of one hour: a consistent offer, a misread server, a repeat within the crawl
+    and an offer that cannot be priced; the second crawl repeats the first."""
+    base = {**ITEM, "gpu_text": "H800 80G SXM5 单卡", "observed_at": HOUR_9}
+    items = [{**base, "sku": "hour", "price_text": "¥12/时"},
+             {**base, "sku": "day", "price_text": "¥288/天", "billing_period": "day"},
+             {**base, "sku": "month", "price_text": "¥8760/月", "billing_period": "month"},
+             {**base, "sku": "server", "gpu_text": "H800 80G SXM5 整机", "price_text": "¥90/时"},
+             {**base, "sku": "hour", "price_text": "¥12/时"},
+             NEGOTIABLE]
+    return [(crawl, n, "idc_x", json.dumps(item)) for crawl in ("c1", "c2")
+            for n, item in enumerate(items)]
+
+
+@pytest.mark.parametrize("crawls", [("c1", "c2"), ("c1",), ("c2",), ()])
+def test_offers_normalized_once_make_the_same_batch(crawls):
+    # land_or_hold normalizes each offer once (normalize_each) and batches subsets of them:
+    # every subset's batch and refusals are what normalizing it afresh makes
+    pending = _recrawled_hour()
+    each = normalize_each(pending)
+    subset = [offer for offer in pending if offer[0] in crawls]
+    batch, quarantined = normalize_pending(subset, each)
+    fresh_batch, fresh_quarantined = normalize_pending(subset)
+    pd.testing.assert_frame_equal(batch, fresh_batch)
+    assert _without_time(quarantined) == _without_time(fresh_quarantined)
+    # the earlier crawl's rows, once
+    assert sorted(batch.get("sku", [])) == (["day", "hour", "month"] if crawls else [])
+    assert sorted((q["crawl_id"], q["item_no"], q["stage"]) for q in quarantined) == [
+        (crawl, n, stage) for crawl in crawls
+        for n, stage in ((3, "consistency"), (4, "dedupe"), (5, "price"))]
+
+
+def _without_time(quarantined: list[dict]) -> list[dict]:
+    return [{k: v for k, v in q.items() if k != "quarantined_at"} for q in quarantined]
