@@ -158,12 +158,14 @@ def test_help_and_the_reading_commands_import_neither_dagster_nor_scrapy(data_di
     assert codes == [0] and loaded == ["scrapy"]
 
 
-def test_the_runs_preflight_imports_no_pandas():
-    """gpuprices run starts its crawl right after its preflight check: a preflight that imports
-    pandas (about a second on this machine) delays every crawl."""
-    proc = subprocess.run([sys.executable, "-c", "import sys, pipelines.preflight; "
-                           "print('pandas' in sys.modules)"], cwd=REPO_ROOT, capture_output=True,
-                          text=True, check=True)
+def test_the_runs_preflight_imports_no_pandas(data_dir):
+    """gpuprices run starts its crawl right after its preflight check (which opens the working
+    database): a preflight that imports pandas (about a second here) delays every crawl."""
+    check = ("import sys\nfrom pipelines.preflight import check_ready_to_write\n"
+             "check_ready_to_write()\nprint('pandas' in sys.modules)")
+    proc = subprocess.run([sys.executable, "-c", check], cwd=REPO_ROOT, capture_output=True,
+                          text=True, check=True,
+                          env={**os.environ, "GPUPRICES_DATA_DIR": str(data_dir)})
     assert proc.stdout.split() == ["False"]
 
 
