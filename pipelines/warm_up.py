@@ -1,12 +1,13 @@
 """What the run's later steps load once per process, loaded on threads while the crawl step waits
 for its Scrapy processes (the run's own process is otherwise idle then): Great Expectations for
 the checks (pipelines/quality/gx_checks.py, about 2 s of CPU) and the ECB reference rates that
-normalizing converts prices with (spiders/parsing/currencies.py: parsing the bundled file, about
-0.3 s). The step waits for them before it goes on: two threads importing the same packages at once
-can meet a module the other left half made ("partially initialized module 'sqlalchemy.orm.exc'":
-GX and Dagster's event log both import SQLAlchemy), and one process runs one thread's Python at a
-time anyway. Only a head start: a warm-up that fails leaves the step that needs the thing to load
-it, and report its own error."""
+normalizing converts prices with (spiders/parsing/currencies.py: today's rates, remembered between
+processes; parsing the bundled file, about 0.3 s, only when they are not). The step waits for
+them before it goes on: two threads importing the same packages at once can meet a module the
+other left half made ("partially initialized module 'sqlalchemy.orm.exc'": GX and Dagster's event
+log both import SQLAlchemy), and one process runs one thread's Python at a time anyway. Only a
+head start: a warm-up that fails leaves the step that needs the thing to load it, and report its
+own error."""
 
 from __future__ import annotations
 
@@ -19,13 +20,17 @@ from pipelines.quality.gx_checks import warm_up_in_background
 
 
 def _load_rates() -> None:
-    from spiders.parsing.currencies import fx_rate
+    """Today's rate of every known currency into CNY and USD, as normalizing asks for them:
+    fx_rate remembers its lookups between processes (spiders/parsing/__pycache__/fx_rates.json),
+    so only the first run of a day parses the bundled file, here rather than in normalizing."""
+    from spiders.parsing.currencies import KNOWN_CURRENCIES, fx_rate
 
-    # normalizing meets any error of this again, and says it where it matters
-    with contextlib.suppress(Exception):
-        # a pair fx_rate has not remembered (spiders/parsing/__pycache__/fx_rates.json: the
-        # first run of a day) loads the whole file; a remembered one costs nothing
-        fx_rate("EUR", "USD", datetime.now(UTC).date())
+    today = datetime.now(UTC).date()
+    for currency in sorted(KNOWN_CURRENCIES):
+        for to in ("CNY", "USD"):
+            # normalizing meets any error of this again, and says it where it matters
+            with contextlib.suppress(Exception):
+                fx_rate(currency, to, today)
 
 
 def warm_up_later_steps() -> list[threading.Thread]:
