@@ -281,6 +281,7 @@ def apply_comments(con) -> int:
         text = columns.get(name, {}).get(column) or fallback.get(column)
         if name in kinds and text and (comment or "") != " ".join(text.split()):
             statements.append(f"comment on column {name}.{column} is {_escaped(text)}")
-    if statements:      # one call: the runner's full rebuilds drop ~270 column comments an hour
+    if statements:      # one call: a new or recreated table's comments (the runner's full
+        # rebuilds replace rows in place and keep theirs: model_batch.py)
         con.execute(";\n".join(["begin", *statements, "commit"]))
     return len(statements)
