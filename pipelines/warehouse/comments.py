@@ -12,6 +12,10 @@ DDL (trailing comments of pipelines/index/sql/create_price_index.sql), the advis
 ADVICE_COMMENTS (pipelines/advisor/records.py), beside their columns' types. Every column of
 every published table and view has a comment (tests/pipelines/test_published_catalog.py).
 
+The comments parsed from SQL are cached by the digest of each text (model_reads.ParsedCache:
+`<models>/__pycache__/model_comments.json`, `pipelines/warehouse/__pycache__/ddl_comments.json`),
+so a process that publishes without having built the models does not import sqlglot.
+
 Also the list of internal bookkeeping tables (INTERNAL_TABLES), which the published copy drops.
 """
 
@@ -20,9 +24,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-import sqlglot
-from sqlglot import exp
-
+from pipelines.warehouse.model_reads import ParsedCache
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_models import SqlModel, load_models, parsed_sql
 from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, ADVICE_TABLE, INDEX_TABLE
@@ -172,10 +174,13 @@ def select_comments(sql: str) -> dict[str, str]:
     return found
 
 
-def ddl_comments(path: Path) -> dict[str, str]:
-    """Column name -> comment, from the `create table` statements of a DDL file."""
+def ddl_comments(text: str) -> dict[str, str]:
+    """Column name -> comment, from the `create table` statements of a DDL file's text."""
+    import sqlglot
+    from sqlglot import exp
+
     found: dict[str, str] = {}
-    for statement in sqlglot.parse(path.read_text(encoding="utf-8"), dialect="duckdb"):
+    for statement in sqlglot.parse(text, dialect="duckdb"):
         schema = statement.this if isinstance(statement, exp.Create) else None
         for column in getattr(schema, "expressions", []) if isinstance(schema, exp.Schema) else []:
             text = " ".join(c.strip() for c in getattr(column, "comments", None) or [])
@@ -191,12 +196,28 @@ def _models() -> tuple[SqlModel, ...]:
     return tuple(load_models(SQL_DIR))
 
 
+HERE = Path(__file__).resolve().parent
+# the DDL of the Python tables whose comments describe columns: schema.sql and the outbox's feed
+# the glossary, the price index's describe its own table
+GLOSSARY_DDL = (HERE / "sql" / "schema.sql", HERE.parent / "alerts" / "sql" / "outbox.sql")
+INDEX_DDL = HERE.parent / "index" / "sql" / "create_price_index.sql"
+
+
+@cache
+def _ddl_files_comments() -> dict[Path, dict[str, str]]:
+    """ddl_comments of each DDL file above, through their cache."""
+    parsed = ParsedCache(HERE / "__pycache__" / "ddl_comments.json", ddl_comments)
+    found = {path: parsed.get(path.read_text(encoding="utf-8"))
+             for path in (*GLOSSARY_DDL, INDEX_DDL)}
+    parsed.save()
+    return found
+
+
 @cache
 def _ddl_glossary() -> dict[str, str]:
-    here = Path(__file__).resolve().parent
     found = dict(GLOSSARY)
-    for path in (here / "sql" / "schema.sql", here.parent / "alerts" / "sql" / "outbox.sql"):
-        found.update(ddl_comments(path))
+    for path in GLOSSARY_DDL:
+        found.update(_ddl_files_comments()[path])
     return found
 
 
@@ -205,16 +226,26 @@ def _python_table_columns() -> dict[str, dict[str, str]]:
     """{table: {column: comment}} of the tables Python writes that describe their own columns."""
     from pipelines.advisor.records import ADVICE_COMMENTS
 
-    index_ddl = Path(__file__).resolve().parents[1] / "index" / "sql" / "create_price_index.sql"
-    return {INDEX_TABLE: ddl_comments(index_ddl),
+    return {INDEX_TABLE: dict(_ddl_files_comments()[INDEX_DDL]),
             ADVICE_TABLE: dict(ADVICE_COMMENTS), ADVICE_HISTORY_TABLE: dict(ADVICE_COMMENTS)}
+
+
+def model_comments(models: tuple[SqlModel, ...]) -> dict[str, dict[str, str]]:
+    """select_comments of each model, by table, through the cache beside the models' files."""
+    if not models:
+        return {}
+    parsed = ParsedCache(models[0].path.parent.parent / "__pycache__" / "model_comments.json",
+                         select_comments)
+    own = {m.table: parsed.get(m.sql) for m in models}
+    parsed.save()
+    return own
 
 
 def wanted_comments(models: tuple[SqlModel, ...] | None = None
                     ) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
     """(table -> comment, table -> {column -> comment}) for every model and Python table."""
     models = _models() if models is None else models
-    own = {m.table: select_comments(m.sql) for m in models}
+    own = model_comments(models)
     anywhere: dict[str, str] = {}
     for columns in own.values():
         for name, text in columns.items():
@@ -250,6 +281,7 @@ def apply_comments(con) -> int:
         text = columns.get(name, {}).get(column) or fallback.get(column)
         if name in kinds and text and (comment or "") != " ".join(text.split()):
             statements.append(f"comment on column {name}.{column} is {_escaped(text)}")
-    if statements:      # one call: the runner's full rebuilds drop ~270 column comments an hour
+    if statements:      # one call: a new or recreated table's comments (the runner's full
+        # rebuilds replace rows in place and keep theirs: model_batch.py)
         con.execute(";\n".join(["begin", *statements, "commit"]))
     return len(statements)

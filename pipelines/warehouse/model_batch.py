@@ -131,7 +131,15 @@ class ModelBatch:
             reset = how is None     # None: its columns changed
         elif not reset and not model.reads:
             how = "up to date"          # a constant table, already built from this SQL
-        if how is None:
+        # Rebuilt in full in its own table when its stored columns are the select's: the same
+        # SQL, setup and inputs' columns (see _update_incrementally) keep its comments, so
+        # publishing writes none (pipelines/warehouse/comments.py) and its alias stays.
+        in_place = how is None and not reset and not new_setup
+        if in_place:
+            con.execute(sql_text(__file__, "replace_rows").format(
+                table=model.table, select=model.select))
+            how = "full"
+        elif how is None:
             con.execute(model.create_statement())
             known["tables"].add(model.table)
             how = "full"
@@ -142,7 +150,8 @@ class ModelBatch:
             con.execute(sql_text(__file__, "update_model_state" if state else
                                  "record_model_state"), {"model": model.table, **new})
             known["states"][model.table] = new
-        if alias and (how in ("full", "view") or alias not in known["views"]):
+        if alias and ((how in ("full", "view") and not in_place)
+                      or alias not in known["views"]):
             con.execute(f"create or replace view {alias} as select * from {model.table}")
             known["views"].add(alias)
         return "view" if how == "view kept" else how

@@ -2,11 +2,13 @@
 (`<models>/__pycache__/model_reads.json`, keyed by the digest of each file's text and the sqlglot
 version): parsing fifty models and importing sqlglot cost 0.2-0.3 s in every process that builds
 them, and an hourly process reads the same files as the last. A text not in the cache is parsed;
-a cache that cannot be read or written is only slower."""
+a cache that cannot be read or written is only slower. ParsedCache is that cache for any pure
+function of a SQL text (the comments' too: pipelines/warehouse/comments.py)."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -54,25 +56,37 @@ def _key(sql: str) -> str:
     return hashlib.sha256(f"{_parser_version()}\0{sql}".encode()).hexdigest()
 
 
-class ReadsCache:
-    """The cached reads of the models under `root`: `reads` answers from it or parses; `save`
-    writes it back once if something was parsed, keeping only the texts asked for."""
+class ParsedCache:
+    """What `parse` (a pure function of a SQL text, returning JSON) gives for each text, cached in
+    the file `path`: `get` answers from it or parses; `save` writes it back once if something was
+    parsed, keeping only the texts asked for."""
 
-    def __init__(self, root: Path) -> None:
-        self.path = root / CACHE
+    def __init__(self, path: Path, parse: Callable[[str], Any]) -> None:
+        self.path = path
+        self.parse = parse
         self.stored = read_cache(self.path)
-        self.used: dict[str, list] = {}
+        self.used: dict[str, Any] = {}
         self.parsed = False
 
-    def reads(self, sql: str) -> Reads:
+    def get(self, sql: str) -> Any:
         key = _key(sql)
         if key not in self.stored:
-            self.stored[key] = [list(r) for r in parsed_reads(sql)]
+            self.stored[key] = self.parse(sql)
             self.parsed = True
         self.used[key] = self.stored[key]
-        return tuple((name, line) for name, line in self.stored[key])
+        return self.stored[key]
 
     def save(self) -> None:
         if not self.parsed and self.used.keys() == self.stored.keys():
             return
         write_cache(self.path, self.used)
+
+
+class ReadsCache(ParsedCache):
+    """The cached reads of the models under `root`."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root / CACHE, lambda sql: [list(r) for r in parsed_reads(sql)])
+
+    def reads(self, sql: str) -> Reads:
+        return tuple((name, line) for name, line in self.get(sql))

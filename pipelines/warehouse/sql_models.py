@@ -36,7 +36,11 @@ tests/sql/test_incremental_marts.py checks every model on a simulated history.
 A model is rebuilt in full (and its downstream models with it) when its SQL or its columns
 changed, when a model it reads was so rebuilt after it, or when asked (`full`). A table model
 that reads no table (a constant, such as the sign-test table) is built once per version of its
-SQL. The runner is model_batch.py; the bookkeeping SQL it runs is in sql/ beside it.
+SQL. A model rebuilt in full from the same SQL, under the same runner setup and with no input
+rebuilt from scratch (so its stored columns are the select's) has its rows replaced inside its
+table (sql/replace_rows.sql: delete, insert by name), which keeps the table's comments and its
+alias view; otherwise the table is created anew from the select. The runner is model_batch.py;
+the bookkeeping SQL it runs is in sql/ beside it.
 
 A build costs its work and little else: the macros (model_macros.py) and raw.model_state are
 made only when their text changed (a stamp of it is the comment on raw.model_state), the

@@ -5,6 +5,7 @@ stay in the working database only; marts.price_history is a feed like every mart
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -18,7 +19,9 @@ from pipelines.index.publish import ensure_index_table
 from pipelines.publish import publish_database
 from pipelines.warehouse.comments import GLOSSARY, INTERNAL_TABLES, select_comments
 from pipelines.warehouse.db import DUCKDB_CONFIG, ensure_schema
-from tests.helpers.observations import build
+from pipelines.warehouse.sql_models import load_models, run_model
+from spiders.layout import SQL_DIR
+from tests.helpers.observations import EXTERNAL, build, insert, obs, set_test_clock
 from tests.helpers.published import market
 
 # tables and views (marts.price_history is a view of intermediate.int_offer_local_daily)
@@ -120,6 +123,23 @@ def test_a_second_publish_writes_no_comment_and_keeps_them(published):
     from pipelines.publish import describe_tables
 
     work, _ = published
+    assert describe_tables(work) == 0
+
+
+def test_an_hour_of_models_leaves_publishing_no_comment_to_write(published, tmp_path):
+    """The hourly models rebuild their full tables in place (pipelines/warehouse/model_batch.py),
+    so the comments the last publish wrote into the working database are still there."""
+    from pipelines.publish import describe_tables
+
+    work = tmp_path / "prices.db"
+    shutil.copyfile(published[0], work)
+    with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
+        set_test_clock(con)
+        hour = con.execute("select max(observed_at) + interval 1 hour from observations"
+                           ).fetchone()[0]
+        insert(con, [obs("12", observed_at=hour)], crawl_id="next-hour")
+        builds = [run_model(con, m) for m in load_models(SQL_DIR, EXTERNAL)]
+    assert "full" in builds and any(b.startswith("incremental") for b in builds)
     assert describe_tables(work) == 0
 
 

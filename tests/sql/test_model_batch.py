@@ -170,3 +170,78 @@ def test_the_simulator_records_its_crawls_so_the_runner_scans_no_history(tmp_pat
         builds = [batch.build(m) for m in load_models(SQL_DIR)]
         assert "incremental from 2026-06-03" in builds
         assert recording.count("insert into raw.crawl_first_days") == 0
+
+
+# rebuilt in full every hour (it reads a table and is not incremental), also the view main.<alias>
+PER_SKU = """/* looks per SKU */
+-- alias: sku_looks
+select sku, count(*) as looks from observations group by sku
+"""
+COMMENTS = """
+    select 'table', schema_name || '.' || table_name, null, comment from duckdb_tables()
+    where table_name = 'per_sku'
+    union all
+    select 'view', view_name, null, comment from duckdb_views() where view_name = 'sku_looks'
+    union all
+    select 'column', table_name, column_name, comment from duckdb_columns()
+    where table_name = 'per_sku'
+    order by all"""
+
+
+def _comment(con) -> None:
+    con.execute("comment on table marts.per_sku is 'per SKU'")
+    con.execute("comment on column marts.per_sku.looks is 'how many looks'")
+    con.execute("comment on view main.sku_looks is 'the alias'")
+
+
+def test_a_full_rebuild_replaces_the_rows_in_its_table_and_keeps_its_comments(con, tmp_path):
+    """The hourly full rebuild of an unchanged model deletes and inserts its rows: the table,
+    its alias view and their comments stay, so publishing has none to write again."""
+    [per_sku] = _write(tmp_path, {"marts/per_sku.sql": PER_SKU})
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC))
+    assert ModelBatch(con).build(per_sku) == "full"
+    _comment(con)
+    commented = con.execute(COMMENTS).fetchall()
+    _look(con, "c2", datetime(2026, 5, 1, 10, tzinfo=UTC), "b")
+    recording = Recording(con)
+    assert ModelBatch(recording).build(per_sku) == "full"
+    assert recording.count("create or replace") == 0
+    assert recording.count("delete from marts.per_sku") == 1
+    assert con.execute(COMMENTS).fetchall() == commented
+    assert ("column", "per_sku", "looks", "how many looks") in commented
+    assert con.execute("select sku, looks from main.sku_looks order by sku").fetchall() == [
+        ("a", 1), ("b", 1)]
+
+
+@pytest.mark.parametrize("change", ["own columns", "input's columns", "runner setup", "full"])
+def test_a_full_rebuild_creates_the_table_anew_when_its_columns_may_differ(con, tmp_path,
+                                                                            change):
+    """A changed SQL (its own, or a model's it reads, rebuilt from scratch), a new runner setup
+    (the macros or schema.sql) or a full build asked for: the table is created from the select,
+    with its new columns (and without the old comments, which publishing writes again)."""
+    base = {"staging/looks.sql": VIEW,
+            "marts/per_sku.sql": PER_SKU.replace("observations", "staging.looks")}
+    models = _write(tmp_path, base)
+    _look(con, "c1", datetime(2026, 5, 1, 9, tzinfo=UTC))
+    assert [ModelBatch(con).build(m) for m in models] == ["view", "full"]
+    _comment(con)
+    columns = ["sku", "looks"]
+    if change == "own columns":
+        columns = ["sku", "looks", "dearest"]
+        models = _write(tmp_path, {"marts/per_sku.sql": base["marts/per_sku.sql"].replace(
+            "count(*) as looks", "count(*) as looks, max(price_amount) as dearest")})
+    elif change == "input's columns":
+        columns = ["sku", "looks"]
+        models = _write(tmp_path, {"staging/looks.sql": VIEW.replace(
+            "select *", "select sku, price_amount")})
+    batch = ModelBatch(Recording(con))
+    if change == "runner setup":
+        batch.stamp = "another setup"
+    assert [batch.build(m, full=change == "full") for m in models][-1] == "full"
+    assert batch.con.count("create or replace table marts.per_sku") == 1
+    assert batch.con.count("delete from marts.per_sku") == 0
+    assert [r[0] for r in con.execute(
+        "select column_name from duckdb_columns() where table_name = 'per_sku' "
+        "order by column_index").fetchall()] == columns
+    assert con.execute("select comment from duckdb_tables() where table_name = 'per_sku'"
+                       ).fetchone() == (None,)

@@ -59,3 +59,22 @@ def test_a_cached_file_that_stops_parsing_names_file_and_line(tmp_path):
     _write(tmp_path, "/* m */\nselect from from")
     with pytest.raises(SqlModelError, match=r"m\.sql:\d+: SQL syntax error"):
         load_models(tmp_path, EXTERNAL)
+
+
+def test_the_comments_are_cached_beside_the_models_too(tmp_path, monkeypatch):
+    """wanted_comments' parse of each model's select comments (pipelines/warehouse/comments.py)
+    uses the same cache: a process publishing without having built the models parses none."""
+    from pipelines.warehouse import comments
+
+    _write(tmp_path, MODEL.replace("select * from t", "select\n    crawl_id  -- the crawl\nfrom t"))
+    models = tuple(load_models(tmp_path, EXTERNAL))
+    first = comments.model_comments(models)
+    assert first == {"marts.m": {"crawl_id": "the crawl"}}
+
+    def refuse(sql):
+        raise AssertionError("parsed")
+    monkeypatch.setattr(comments, "select_comments", refuse)
+    assert comments.model_comments(models) == first
+    _write(tmp_path, MODEL.replace("select * from t", "select\n    crawl_id  -- a crawl\nfrom t"))
+    with pytest.raises(AssertionError, match="parsed"):
+        comments.model_comments(tuple(load_models(tmp_path, EXTERNAL)))
