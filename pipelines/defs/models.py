@@ -68,10 +68,11 @@ def model_spec(model: SqlModel) -> dg.AssetSpec:
 def column_schema(model: SqlModel, columns: list[tuple]) -> dg.TableSchema:
     """The built table's columns and types (`describe`), each with the model's trailing comment
     on its select line: the column schema the Dagster UI shows."""
-    from pipelines.warehouse.comments import select_comments  # sqlglot: only when a model runs
+    # cached by the SQL's digest; sqlglot imported only for a text not in the cache
+    from pipelines.warehouse.comments import cached_select_comments
 
     try:
-        notes = select_comments(model.sql)
+        notes = cached_select_comments(model.sql)
     except Exception:   # a comment the parser cannot read must not fail a built model
         notes = {}
     return dg.TableSchema(columns=[dg.TableColumn(name, str(kind), description=notes.get(name))

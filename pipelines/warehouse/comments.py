@@ -34,7 +34,7 @@ from spiders.price_basis import CRAWL_BASES
 # The runner's and the pipeline's bookkeeping: kept in the working database, dropped from the
 # published copy (pipelines/publish.py), since they describe runs, not prices.
 INTERNAL_TABLES = ("main.observation_batch", "raw.model_state", "raw.batch_crawls",
-                   "raw.crawl_first_days", "alerts.state")
+                   "raw.crawl_first_days", "raw.model_contracts", "alerts.state")
 
 TABLES = {
     "main.observations": "Every validated offer observation: one row per offer and hour it was "
@@ -174,6 +174,19 @@ def select_comments(sql: str) -> dict[str, str]:
     return found
 
 
+@cache
+def _select_comments_cache() -> ParsedCache:
+    from spiders.layout import SQL_DIR
+
+    return ParsedCache(SQL_DIR / MODEL_COMMENTS_CACHE, select_comments)
+
+
+def cached_select_comments(sql: str) -> dict[str, str]:
+    """select_comments from the cache model_comments keeps (read here, never written: a step that
+    builds some of the models must not leave the others out of it), parsed when not in it."""
+    return _select_comments_cache().get(sql)
+
+
 def ddl_comments(text: str) -> dict[str, str]:
     """Column name -> comment, from the `create table` statements of a DDL file's text."""
     import sqlglot
@@ -230,12 +243,15 @@ def _python_table_columns() -> dict[str, dict[str, str]]:
             ADVICE_TABLE: dict(ADVICE_COMMENTS), ADVICE_HISTORY_TABLE: dict(ADVICE_COMMENTS)}
 
 
+# beside the models' files: dbt_like_sql/__pycache__/
+MODEL_COMMENTS_CACHE = Path("__pycache__") / "model_comments.json"
+
+
 def model_comments(models: tuple[SqlModel, ...]) -> dict[str, dict[str, str]]:
     """select_comments of each model, by table, through the cache beside the models' files."""
     if not models:
         return {}
-    parsed = ParsedCache(models[0].path.parent.parent / "__pycache__" / "model_comments.json",
-                         select_comments)
+    parsed = ParsedCache(models[0].path.parent.parent / MODEL_COMMENTS_CACHE, select_comments)
     own = {m.table: parsed.get(m.sql) for m in models}
     parsed.save()
     return own

@@ -78,3 +78,29 @@ def test_the_comments_are_cached_beside_the_models_too(tmp_path, monkeypatch):
     _write(tmp_path, MODEL.replace("select * from t", "select\n    crawl_id  -- a crawl\nfrom t"))
     with pytest.raises(AssertionError, match="parsed"):
         comments.model_comments(tuple(load_models(tmp_path, EXTERNAL)))
+
+
+def test_the_models_step_reads_the_comments_publishing_cached_and_writes_none(tmp_path,
+                                                                              monkeypatch):
+    """The column schema each built model shows in Dagster (pipelines/defs/models.py) takes its
+    comments from the cache publishing keeps: nothing parsed for a cached text, and the cache
+    never rewritten by a step that may build only some of the models."""
+    from pipelines.warehouse import comments
+    from spiders import layout
+
+    _write(tmp_path, MODEL.replace("select * from t", "select\n    crawl_id  -- the crawl\nfrom t"))
+    models = tuple(load_models(tmp_path, EXTERNAL))
+    comments.model_comments(models)                     # publishing wrote the cache
+    cache = tmp_path / comments.MODEL_COMMENTS_CACHE
+    written = cache.stat().st_mtime_ns
+    monkeypatch.setattr(layout, "SQL_DIR", tmp_path)
+    comments._select_comments_cache.cache_clear()
+
+    def refuse(sql):
+        raise AssertionError("parsed")
+    monkeypatch.setattr(comments._select_comments_cache(), "parse", refuse)
+    assert comments.cached_select_comments(models[0].sql) == {"crawl_id": "the crawl"}
+    with pytest.raises(AssertionError, match="parsed"):     # a text not cached is parsed
+        comments.cached_select_comments("select 1 as one  -- one")
+    assert cache.stat().st_mtime_ns == written
+    comments._select_comments_cache.cache_clear()
