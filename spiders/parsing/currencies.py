@@ -200,7 +200,6 @@ FX_MEMO = Path(__file__).resolve().parent / "__pycache__" / "fx_rates.json"
 def _memo() -> dict[str, list[str]]:
     stored = read_cache(FX_MEMO)
     memo = stored.get("rates") if stored.get("data") == version("currencyconverter") else None
-    atexit.register(_save_memo)
     return dict(memo) if isinstance(memo, dict) else {}
 
 
@@ -210,15 +209,20 @@ _unsaved: set[str] = set()
 def _save_memo() -> None:
     """Add this process's new lookups to the stored memo (merged with what other processes
     stored meanwhile), once, at exit."""
-    if not _unsaved:
+    memo = _memo()
+    new = {key: memo[key] for key in _unsaved if key in memo}
+    _unsaved.clear()
+    if not new:
         return
     data = version("currencyconverter")
     stored = read_cache(FX_MEMO)
     rates = stored.get("rates") if stored.get("data") == data else None
     rates = dict(rates) if isinstance(rates, dict) else {}
-    rates.update({key: _memo()[key] for key in _unsaved})
+    rates.update(new)
     write_cache(FX_MEMO, {"data": data, "rates": rates})
-    _unsaved.clear()
+
+
+atexit.register(_save_memo)
 
 
 def fx_rate(from_ccy: str, to_ccy: str, on: date) -> FxRate:

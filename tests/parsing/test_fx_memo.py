@@ -75,3 +75,11 @@ def test_processes_that_save_add_to_each_other(memo):
     _next_process()
     assert set(json.loads(memo.read_text())["rates"]) == {
         f"USD CNY {DAY}", f"EUR USD {DAY}"}
+
+
+def test_a_lookup_forgotten_before_exit_is_not_saved_and_breaks_nothing(memo):
+    currencies.fx_rate("USD", "CNY", DAY)
+    currencies._memo.cache_clear()            # the memo read again: the lookup is not in it
+    currencies._save_memo()
+    assert not memo.exists()
+    assert not currencies._unsaved
