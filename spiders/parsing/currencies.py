@@ -209,6 +209,8 @@ _unsaved: set[str] = set()
 def _save_memo() -> None:
     """Add this process's new lookups to the stored memo (merged with what other processes
     stored meanwhile), once, at exit."""
+    if not _unsaved:        # nothing looked up: the stored memo is not even read
+        return
     memo = _memo()
     new = {key: memo[key] for key in _unsaved if key in memo}
     _unsaved.clear()
