@@ -1,6 +1,6 @@
 -- Every crawl of the attached working database `work` normalized since $built_at (the earliest of
 -- the model builds a generation last copied): when, the first UTC day of its observations as the
--- model runner derives it (pipelines/warehouse/sql/first_new_day.sql; null: it has none), and
+-- model runner derives it (pipelines/warehouse/sql/crawls_since.sql; null: it has none), and
 -- whether that day is cached at all (if not, the day is unknown and a model built before it is
 -- copied whole). pipelines/generations.py takes each model's earliest day from these rows, one
 -- read for every model.
