@@ -40,13 +40,14 @@ class Config:
 
     offers: int = 2000                          # offers in the simulated history
     days: tuple[int, ...] = (7, 30, 365)        # history sizes; the last one is "the year"
-    incremental_hours: int = 3                  # consecutive hourly updates measured per size
+    incremental_hours: int = 4                  # consecutive hourly updates measured per size
     repeats: int = 2                            # floor and full rebuild runs per size (best kept)
     crawl_pages: dict[str, int] = field(
         default_factory=lambda: {"html": 300, "json": 300, "playwright": 40})
     crawl_modes: tuple[str, ...] = ("polite", "ceiling")
     crawl: bool = True
     growth: bool = True
+    floor: bool = True                          # (c): at 20,000 offers it costs a full rebuild
     whole_run: bool = True
     startup: bool = True
     # (h) the backfill's rate and the hourly run around it: on from the command line

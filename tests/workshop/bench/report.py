@@ -13,6 +13,7 @@ from typing import Any
 from spiders.layout import REPO_ROOT
 from tests.workshop.bench.backfill import print_backfill
 from tests.workshop.bench.config import GIB
+from tests.workshop.bench.history import steady_updates
 
 
 def machine() -> dict[str, Any]:
@@ -47,8 +48,10 @@ def _fmt_s(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f} s"
 
 
-def _fmt_runs(phase: dict[str, Any]) -> str:
-    """The fastest run, and the others in brackets."""
+def _fmt_runs(phase: dict[str, Any] | None) -> str:
+    """The fastest run, and the others in brackets ("-": not run, --skip-floor)."""
+    if phase is None:
+        return "-"
     others = sorted(phase.get("all_seconds", []))[1:]
     return _fmt_s(phase["seconds"]) + (f" ({', '.join(f'{x:.1f}' for x in others)})"
                                        if others else "")
@@ -86,14 +89,17 @@ def print_report(report: dict[str, Any]) -> None:
         table = Table(title="(b)-(d) simulated history: SQL models (each phase a fresh process; "
                             "floor and full: fastest run, the others in brackets)")
         for col in ("history", "rows", "write", "rows/s", "file", "floor", "full", "full/floor",
-                    "update (median)", "of it models", "publish", "pipeline peak RSS"):
+                    "first update", "update (median)", "of it models", "publish",
+                    "pipeline peak RSS"):
             table.add_column(col, justify="right")
         for s in report["history"]:
             table.add_row(f"{s['days']} d x {s['offers']}", f"{s['rows']:,}",
                           _fmt_s(s["generate"]["seconds"]),
                           f"{s['generate']['rows_per_second']:,.0f}",
                           f"{s['file_bytes'] / GIB:.2f} GiB", _fmt_runs(s["floor"]),
-                          _fmt_runs(s["full"]), f"{s['full_over_floor']:.2f}x",
+                          _fmt_runs(s["full"]),
+                          "-" if s["full_over_floor"] is None else f"{s['full_over_floor']:.2f}x",
+                          _fmt_s(s.get("incremental_first_seconds")),
                           _fmt_s(s["incremental_median_seconds"]),
                           _fmt_s(s["incremental_models_median_seconds"]),
                           _fmt_publish(s["publish"]),
@@ -103,10 +109,10 @@ def print_report(report: dict[str, Any]) -> None:
         table = Table(title=f"per model at {largest['days']} days x {largest['offers']} offers")
         for col in ("model", "floor", "full", "update (median)", "update how"):
             table.add_column(col, justify="left" if col in ("model", "update how") else "right")
-        floor = {b["model"]: b["seconds"] for b in largest["floor"]["models"]}
+        floor = {b["model"]: b["seconds"] for b in (largest["floor"] or {}).get("models", [])}
         inc: dict[str, list[float]] = {}
         how: dict[str, str] = {}
-        for update in largest["incremental"]:
+        for update in steady_updates(largest["incremental"]):
             for b in update["models"]:
                 inc.setdefault(b["model"], []).append(b["seconds"])
                 how[b["model"]] = b["how"]
@@ -122,7 +128,8 @@ def print_report(report: dict[str, Any]) -> None:
             table.add_column(col, justify="right")
         for s in report["history"]:
             p = s["peak_rss_bytes_by_phase"]
-            table.add_row(f"{s['days']} d", *(f"{p[k] / GIB:.2f}" for k in phases))
+            table.add_row(f"{s['days']} d", *(f"{p[k] / GIB:.2f}" if k in p else "-"
+                                              for k in phases))
         console.print(table)
     if report.get("whole_run"):
         r = report["whole_run"]

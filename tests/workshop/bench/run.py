@@ -55,7 +55,7 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
                                               Path(published) if published else None)
         if config.sizes:
             report["history"] = [history_bench(work, offers_file, days, config.incremental_hours,
-                                               config.repeats)
+                                               config.repeats, config.floor)
                                  for days in config.sizes]
         if config.backfill:
             report["backfill"] = backfill_bench(work / "backfill", config.backfill_days)
@@ -65,7 +65,7 @@ def run_bench(config: Config, out: Path | None = None, offers=None) -> dict[str,
     report["machine"]["load_average_end"] = os.getloadavg()
     report["models_sha256"] = sorted({
         digest for size in report.get("history") or []
-        for phase in (size["floor"], size["full"], *size["incremental"])
+        for phase in (size["floor"] or {}, size["full"], *size["incremental"]) if phase
         for digest in phase.get("models_sha256_all", [phase["models_sha256"]])})
     report["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
     report["targets"] = targets(report)
