@@ -88,10 +88,19 @@ rules as (
     select * from intermediate.int_pair_rules
 ),
 
--- every partner an offer could be priced against, with how their machines compare
+-- every partner an offer could be priced against, with how their machines compare: only what the
+-- choice reads (a comparison's offers times their partners is the model's largest set of rows;
+-- the offer's other columns are joined back to its one chosen partner in `paired`)
 candidates as (
     select
-        s.*,
+        s.comparison,
+        s.observed_date,
+        s.offer_id,
+        s.prefers_sku,
+        s.sku,
+        s.vcpus,
+        s.memory_gib,
+        s.disk_gb,
         p.offer_id as p_offer_id,
         p.sku as p_sku,
         p.close_price_cny_per_gpu_hour as p_price,
@@ -100,8 +109,6 @@ candidates as (
         p.vcpus as p_vcpus,
         p.memory_gib as p_memory_gib,
         p.disk_gb as p_disk_gb,
-        r.ratio_low,
-        r.ratio_high,
         r.machine_tolerance
     from priced as s
     inner join partners as p
@@ -171,18 +178,63 @@ configured as (
     from compared
 ),
 
+-- each offer's partner: the first in the order the header gives (own SKU first where preferred,
+-- then a same configuration, then the cheapest per GPU-hour, then the lowest offer_id; a NULL
+-- last, as `order by` puts it). One pass over the candidates by an aggregate: a window's sort of
+-- every candidate cost most of this model at 20,000 offers. offer_id is the grain of a day's
+-- offers, so the order has no ties.
 chosen as (
-    select *
+    select
+        comparison,
+        offer_id,
+        observed_date,
+        arg_min(
+            {
+                p_offer_id: p_offer_id,
+                p_sku: p_sku,
+                p_price: p_price,
+                p_gpus: p_gpus,
+                p_vcpus: p_vcpus,
+                p_memory_gib: p_memory_gib,
+                p_disk_gb: p_disk_gb,
+                vcpus_per_gpu: vcpus_per_gpu,
+                memory_per_gpu: memory_per_gpu,
+                disk_per_gpu: disk_per_gpu,
+                machine_config: machine_config
+            },
+            {
+                own_sku: case
+                    when prefers_sku and sku = p_sku then 0
+                    when not (prefers_sku and sku = p_sku) then 1
+                    else 2
+                end,
+                same_config: case
+                    when machine_config in ('same_sku', 'same_machine') then 0 else 1
+                end,
+                price_unknown: p_price is null,
+                price: coalesce(p_price, 0),
+                p_offer_id: p_offer_id
+            }
+        ) as partner
     from configured
-    qualify
-        row_number() over (
-            partition by comparison, offer_id, observed_date
-            order by
-                (prefers_sku and sku = p_sku) desc,
-                (machine_config in ('same_sku', 'same_machine')) desc,
-                p_price asc,
-                p_offer_id asc
-        ) = 1
+    group by comparison, offer_id, observed_date
+),
+
+-- the priced offer with its chosen partner and the comparison's rules
+paired as (
+    select
+        s.*,
+        s.gpu_count * s.gpu_fraction as s_gpus,
+        -- the partner's columns, named by its struct's fields in `chosen` (hence the noqa)
+        unnest(c.partner),  -- noqa: AL03
+        r.ratio_low,
+        r.ratio_high
+    from chosen as c
+    inner join priced as s
+        on c.comparison = s.comparison
+        and c.offer_id = s.offer_id
+        and c.observed_date = s.observed_date
+    inner join rules as r on c.comparison = r.comparison
 )
 
 select
@@ -259,5 +311,5 @@ select
                 s.ratio_low, s.ratio_high
             )
     end as held_reason                                  -- NULL: published
-from chosen as s
+from paired as s
 order by s.observed_date, s.comparison, s.offer_id

@@ -26,6 +26,9 @@ looks as (
     where billing_period = 'hour'
         and counted  -- counted once: a non-direct twin of a direct offer is left out
         and observed_hour >= since_hour(1)
+        -- only the local days rebuilt: a day east of UTC starts on the UTC day before, whose
+        -- other hours fall in a local day the runner would not keep
+        and local_date >= since_day()
         -- no curated table: its hours carry no calendar (int_sources_without_calendar)
         and source not in (select s.source from intermediate.int_sources_without_calendar as s)
 ),
