@@ -7,7 +7,8 @@
    limit is `mads_allowed` x max(MAD, `min_mad`) in log price; fewer than `min_vendors` vendors:
    null (not judged). marts.held_observations judges each observation against its own day's row,
    so a verdict does not move when a later day's market does. Incremental by day: a row reads its
-   own day and the market_days - 1 before, never a later one (a full build: every day). */
+   own day and the market_days - 1 before, never a later one (a full build: every day); of the
+   days before the first rebuilt, only each offer's last close is sorted with the new ones. */
 -- incremental: market_date
 -- grain: market_date, gpu_model, offer_kind, billing_period
 with params as (   -- the rules, in their one home
@@ -19,6 +20,33 @@ settings as (
         since_day() as since,                           -- the first market day rebuilt
         since_day() - (p.market_days - 1) as first_day  -- the first close its market reads
     from params as p
+),
+
+last_before as (
+    -- each offer's last close before the first day rebuilt, within the market's reach: of the
+    -- closes before that day only this one can stand on a rebuilt day (an earlier one's next
+    -- close comes before it), so the window below sorts two days of closes, not market_days
+    select
+        d.offer_id,
+        max(d.observed_date) as observed_date
+    from intermediate.int_offer_daily as d
+    cross join settings as s
+    where d.observed_date >= s.first_day and d.observed_date < s.since
+    group by d.offer_id
+),
+
+standing as (
+    -- the closes that can stand on a rebuilt day: those of the rebuilt days and the last before
+    select d.*
+    from intermediate.int_offer_daily as d
+    cross join settings as s
+    where d.observed_date >= s.since
+    union all
+    select d.*
+    from intermediate.int_offer_daily as d
+    cross join settings as s
+    semi join last_before as b on d.offer_id = b.offer_id and d.observed_date = b.observed_date
+    where d.observed_date >= s.first_day and d.observed_date < s.since
 ),
 
 closes as (
@@ -36,9 +64,7 @@ closes as (
         ln(greatest(d.close_price_cny_per_gpu_hour::double, 1e-9)) as log_price,
         lead(d.observed_date) over (partition by d.offer_id order by d.observed_date)
             as next_date
-    from intermediate.int_offer_daily as d
-    cross join settings as s
-    where d.observed_date >= s.first_day
+    from standing as d
 ),
 
 judged_days as (

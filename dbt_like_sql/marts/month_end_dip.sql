@@ -240,6 +240,18 @@ flagged as (
         end as month_verdict
     from group_months as m
     cross join params as h
+),
+
+counted as (
+    -- the group's months whose verdict holds, counted over the group-months: a window over the
+    -- final join, whose row estimate is billions, took longer than the rest of the model
+    select
+        f.*,
+        count(case when f.month_verdict = 'holds' then 1 end) over (
+            partition by
+                f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code, f.offer_kind
+        ) as months_dipped
+    from flagged as f
 )
 
 select
@@ -269,9 +281,7 @@ select
     f.recovery_pct::double as recovery_pct,             -- median rise from month end to M+1, %
     f.month_verdict,                                    -- this month-end dipped? (3 verdicts)
     coalesce(s.months_observed, 0) as months_observed,  -- group's months with a complete offer
-    count(case when f.month_verdict = 'holds' then 1 end) over (
-        partition by f.source, f.vendor, f.gpu_model, f.gpu_variant, f.region_code, f.offer_kind
-    ) as months_dipped,                                 -- of them, months whose verdict holds
+    f.months_dipped,                                    -- of them, months whose verdict holds
     coalesce(o.offers_followed, 0) as offers_followed,  -- distinct offers in the test
     coalesce(o.offer_months, 0) as offer_months,        -- complete offer-months
     coalesce(o.positive_offer_months, 0)
@@ -294,7 +304,7 @@ select
         when s.months_for_verdict <= h.max_months_needed
             then greatest(1, s.months_for_verdict - s.months_observed)::integer
     end as months_needed                                -- more complete months for a verdict
-from flagged as f
+from counted as f
 cross join params as h
 left join signalled as s
     on f.source = s.source and f.vendor = s.vendor and f.gpu_model = s.gpu_model
