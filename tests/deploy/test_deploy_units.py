@@ -99,13 +99,36 @@ def test_stopping_a_group_stops_children_that_ignore_sigterm():
         while len(children := processes.children(proc.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(children) == 2
-        processes.stop_group(proc.pid, grace_seconds=1, proc=proc)
+        assert processes.stop_group(proc.pid, grace_seconds=1, proc=proc)
         assert proc.returncode == -9
         assert not processes.group_alive(proc.pid)
         assert not any(processes.alive(child) for child in children)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
+
+
+def test_groups_are_stopped_together_not_one_after_another(tmp_path):
+    """The first group ends on SIGTERM only once the second has had its SIGTERM too: stopped in
+    turn, it would wait out its whole grace and be killed (a stop as long as every grace)."""
+    second_told = tmp_path / "second"
+    waits = subprocess.Popen(["bash", "-c", f"trap 'while [ ! -e {second_told} ]; do sleep 0.1;"
+                              " done; exit 0' TERM; sleep 300 & wait"], process_group=0)
+    ends = subprocess.Popen(["bash", "-c", f"trap 'touch {second_told}; exit 0' TERM; "
+                             "sleep 300 & wait"], process_group=0)
+    try:
+        for proc in (waits, ends):
+            deadline = time.monotonic() + 10
+            while not processes.children(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)   # the trap is set before the child starts
+        killed = processes.stop_groups({waits.pid: waits, ends.pid: ends}, grace_seconds=120)
+        assert killed == []
+        assert (waits.returncode, ends.returncode) == (0, 0)
+        assert not processes.group_alive(waits.pid) and not processes.group_alive(ends.pid)
+    finally:
+        for proc in (waits, ends):
+            if proc.poll() is None:
+                os.killpg(proc.pid, 9)
 
 
 def env_names(path: Path) -> set[str]:
