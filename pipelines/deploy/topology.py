@@ -13,6 +13,7 @@ cluster), dagster_home/ (dagster.yaml -> docs/deploy/dagster.yaml), logs/ (compu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -161,9 +162,6 @@ class LocalTopology:
             if pid is not None:
                 groups[pid], names[pid] = proc, name
         killed = processes.stop_groups(groups)
-        if killed:
-            print(f"{', '.join(names[pid] for pid in killed)}: still running "
-                  f"{processes.GRACE_SECONDS:g} s after SIGTERM; killed", file=sys.stderr)
         for name in SERVICES:
             processes.pid_file(self.run_dir, name).unlink(missing_ok=True)
         if not keep_postgres and self.cluster.initialized():
@@ -172,6 +170,10 @@ class LocalTopology:
             bin_dir = server_bin_dir()
             if bin_dir:
                 self.cluster.stop(bin_dir)
+        if killed:   # said last: a closed stderr must not cut the stop short
+            with contextlib.suppress(OSError):
+                print(f"{', '.join(names[pid] for pid in killed)}: still running "
+                      f"{processes.GRACE_SECONDS:g} s after SIGTERM; killed", file=sys.stderr)
 
     def _code_server_answers(self) -> bool:
         from dagster._grpc.client import DagsterGrpcClient
