@@ -9,7 +9,7 @@ A run brings the generation data/prices.db is NOT a link of up to date in place 
 * a model the runner has not built since leaves its table alone; a day- or month-grain
   incremental model not rebuilt from scratch since gets its rows from the first day the runner
   rebuilt (the first day of the observations loaded since that build, the runner's own rule,
-  sql/first_new_day_since.sql) deleted and copied again;
+  pipelines/warehouse/crawl_first_days.py first_new_day_since) deleted and copied again;
 * every other table is copied whole (the models still rebuilt in full, the small Python tables).
 What the generation holds is recorded beside it (`<generation>.state.json`: the file's inode,
 size and modification time as last written, each model's build as the runner recorded it, and
@@ -29,10 +29,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
+from pipelines.warehouse.crawl_first_days import crawls_since, first_new_day_since
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, INDEX_TABLE
 
@@ -230,21 +230,16 @@ def replace_changed_rows(con, table: str, key: str, changed_sql: str) -> str:
 
 
 def crawls_loaded_since(con, held: dict[str, list]) -> list[tuple]:
-    """(normalized_at, first_day, cached) of every crawl normalized since the earliest build the
-    generation holds (sql/first_new_day_since.sql): one read for every model."""
+    """crawl_first_days.crawls_since of attached `work`, from the earliest build the generation
+    holds: one read for every model."""
     if not held:
         return []
-    return con.execute(sql_text(__file__, "first_new_day_since"),
-                       {"built_at": min(build[0] for build in held.values())}).fetchall()
-
-
-def first_new_day_since(loaded: list[tuple], built_at: str) -> tuple[date | None, bool]:
-    """(the first day of the observations loaded since `built_at`, None when none has one;
-    whether a crawl loaded since has no cached first day) from crawls_loaded_since."""
-    since = datetime.fromisoformat(built_at)
-    after = [(day, cached) for normalized_at, day, cached in loaded if normalized_at >= since]
-    return (min((day for day, _ in after if day is not None), default=None),
-            not all(cached for _, cached in after))
+    default = con.execute("select current_database()").fetchone()[0]
+    con.execute("use work")       # the runner's query names the default catalog's tables
+    try:
+        return crawls_since(con, min(build[0] for build in held.values()))
+    finally:
+        con.execute(f'use "{default}"')
 
 
 def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],

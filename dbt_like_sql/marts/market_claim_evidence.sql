@@ -32,37 +32,17 @@ with params as (
         6 as value_decimals
 ),
 
--- The current market: the first day within the horizon of "now" (price_horizon_days(), its one
--- home) of each table, counted back from the table's newest day. The newest day is read as the
--- first row in descending order, not as max(): DuckDB then skips the row groups whose days are
--- older than one it has seen (the tables are stored in day order), instead of scanning the
--- whole column.
+-- The current market: the first day within the horizon of "now" of each table, counted back from
+-- the table's newest day (horizon_first_day(), price_age_macros.sql: it still skips the row
+-- groups older than the newest day).
 horizon_start as (
     select
-        (
-            select x.observed_date from intermediate.int_offer_daily as x
-            order by x.observed_date desc limit 1
-        ) - price_horizon_days() as offers_from,
-        (
-            select x.day from marts.slice_to_whole_ratio as x
-            order by x.day desc limit 1
-        ) - price_horizon_days() as slices_from,
-        (
-            select x.day from marts.multi_gpu_discount as x
-            order by x.day desc limit 1
-        ) - price_horizon_days() as servers_from,
-        (
-            select x.day from marts.monthly_vs_hourly_saving as x
-            order by x.day desc limit 1
-        ) - price_horizon_days() as savings_from,
-        (
-            select x.day from marts.spot_discount as x
-            order by x.day desc limit 1
-        ) - price_horizon_days() as spot_from,
-        (
-            select x.observed_date from intermediate.int_regional_pairs as x
-            order by x.observed_date desc limit 1
-        ) - price_horizon_days() as regions_from
+        horizon_first_day('intermediate.int_offer_daily', 'observed_date') as offers_from,
+        horizon_first_day('marts.slice_to_whole_ratio', 'day') as slices_from,
+        horizon_first_day('marts.multi_gpu_discount', 'day') as servers_from,
+        horizon_first_day('marts.monthly_vs_hourly_saving', 'day') as savings_from,
+        horizon_first_day('marts.spot_discount', 'day') as spot_from,
+        horizon_first_day('intermediate.int_regional_pairs', 'observed_date') as regions_from
 ),
 
 latest_days as (    -- each offer's latest counted day within the horizon of the newest day

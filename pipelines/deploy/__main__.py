@@ -33,6 +33,15 @@ def _topology(args: argparse.Namespace) -> LocalTopology:
                                              webserver=args.ui_port))
 
 
+def take_interrupts() -> None:
+    """Ctrl-C raises KeyboardInterrupt here, and the services start with SIGINT at its default,
+    even when `up` was started with SIGINT ignored (a background job, a CI runner): a handler
+    reverts to the default across exec, an ignored SIGINT would be inherited, and Dagster's
+    processes map SIGTERM to what SIGINT does (dagster._utils.interrupts), so the code server
+    then ignored the stop's SIGTERM and waited out the grace to be killed."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def up(args: argparse.Namespace) -> int:
     topology = _topology(args)
     if processes.recorded_pid(topology.run_dir, LAUNCHER):
@@ -43,6 +52,7 @@ def up(args: argparse.Namespace) -> int:
     processes.write_pid(topology.run_dir, LAUNCHER, os.getpid(), LAUNCHER_MARKER)
     stopping: list[int] = []
     signal.signal(signal.SIGTERM, lambda signum, _frame: stopping.append(signum))
+    take_interrupts()
     try:
         print(f"starting Postgres and Dagster under {topology.directory} ...", flush=True)
         topology.start()

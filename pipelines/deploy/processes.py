@@ -14,6 +14,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+# How long a service gets to end after SIGTERM before SIGKILL: the three Dagster processes end
+# within seconds on an idle machine; the rest is headroom for a loaded one (the stop is shared by
+# all of them, stop_groups).
+GRACE_SECONDS = 20.0
 
 @dataclass(frozen=True)
 class Service:
@@ -92,36 +96,44 @@ def _pgid_of(pid: int) -> int | None:
         return None
 
 
-def stop_group(pgid: int, grace_seconds: float = 20.0,
-               proc: subprocess.Popen | None = None) -> None:
-    """SIGTERM to the whole group, then SIGKILL to what is left after the grace period."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGTERM)
+def stop_groups(groups: dict[int, subprocess.Popen | None],
+                grace_seconds: float = GRACE_SECONDS) -> list[int]:
+    """SIGTERM to every group at once, then SIGKILL to what is left of them after one shared
+    grace period: a stop takes as long as the slowest service, not as long as all of them in
+    turn (three Dagster processes stopped one by one, each up to its grace, outlasted a 90 s
+    bound on a loaded machine). `groups`: {pgid: our Popen of its leader, or None when another
+    process started it}. Returns the groups that had to be killed."""
+    for pgid in groups:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGTERM)
+    running = set(groups)
     deadline = time.monotonic() + grace_seconds
-    while time.monotonic() < deadline:
+    while running and time.monotonic() < deadline:
+        for pgid in list(running):
+            if groups[pgid] is not None:
+                groups[pgid].poll()   # reap our child, else it stays a zombie in its own group
+            if not group_alive(pgid):
+                running.discard(pgid)
+        if running:
+            time.sleep(0.2)
+    for pgid in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
+    for proc in groups.values():
         if proc is not None:
-            proc.poll()   # reap our child, else it stays a zombie in its own group
-        if not group_alive(pgid):
-            break
-        time.sleep(0.2)
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
-    if proc is not None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=5)
-    # SIGKILL is delivered, not yet done: return once nothing of the group runs any more
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+    # SIGKILL is delivered, not yet done: return once nothing of the groups runs any more
     deadline = time.monotonic() + 5
-    while group_alive(pgid) and time.monotonic() < deadline:
+    while any(group_alive(pgid) for pgid in running) and time.monotonic() < deadline:
         time.sleep(0.05)
+    return sorted(running)
 
 
-def stop_recorded(run_dir: Path, name: str, grace_seconds: float = 20.0) -> bool:
-    """Stop the service a pid file names (when it still runs); True when there was one."""
-    pid = recorded_pid(run_dir, name)
-    if pid is not None:
-        stop_group(pid, grace_seconds)
-    pid_file(run_dir, name).unlink(missing_ok=True)
-    return pid is not None
+def stop_group(pgid: int, grace_seconds: float = GRACE_SECONDS,
+               proc: subprocess.Popen | None = None) -> bool:
+    """One group (stop_groups); True when it had to be killed."""
+    return bool(stop_groups({pgid: proc}, grace_seconds))
 
 
 def children(pid: int) -> list[int]:

@@ -13,6 +13,7 @@ cluster), dagster_home/ (dagster.yaml -> docs/deploy/dagster.yaml), logs/ (compu
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -30,7 +31,7 @@ from spiders.layout import REPO_ROOT
 DEPLOY_DOCS = REPO_ROOT / "docs" / "deploy"
 LOCATION = "gpuprices"          # pyproject.toml's [tool.dagster] code_location_name
 CODE_MODULE = "pipelines.definitions"
-SERVICES = ("code", "daemon", "webserver")   # started in this order, stopped in reverse
+SERVICES = ("code", "daemon", "webserver")   # started in this order, stopped together
 READY_SECONDS = 180.0           # a cold code location on 2 loaded cores takes tens of seconds
 
 
@@ -150,24 +151,29 @@ class LocalTopology:
                                    f"{processes.log_file(self.run_dir, name)}")
             time.sleep(0.5)
 
-    def stop_service(self, name: str, grace_seconds: float = 20.0) -> None:
-        proc = self.procs.pop(name, None)
-        if proc is not None:
-            processes.stop_group(proc.pid, grace_seconds, proc)
-            processes.pid_file(self.run_dir, name).unlink(missing_ok=True)
-        else:
-            processes.stop_recorded(self.run_dir, name, grace_seconds)
-
     def stop(self, keep_postgres: bool = False) -> None:
-        """Every process this topology (or an earlier `up` of the same directory) started."""
-        for name in reversed(SERVICES):
-            self.stop_service(name)
+        """Every process this topology (or an earlier `up` of the same directory) started, all
+        at once (processes.stop_groups), then Postgres."""
+        groups: dict[int, subprocess.Popen | None] = {}
+        names: dict[int, str] = {}
+        for name in SERVICES:
+            proc = self.procs.pop(name, None)
+            pid = proc.pid if proc is not None else processes.recorded_pid(self.run_dir, name)
+            if pid is not None:
+                groups[pid], names[pid] = proc, name
+        killed = processes.stop_groups(groups)
+        for name in SERVICES:
+            processes.pid_file(self.run_dir, name).unlink(missing_ok=True)
         if not keep_postgres and self.cluster.initialized():
             from pipelines.deploy.postgres import server_bin_dir
 
             bin_dir = server_bin_dir()
             if bin_dir:
                 self.cluster.stop(bin_dir)
+        if killed:   # said last: a closed stderr must not cut the stop short
+            with contextlib.suppress(OSError):
+                print(f"{', '.join(names[pid] for pid in killed)}: still running "
+                      f"{processes.GRACE_SECONDS:g} s after SIGTERM; killed", file=sys.stderr)
 
     def _code_server_answers(self) -> bool:
         from dagster._grpc.client import DagsterGrpcClient

@@ -2,11 +2,14 @@
 runner finds the first new day of an hour: the earliest day with observations loaded since a
 model's last build. A writer of observations records its crawls' days as it writes them
 (record_crawl_first_days), reading only what it wrote; the runner scans `observations` only for
-a crawl nobody recorded (a database written before this, a test's hand-made rows), once."""
+a crawl nobody recorded (a database written before this, a test's hand-made rows), once. The
+publish (pipelines/generations.py) takes a model's first new day by the same rule, from the same
+rows (first_new_day_since over crawls_since), to copy a generation only the days the runner
+rebuilt."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from pipelines.warehouse.sql_files import sql_text
 
@@ -34,14 +37,29 @@ def record_crawl_first_days(con, first_hour: datetime | None, normalized_at=None
     _cache(con, normalized_at, normalized_at, first_hour or END)
 
 
+def crawls_since(con, built_at) -> list[tuple]:
+    """(normalized_at, first_day, cached) of every crawl normalized since `built_at` (a datetime or
+    an ISO string), in the session's default catalog (sql/crawls_since.sql)."""
+    return con.execute(sql_text(__file__, "crawls_since"), {"built_at": built_at}).fetchall()
+
+
+def first_new_day_since(crawls: list[tuple], built_at) -> tuple[date | None, bool]:
+    """The one rule for "the first new day since a build", the runner's and the publish's: (the
+    earliest first day of the crawls normalized since `built_at` (a datetime or an ISO string),
+    None when none has one; whether one of them has no cached first day) from crawls_since rows,
+    which may start earlier (the publish reads them once, from its earliest build)."""
+    since = built_at if isinstance(built_at, datetime) else datetime.fromisoformat(built_at)
+    after = [(day, cached) for normalized_at, day, cached in crawls if normalized_at >= since]
+    return (min((day for day, _ in after if day is not None), default=None),
+            not all(cached for _, cached in after))
+
+
 def first_new_day(con, built_at) -> str | None:
     """The earliest UTC day (ISO) with observations loaded since `built_at` (None: nothing new),
     from the crawls normalized since; one nobody recorded has its day found by a scan of the
     whole of `observations` first, once."""
-    uncached, since = con.execute(sql_text(__file__, "crawls_since"),
-                                  {"built_at": built_at}).fetchone()
+    since, uncached = first_new_day_since(crawls_since(con, built_at), built_at)
     if uncached:
         _cache(con, built_at, END, BEGINNING)
-        since = con.execute(sql_text(__file__, "crawls_since"),
-                            {"built_at": built_at}).fetchone()[1]
+        since, _ = first_new_day_since(crawls_since(con, built_at), built_at)
     return since.isoformat() if since else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ import pytest
 from pipelines.deploy import postgres, processes
 from pipelines.deploy.postgres import PostgresCluster, PostgresUnavailable
 from pipelines.deploy.topology import DEPLOY_DOCS, LocalTopology, Ports
+from spiders.layout import REPO_ROOT
 
 
 def fake_server(root: Path, version: str, tools=("initdb", "pg_ctl")) -> None:
@@ -99,13 +101,62 @@ def test_stopping_a_group_stops_children_that_ignore_sigterm():
         while len(children := processes.children(proc.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert len(children) == 2
-        processes.stop_group(proc.pid, grace_seconds=1, proc=proc)
+        assert processes.stop_group(proc.pid, grace_seconds=1, proc=proc)
         assert proc.returncode == -9
         assert not processes.group_alive(proc.pid)
         assert not any(processes.alive(child) for child in children)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, 9)
+
+
+def test_groups_are_stopped_together_not_one_after_another(tmp_path):
+    """The first group ends on SIGTERM only once the second has had its SIGTERM too: stopped in
+    turn, it would wait out its whole grace and be killed (a stop as long as every grace)."""
+    second_told = tmp_path / "second"
+    waits = subprocess.Popen(["bash", "-c", f"trap 'while [ ! -e {second_told} ]; do sleep 0.1;"
+                              " done; exit 0' TERM; sleep 300 & wait"], process_group=0)
+    ends = subprocess.Popen(["bash", "-c", f"trap 'touch {second_told}; exit 0' TERM; "
+                             "sleep 300 & wait"], process_group=0)
+    try:
+        for proc in (waits, ends):
+            deadline = time.monotonic() + 10
+            while not processes.children(proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)   # the trap is set before the child starts
+        killed = processes.stop_groups({waits.pid: waits, ends.pid: ends}, grace_seconds=120)
+        assert killed == []
+        assert (waits.returncode, ends.returncode) == (0, 0)
+        assert not processes.group_alive(waits.pid) and not processes.group_alive(ends.pid)
+    finally:
+        for proc in (waits, ends):
+            if proc.poll() is None:
+                os.killpg(proc.pid, 9)
+
+
+IGNORED_SIGNALS = "grep SigIgn /proc/self/status"
+
+
+@pytest.mark.parametrize("take", [False, True])
+def test_up_takes_ctrl_c_and_starts_services_with_it_even_when_started_ignoring_it(tmp_path,
+                                                                                  take):
+    """Started with SIGINT ignored (a background job), `up` still takes Ctrl-C, and what it
+    starts sees SIGINT (and so, in Dagster's processes, SIGTERM) at its default; without
+    take_interrupts both would be ignored (the case it is compared with)."""
+    script = ("import signal, subprocess, sys\n"
+              "from pathlib import Path\n"
+              "from pipelines.deploy import __main__ as deploy, processes\n"
+              f"if {take}: deploy.take_interrupts()\n"
+              "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler, flush=True)\n"
+              "service = processes.Service('svc', ('bash', '-c', sys.argv[1]), {}, Path.cwd())\n"
+              "processes.start(service, Path(sys.argv[2])).wait()\n")
+    started = subprocess.run(
+        ["bash", "-c", 'trap "" INT; exec "$@"', "-", sys.executable, "-c", script,
+         IGNORED_SIGNALS, str(tmp_path)], capture_output=True, text=True, timeout=60,
+        cwd=REPO_ROOT, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split() == [str(take)]
+    ignored = int((tmp_path / "svc.log").read_text().split()[1], 16)
+    assert bool(ignored & (1 << (signal.SIGINT - 1))) is not take
 
 
 def env_names(path: Path) -> set[str]:

@@ -27,6 +27,7 @@ from pipelines.generations import (
 from pipelines.publish import publish_generation
 from pipelines.simulate import DUCKDB_CONFIG, append_hour, load_offers, simulate
 from pipelines.warehouse.comments import INTERNAL_TABLES
+from pipelines.warehouse.crawl_first_days import first_new_day_since
 from pipelines.warehouse.db import ensure_schema, transaction
 from pipelines.warehouse.sql_models import load_models, run_model
 from spiders.layout import SQL_DIR
@@ -291,4 +292,7 @@ D1, D2 = date(2026, 4, 28), date(2026, 4, 29)
     ([(AT - timedelta(hours=1), None, False), (AT, D2, True)], (D2, False)),
 ])
 def test_the_first_new_day_since_a_build(loaded, expected):
-    assert generations.first_new_day_since(loaded, BUILT) == expected
+    """The runner's rule (crawl_first_days.first_new_day_since), given the build time as the
+    publish holds it (ISO text) and as the runner reads it (a datetime)."""
+    assert first_new_day_since(loaded, BUILT) == expected
+    assert first_new_day_since(loaded, AT) == expected

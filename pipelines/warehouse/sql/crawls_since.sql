@@ -1,11 +1,15 @@
--- The crawls normalized since $built_at (a model's last build): how many are not yet in
--- raw.crawl_first_days (cache_crawl_first_days.sql adds them, then this runs again), and the
--- earliest UTC day of the observations of those that are: the first new day (null: nothing new).
+-- The crawls normalized since $built_at (a model's last build; for a published generation, the
+-- earliest of the builds it holds), in the database the session uses: when, the first UTC day of
+-- its observations as raw.crawl_first_days caches it (null: it has none), and whether that day is
+-- cached at all (cache_crawl_first_days.sql adds the missing ones). crawl_first_days.py
+-- first_new_day_since takes the first new day from these rows, for the runner and the publish.
 -- Observations are loaded by crawl; a crawl's normalized_at says when its rows joined
 -- `observations`.
 select
-    count(*) filter (where d.normalized_at is distinct from c.normalized_at) as uncached,
-    min(d.first_day) filter (where d.normalized_at = c.normalized_at) as first_new_day
+    c.normalized_at,
+    d.first_day,
+    d.crawl_id is not null as cached
 from raw.crawls as c
-left join raw.crawl_first_days as d on c.crawl_id = d.crawl_id
-where c.normalized_at >= $built_at
+left join raw.crawl_first_days as d
+    on c.crawl_id = d.crawl_id and c.normalized_at = d.normalized_at
+where c.normalized_at >= cast($built_at as timestamptz)

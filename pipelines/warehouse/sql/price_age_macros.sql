@@ -12,6 +12,21 @@
 -- again within half a year is history, not a quote; `--max-age` widens it.
 create or replace macro price_horizon_days() as 180;
 
+-- horizon_first_day(table_name, day_column): the first day within price_horizon_days() of a
+-- table's newest day (a fixed history is scored the same any day). The newest day is the first
+-- row in descending order, not max(): DuckDB then skips the row groups older than a day it has
+-- seen (tables are stored in day order), through query_table() as when the table is named.
+-- Names, not identifiers: pass them as text ('marts.spot_discount', 'day').
+create or replace macro horizon_first_day(table_name, day_column) as (
+    select t.newest_day
+    from (
+        select columns(lambda c: c = day_column) as newest_day
+        from query_table(table_name)
+    ) as t
+    order by t.newest_day desc
+    limit 1
+) - price_horizon_days();
+
 -- price_reference_day(): the day ages are counted to: the UTC day of the query, unless a caller
 -- states another (`set variable price_reference_day = date '...'`: a test, a rebuilt page).
 create or replace macro price_reference_day() as
