@@ -16,7 +16,6 @@ os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
 
 _context_lock = threading.Lock()
 _made: list = []   # the process's one context, once made
-_batch_definitions: dict[str, object] = {}   # suite name -> its whole-dataframe batch definition
 
 
 def _context():
@@ -118,19 +117,10 @@ def _validated(df: pd.DataFrame, suite_name: str, expectations: list, result_for
     """GX's validation result of `expectations` over `df`."""
     import great_expectations as gx
 
-    batch = _batch_definition(suite_name).get_batch(batch_parameters={"dataframe": df})
+    context = _context()
+    source = context.data_sources.add_or_update_pandas(f"{suite_name}_source")
+    asset = source.add_dataframe_asset(f"{suite_name}_{len(source.assets)}")
+    batch = asset.add_batch_definition_whole_dataframe("whole").get_batch(
+        batch_parameters={"dataframe": df})
     suite = gx.ExpectationSuite(name=suite_name, expectations=[e.copy() for e in expectations])
     return batch.validate(suite, result_format=result_format)
-
-
-def _batch_definition(suite_name: str):
-    """The suite's datasource, dataframe asset and batch definition, made once per process: the
-    dataframe is handed to each batch, not kept. Making them anew for every validation saved the
-    context's whole configuration three times over, with one more asset each time."""
-    context = _context()
-    with _context_lock:
-        if suite_name not in _batch_definitions:
-            source = context.data_sources.add_or_update_pandas(f"{suite_name}_source")
-            _batch_definitions[suite_name] = source.add_dataframe_asset(
-                suite_name).add_batch_definition_whole_dataframe("whole")
-        return _batch_definitions[suite_name]
