@@ -134,8 +134,9 @@ def say_loaded(context, results: list[CrawlResult]) -> None:
     source still has a line of its own (_materialization)."""
     loaded = sorted((r for r in results if r.passed), key=lambda r: r.source)
     if loaded:
-        context.log.info(f"{sum(r.offers for r in loaded)} offers loaded from {len(loaded)} "
-                         "sources: " + ", ".join(f"{r.source} {r.offers}" for r in loaded))
+        sources = f"{len(loaded)} source" + ("s" if len(loaded) > 1 else "")
+        context.log.info(f"{sum(r.offers for r in loaded)} offers loaded from {sources}: "
+                         + ", ".join(f"{r.source} {r.offers}" for r in loaded))
 
 
 def _spec(source: str) -> dg.AssetSpec:

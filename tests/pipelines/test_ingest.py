@@ -7,7 +7,7 @@ import json
 import duckdb
 import pytest
 
-from pipelines.defs.ingest import record_crawl, record_crawls
+from pipelines.defs.ingest import record_crawl, record_crawls, say_loaded
 from pipelines.resources import CrawlResult
 from pipelines.warehouse.db import transaction
 
@@ -83,3 +83,25 @@ def test_a_malformed_crawl_loses_only_itself_and_fails_the_load(con, tmp_path):
     with pytest.raises(duckdb.Error, match=r"(?i)malformed"):
         record_crawls(con, results, ["a", "b", "c"], "run-1", "replay")
     assert _landed(con) == ([("a",)], [("a", 1)])
+
+
+class _Said:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.log = self
+
+    def info(self, message: str) -> None:
+        self.lines.append(message)
+
+
+@pytest.mark.parametrize(("crawls", "said"), [
+    ([("cudo", 9, True)], ["9 offers loaded from 1 source: cudo 9"]),
+    ([("b", 2, True), ("a", 1, True), ("x", 0, False)],
+     ["3 offers loaded from 2 sources: a 1, b 2"]),
+    ([("x", 0, False)], []),        # a failed or skipped source says so in a line of its own
+])
+def test_the_loaded_sources_are_said_in_one_line(crawls, said):
+    context = _Said()
+    say_loaded(context, [CrawlResult(s, f"c-{s}", passed, n, [], None, VERDICT)
+                         for s, n, passed in crawls])
+    assert context.lines == said
