@@ -98,8 +98,9 @@ def chain_rows(series: dict, days: pd.DataFrame, replicate: np.ndarray,
     for i in range(first - 1, -1, -1):               # backward before it
         chain[i] = chain[i + 1] / math.exp(point[i + 1])
         how[i] = "backward"
-    offsets = _offsets(replicate, point, base_i)
-    low_q, high_q = rules.quantiles
+    # every day's interval in one call per matrix (a call per day was most of the chaining)
+    level_bounds = np.quantile(_offsets(replicate, point, base_i), rules.quantiles, axis=0)
+    change_bounds = np.quantile(replicate, rules.quantiles, axis=0)
     rows = []
     for i, day in enumerate(dates):
         if day in done or i not in how:
@@ -117,8 +118,8 @@ def chain_rows(series: dict, days: pd.DataFrame, replicate: np.ndarray,
         enough = reason is None
         mover = facts.get("lone_mover") if with_change and enough else None
         level = chain[i]
-        lo, hi = np.quantile(offsets[:, i], [low_q, high_q])
-        change_lo, change_hi = np.quantile(replicate[:, i], [low_q, high_q])
+        lo, hi = level_bounds[:, i]
+        change_lo, change_hi = change_bounds[:, i]
         row = {
             **series,
             "index_date": day,
