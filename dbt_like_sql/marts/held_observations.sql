@@ -77,13 +77,14 @@ sequenced as (
             date '1970-01-01' + (epoch_us(h.observed_at) // 86400000000)::integer
                 as observed_date
         from observations as h
-        cross join params as w
+        cross join params as p
         semi join outlying_offers as e on h.offer_id = e.offer_id
-        -- observed_hour is stored: DuckDB skips the older row groups by their min/max
-        where h.observed_hour >= (since_day() - w.confirm_within_days)::timestamptz - interval 1 day
+        where
+            -- observed_hour is stored: DuckDB skips the older row groups by their min/max
+            h.observed_hour >= (since_day() - p.confirm_within_days)::timestamptz - interval 1 day
+            and date '1970-01-01' + (epoch_us(h.observed_at) // 86400000000)::integer
+            >= since_day() - p.confirm_within_days
     ) as d
-    cross join params as p
-    where d.observed_date >= since_day() - p.confirm_within_days
     window offer_history as (partition by d.offer_id order by d.observed_at)
 )
 
