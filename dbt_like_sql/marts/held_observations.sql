@@ -13,7 +13,9 @@
    moves when a later day's market moves, and a confirmation must come within the window.
    Incremental by day with a lookback of confirm_within_days (the header states it; a test holds
    them equal): new observations can confirm a held observation of the days before, and a held
-   observation reads the looks of the confirm_within_days before it. */
+   observation reads the looks of the confirm_within_days before it. A look's UTC day is counted
+   from its epoch, not by timezone('UTC', ...): the same day, and the zone look-up per row was
+   most of the hour at 20,000 offers (issue 45, k21). */
 -- incremental: observed_date lookback 7 days
 -- grain: offer_id, observed_at
 -- audit: confirmed_later: confirmed_at <= observed_at
@@ -31,8 +33,10 @@ outlying as (
         o.offer_id,
         o.observed_at
     from observations as o
+    -- the UTC day from the instant's epoch (see `sequenced`): exact, and a third of the time of
+    -- timezone('UTC', ...) over every observation of the rebuilt days
     inner join intermediate.int_outlier_markets as m
-        on timezone('UTC', o.observed_at)::date = m.market_date
+        on date '1970-01-01' + (epoch_us(o.observed_at) // 86400000000)::integer = m.market_date
         and o.gpu_model = m.gpu_model
         and o.offer_kind = m.offer_kind
         and o.billing_period = m.billing_period
@@ -53,23 +57,35 @@ sequenced as (
     -- the looks of offers outlying on a rebuilt day, each beside its neighbours: a held look's
     -- previous look counts from confirm_within_days before the first day rebuilt
     select
-        h.offer_id,
-        h.observed_at,
-        timezone('UTC', h.observed_at)::date as observed_date,
-        h.price_amount,
-        lag(h.price_amount) over offer_history as previous_price_amount,
-        lag(timezone('UTC', h.observed_at)::date) over offer_history as previous_observed_date,
-        lead(h.price_amount) over offer_history as next_price_amount,
-        lead(h.observed_at) over offer_history as next_observed_at,
-        lead(timezone('UTC', h.observed_at)::date) over offer_history as next_observed_date
-    from observations as h
-    cross join params as p
-    semi join outlying_offers as e on h.offer_id = e.offer_id
-    where
-        -- observed_hour is stored: DuckDB skips the older row groups by their min/max
-        h.observed_hour >= (since_day() - p.confirm_within_days)::timestamptz - interval 1 day
-        and timezone('UTC', h.observed_at)::date >= since_day() - p.confirm_within_days
-    window offer_history as (partition by h.offer_id order by h.observed_at)
+        d.offer_id,
+        d.observed_at,
+        d.observed_date,
+        d.price_amount,
+        lag(d.price_amount) over offer_history as previous_price_amount,
+        lag(d.observed_date) over offer_history as previous_observed_date,
+        lead(d.price_amount) over offer_history as next_price_amount,
+        lead(d.observed_at) over offer_history as next_observed_at,
+        lead(d.observed_date) over offer_history as next_observed_date
+    from (
+        -- an observation's UTC day is the whole days since the epoch (the instant's own count,
+        -- whatever the session's TimeZone; every observation is after 1970, so `//` floors): the
+        -- same day as timezone('UTC', observed_at)::date, without a zone look-up per row
+        select
+            h.offer_id,
+            h.observed_at,
+            h.price_amount,
+            date '1970-01-01' + (epoch_us(h.observed_at) // 86400000000)::integer
+                as observed_date
+        from observations as h
+        cross join params as p
+        semi join outlying_offers as e on h.offer_id = e.offer_id
+        where
+            -- observed_hour is stored: DuckDB skips the older row groups by their min/max
+            h.observed_hour >= (since_day() - p.confirm_within_days)::timestamptz - interval 1 day
+            and date '1970-01-01' + (epoch_us(h.observed_at) // 86400000000)::integer
+            >= since_day() - p.confirm_within_days
+    ) as d
+    window offer_history as (partition by d.offer_id order by d.observed_at)
 )
 
 select

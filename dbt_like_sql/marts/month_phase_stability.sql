@@ -10,7 +10,10 @@
    Incremental by local month: a month's row reads the offer's days of that month only (day 1's
    change, the only one reaching back, is in no phase). Zones are UTC or east of it, so new
    observations fall in local months from the month of their first UTC day on; since_day() is
-   that month's first day (0001-01-01 in a full build). */
+   that month's first day (0001-01-01 in a full build). Each day's change is taken against the
+   offer's row of the day before by a join (issue 45, k21; before, a lag() window over every
+   column of the month's offer-days): the same rows, the means equal to their last digits (a
+   parallel sum's order). */
 -- grain: offer_id, local_month
 -- audit: changes_not_negative: least(start_mean_abs_change_pct, mid_mean_abs_change_pct) < 0
 -- incremental: local_month by month
@@ -29,23 +32,39 @@ with params as (
 ),
 
 daily as (
+    -- the offer's counted local days of the rebuilt months, with only the columns the month's
+    -- row reads
     select
-        *,
-        lag(local_date) over offer_days as previous_date,
-        lag(close_price_amount) over offer_days as previous_amount,
-        lag(currency) over offer_days as previous_currency
+        offer_id,
+        local_month,
+        local_date,
+        source,
+        vendor,
+        vendor_kind,
+        offer_line,
+        gpu_model,
+        gpu_variant,
+        region_code,
+        region_group,
+        offer_kind,
+        billing_period,
+        currency,
+        close_price_amount
     from intermediate.int_offer_local_daily
     where local_date >= since_day()
         and counted  -- counted once: a non-direct twin of a direct offer is left out
         -- no curated table: its dates carry no calendar (int_sources_without_calendar)
         and source not in (select s.source from intermediate.int_sources_without_calendar as s)
-    window offer_days as (partition by offer_id order by local_date)
 ),
 
 changes as (
+    -- each day beside the offer's day before (consecutive days only: a day after a gap has no
+    -- change), joined on the day rather than a lag() window: the offer-days' grain makes the
+    -- previous row of the window that day's row, and a join sorts nothing
     select
         d.*,
-        100 * abs(d.close_price_amount - d.previous_amount) / d.previous_amount as abs_change_pct,
+        100 * abs(d.close_price_amount - b.close_price_amount) / b.close_price_amount
+            as abs_change_pct,
         case
             when day(d.local_date) between p.start_first_day and p.start_last_day then 'start'
             when day(d.local_date) between p.mid_first_day and p.mid_last_day then 'mid'
@@ -53,10 +72,12 @@ changes as (
                 then 'month_end'
         end as month_phase
     from daily as d
+    inner join daily as b
+        on d.offer_id = b.offer_id
+        and d.local_date - 1 = b.local_date
     cross join params as p
-    where d.previous_date = d.local_date - 1            -- consecutive days only
-        and d.previous_amount > 0
-        and d.previous_currency = d.currency
+    where b.close_price_amount > 0
+        and b.currency = d.currency
 )
 
 select
