@@ -32,9 +32,10 @@ CRAWL_BASES = ("live", *SNAPSHOT_BASES, "simulated")
 # in SQL (tests/sql/test_price_basis.py keeps the two equal).
 REAL_PRICE_BASES = ("live", "captured", "published")
 # The modeled prices no page shows unless the run that crawled them opted in to their source
-# (spiders/default_sources.py); staging.stg_shown_observations says the same in SQL
-# (tests/sql/test_shown_observations.py keeps the two equal). A simulated database says so on
-# every page instead.
+# (spiders/default_sources.py); the macro hidden_by_default(basis) says the same in SQL
+# (pipelines/warehouse/sql/price_basis_macros.sql, read by staging.stg_shown_observations and
+# intermediate.int_hiding_crawls; tests/sql/test_shown_observations.py keeps the two equal). A
+# simulated database says so on every page instead.
 MODELED_PRICE_BASES = ("illustrative", "mixed")
 # What no default page shows: a modeled price, and an undated one (real, but nobody could read
 # when it held: a page shows "a dated public price with its date and age, or nothing"). Opting in

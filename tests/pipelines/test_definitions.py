@@ -35,11 +35,12 @@ def test_asset_graph_edges():
     # where prices come from is read from every source's crawls (raw.crawls)
     assert _parents("intermediate/int_source_price_basis") == {f"raw/{s}" for s in source_names()}
     # every model reads observations through the view of what a page may show, which reads
-    # each observation's crawl (raw.crawls: was it opted in?) and its source's basis
+    # the crawls that can hide a row (raw.crawls: was it opted in?) and its source's basis
     assert _parents("staging/stg_observations") == {"staging/stg_shown_observations"}
     assert _parents("staging/stg_shown_observations") == {
-        "observations", "intermediate/int_source_price_basis",
-        *(f"raw/{s}" for s in source_names())}
+        "observations", "intermediate/int_source_price_basis", "intermediate/int_hiding_crawls"}
+    assert _parents("intermediate/int_hiding_crawls") == {
+        "observations", *(f"raw/{s}" for s in source_names())}
     assert _parents("feeds/latest_prices") == {"marts/latest_prices"}
     # the advisor leaves out the prices held back as possible outliers
     assert _parents("advisor/workload_advice") == {"marts/latest_prices", "marts/price_outliers"}

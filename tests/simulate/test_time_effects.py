@@ -101,7 +101,8 @@ def test_python_and_sql_staging_agree_on_the_local_calendar(tmp_path):
     try:
         # stg_observations and what it reads (the shown observations, the sources' bases), in
         # dependency order
-        needed = ("intermediate.int_source_price_basis", "staging.stg_shown_observations",
+        needed = ("intermediate.int_source_price_basis", "intermediate.int_hiding_crawls",
+                  "staging.stg_shown_observations",
                   "staging.stg_observations")
         for model in load_models(SQL_DIR):
             if model.table in needed:

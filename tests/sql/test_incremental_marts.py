@@ -36,6 +36,10 @@ SOURCES = ["alibaba_cn", "idc_sinnet_bj", "idc_ulanqab", "vultr", "lambda_cloud"
 START = datetime(2026, 4, 4, tzinfo=UTC)
 DAYS = 39                                        # to 2026-05-12 inclusive
 LATE_CRAWL = "sim-vultr-20260412T06"             # held back, loaded with the crawls of Apr 27
+# Rows no default page shows (intermediate.int_hiding_crawls lists their crawls): the late crawl
+# is published as a modeled snapshot its run did not opt in to, and this one's rows state an
+# undated basis of their own.
+MODELED_CRAWL, UNDATED_ROWS_CRAWL = LATE_CRAWL, "sim-lambda_cloud-20260508T12"
 MODELS = load_models(SQL_DIR)
 INCREMENTAL = {m.table for m in MODELS if m.incremental_by}
 TABLES = [m.table for m in MODELS if m.materialized != "view"]
@@ -69,10 +73,14 @@ def _publish(con, crawl_ids: list[str]) -> None:
     """The crawls' rows join `observations` and their normalized_at is set, in one transaction,
     as pipelines/defs/normalize.py publishes a batch."""
     with transaction(con):
-        con.execute("insert into raw.crawls by name select * replace (now() as normalized_at) "
-                    "from history.raw.crawls where list_contains(?, crawl_id)", [crawl_ids])
-        con.execute("insert into observations by name select * from history.observations "
-                    "where list_contains(?, crawl_id)", [crawl_ids])
+        con.execute("insert into raw.crawls by name select * replace (now() as normalized_at, "
+                    "if(crawl_id = ?, 'illustrative', price_basis) as price_basis) "
+                    "from history.raw.crawls where list_contains(?, crawl_id)",
+                    [MODELED_CRAWL, crawl_ids])
+        con.execute("insert into observations by name select * replace ("
+                    "if(crawl_id = ?, 'undated', price_basis) as price_basis) "
+                    "from history.observations where list_contains(?, crawl_id)",
+                    [UNDATED_ROWS_CRAWL, crawl_ids])
 
 
 def _run(con, full: bool = False) -> dict[str, str]:
@@ -149,7 +157,7 @@ def test_every_model_built_incrementally_equals_a_full_rebuild(history, tmp_path
                     [(START + timedelta(days=DAYS)).date()])
         con.execute(f"attach '{history}' as history (read_only)")
         hours = _crawls_by_hour(con)
-        assert LATE_CRAWL in {c for ids in hours.values() for c in ids}
+        assert {LATE_CRAWL, UNDATED_ROWS_CRAWL} <= {c for ids in hours.values() for c in ids}
 
         # Three weeks at once, then the rest of April in steps of three days; the late crawl of
         # Apr 12 lands with those of Apr 27: every model rebuilds from Apr 12 (month models from
@@ -193,6 +201,9 @@ def test_every_model_built_incrementally_equals_a_full_rebuild(history, tmp_path
         assert con.execute("select count(*) from observations").fetchone() == \
             con.execute("select count(*) from history.observations").fetchone()
         counts = _assert_equals_a_full_rebuild(con)
+        assert con.execute("select list(crawl_id order by crawl_id) "
+                           "from intermediate.int_hiding_crawls").fetchone()[0] == \
+            sorted([MODELED_CRAWL, UNDATED_ROWS_CRAWL])
     finally:
         con.close()
 

@@ -31,6 +31,40 @@ def test_a_modeled_price_is_shown_only_when_its_run_opted_in(con, basis, opted_i
     assert shown == (bool(opted_in) or basis not in NOT_SHOWN_BY_DEFAULT)   # SQL agrees with Python
 
 
+@pytest.mark.parametrize("own_basis", [None, "published", *NOT_SHOWN_BY_DEFAULT])
+@pytest.mark.parametrize("crawl_basis", [None, "published", "simulated", "mixed"])
+@pytest.mark.parametrize("opted_in", [True, False])
+def test_an_observations_own_basis_comes_before_its_crawls(con, own_basis, crawl_basis,
+                                                            opted_in):
+    # own basis, else the crawl's, else the source's latest stated one (here illustrative)
+    _crawl(con, "stated", "illustrative", False, finished="2026-11-30 08:01:00+00")
+    _crawl(con, "c1", crawl_basis, opted_in)
+    insert(con, [obs(9.0, crawl_id="c1", price_basis=own_basis)])
+    basis = own_basis or crawl_basis or "illustrative"
+    assert bool(_shown(con)) == (opted_in or basis not in NOT_SHOWN_BY_DEFAULT)
+
+
+def test_only_the_crawls_that_can_hide_a_row_are_listed(con):
+    # intermediate.int_hiding_crawls, the short list the view joins instead of every crawl
+    for crawl_id, basis, opted_in in [("real", "published", None), ("sim", "simulated", False),
+                                      ("named", "mixed", True), ("modeled", "mixed", False),
+                                      ("re-read", None, False), ("row-stated", "published", False)]:
+        _crawl(con, crawl_id, basis, opted_in)
+    insert(con, [obs(9.0, crawl_id=c) for c in ("real", "sim", "named", "modeled", "re-read")]
+           + [obs(8.0, crawl_id="row-stated", price_basis="undated")])
+    build_only(con, "intermediate.int_hiding_crawls")
+    assert sorted(r["crawl_id"] for r in records(
+        con, "select crawl_id from intermediate.int_hiding_crawls")) \
+        == ["modeled", "re-read", "row-stated"]
+
+
+@pytest.mark.parametrize("basis", [None, *CRAWL_BASES])
+def test_the_sql_hidden_list_is_the_python_one(con, basis):
+    build_only(con, "intermediate.int_hiding_crawls")     # the runner stores the macros
+    hidden = con.execute("select coalesce(hidden_by_default(?), false)", [basis]).fetchone()[0]
+    assert hidden == (basis in NOT_SHOWN_BY_DEFAULT)
+
+
 def test_an_observation_no_crawl_describes_is_shown(con):
     # whatever its source's other crawls say (every crawled, backfilled or simulated one has its
     # crawl: only a test's has none)

@@ -32,8 +32,10 @@ def test_project_models_load_and_read_known_tables():
                                                    "intermediate.int_source_price_basis")
     assert models["intermediate.int_source_price_basis"].reads == ("raw.crawls",)
     assert models["staging.stg_observations"].reads == ("staging.stg_shown_observations",)
+    # the crawls that can hide a row, not every crawl (intermediate.int_hiding_crawls)
     assert models["staging.stg_shown_observations"].reads == (
-        "intermediate.int_source_price_basis", "observations", "raw.crawls")
+        "intermediate.int_hiding_crawls", "intermediate.int_source_price_basis", "observations")
+    assert models["intermediate.int_hiding_crawls"].reads == ("observations", "raw.crawls")
 
 
 def test_dependencies_are_inferred_and_ctes_ignored(tmp_path):

@@ -26,3 +26,9 @@ end;
 -- (tests/sql/test_price_basis.py keeps the two equal)
 create or replace macro is_real_price(basis) as
 coalesce(basis in ('live', 'captured', 'published'), false);
+
+-- hidden_by_default(basis): a price no default page shows (undated, illustrative or mixed) unless
+-- the run that crawled it opted in; spiders/price_basis.py NOT_SHOWN_BY_DEFAULT says the same in
+-- Python (tests/sql/test_shown_observations.py keeps the two equal). Null for a null basis.
+create or replace macro hidden_by_default(basis) as
+basis in ('undated', 'illustrative', 'mixed');
