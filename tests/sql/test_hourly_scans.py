@@ -8,6 +8,8 @@ list stays true."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime, timedelta
 
 import duckdb
@@ -42,9 +44,17 @@ STILL_GROWING = {
     "marts.month_end_capacity": "every month of every group",
     "marts.month_end_counts": "every month of the two month-end marts",
 }
+# Models whose rows scanned a join's runtime filter decides by the data it lets through
+# (held_observations: the looks of the day's outlying offers; the same SQL measured 1,840-3,552
+# rows at 35 days and 2,580-3,248 at 140 on fresh builds, so 1.33x on one pair and 1.77x on
+# another): held instead to their plan, where every scan of the observations carries a constant
+# observed_hour bound (the reach this test is about), and left out of the ratio.
+RUNTIME_FILTERED = ("marts.held_observations",)
+CONSTANT_HOUR_BOUND = re.compile(
+    r"observed_hour >= '[0-9-]+ [0-9:]+\+00'::TIMESTAMP WITH TIME ZONE")
 
 
-def _history_scans(tmp_path, days: int) -> dict[str, int]:
+def _history_scans(tmp_path, days: int) -> tuple[dict[str, int], dict[str, str]]:
     db = tmp_path / f"history-{days}.db"
     offers = load_offers(sources=SOURCES)
     start = END - timedelta(days=days)
@@ -66,7 +76,8 @@ def _history_scans(tmp_path, days: int) -> dict[str, int]:
         # measured 1.62x on the next)
         con.execute("set threads = 1")
         create_model_macros(con)
-        scans = {}
+        scans: dict[str, int] = {}
+        plans: dict[str, str] = {}
         for model in models:
             if model.materialized == "view" or not model.reads:
                 continue
@@ -74,12 +85,15 @@ def _history_scans(tmp_path, days: int) -> dict[str, int]:
             if first_new_day:
                 con.execute(f"set variable since = date '{model.rebuild_start(first_new_day)}'")
             counts = rows_scanned(con, model.select)
+            if model.table in RUNTIME_FILTERED:
+                plans[model.table] = con.execute(
+                    f"explain (format json) {model.select}").fetchall()[0][1]
             con.execute("reset variable since")
             scans[model.table] = sum(n for table, n in counts.items()
                                      if not table.startswith(NOT_HISTORY))
             with transaction(con):
                 run_model(con, model)
-        return scans
+        return scans, plans
     finally:
         con.close()
 
@@ -87,12 +101,14 @@ def _history_scans(tmp_path, days: int) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def scans(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("scans")
-    return _history_scans(tmp, SHORT_DAYS), _history_scans(tmp, LONG_DAYS)
+    (short, _), (long, plans) = (_history_scans(tmp, SHORT_DAYS),
+                                 _history_scans(tmp, LONG_DAYS))
+    return short, long, plans
 
 
 def test_an_hourly_update_scans_what_the_hour_touched(scans):
-    short, long = scans
-    growth = {m: long[m] / max(short[m], 1) for m in long}
+    short, long, _ = scans
+    growth = {m: long[m] / max(short[m], 1) for m in long if m not in RUNTIME_FILTERED}
     grows = {m: round(g, 2) for m, g in growth.items() if g > GROWTH_FACTOR}
     assert set(grows) - set(STILL_GROWING) == set(), grows
     assert set(STILL_GROWING) - set(grows) == set(), (
@@ -101,7 +117,24 @@ def test_an_hourly_update_scans_what_the_hour_touched(scans):
 
 def test_the_short_history_reads_rows_at_all(scans):
     # a profile that counted nothing would pass the growth test for every model
-    short, _ = scans
+    short, _, _ = scans
     assert short["intermediate.int_offer_daily"] > 0
     # latest_prices reads the rebuilt days of the daily series twice (first and latest day)
     assert short["marts.latest_prices"] >= short["intermediate.int_offer_daily"]
+
+
+@pytest.mark.parametrize("model", RUNTIME_FILTERED)
+def test_a_runtime_filtered_model_bounds_every_observations_scan_by_a_constant(scans, model):
+    def observations_scans(node):
+        info = node.get("extra_info") or {}
+        if str(info.get("Table", "")).endswith(".main.observations"):
+            yield info
+        for child in node.get("children", []):
+            yield from observations_scans(child)
+
+    found = [s for root in json.loads(scans[2][model]) for s in observations_scans(root)]
+    assert found, model
+    for scan in found:
+        filters = scan.get("Filters", "")
+        filters = "\n".join(filters) if isinstance(filters, list) else str(filters)
+        assert CONSTANT_HOUR_BOUND.search(filters), (model, scan)

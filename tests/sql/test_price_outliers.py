@@ -214,6 +214,11 @@ def test_the_held_models_look_back_over_the_confirm_window():
         header = re.findall(r"^-- incremental: \w+ lookback (\d+) days$",
                             (SQL_DIR / model).read_text(encoding="utf-8"), re.M)
         assert header == [window], model
+    # held_observations' constant bound on the previous looks (since_hour(window + 1): the day
+    # before the confirm window of the first rebuilt day) skips row groups; it must not be
+    # narrower than the rule's own bound beside it
+    held = (SQL_DIR / "marts" / "held_observations.sql").read_text(encoding="utf-8")
+    assert re.findall(r"h\.observed_hour >= since_hour\((\d+)\)", held) == [str(int(window) + 1)]
 
 
 @pytest.mark.parametrize("rule", ["mads_allowed", "min_mad", "min_vendors", "market_days",
