@@ -37,14 +37,23 @@ def log_file(run_dir: Path, name: str) -> Path:
     return run_dir / f"{name}.log"
 
 
+def default_signals() -> None:
+    """In a child, before exec: SIGINT and SIGTERM at their default actions. A handler reverts
+    across exec by itself, an ignored signal is inherited: a background job's SIGINT, and a
+    process that ran Dagster in-process with SIGINT ignored ignores SIGTERM too
+    (dagster._utils.interrupts gives it what SIGINT has). A service that ignores SIGTERM ends
+    only when killed after the stop's grace."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def start(service: Service, run_dir: Path) -> subprocess.Popen:
-    """Started with default signal handlers (a handler of ours reverts across exec; an ignored
-    SIGINT, as in a background job, would be inherited: docs of pipelines/cli/ui.py)."""
+    """Started with default signal actions (default_signals), whatever `up` inherited."""
     run_dir.mkdir(parents=True, exist_ok=True)
     with log_file(run_dir, service.name).open("ab") as log:
         proc = subprocess.Popen(list(service.command), cwd=service.cwd, env=service.env,
                                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                process_group=0)
+                                process_group=0, preexec_fn=default_signals)
     write_pid(run_dir, service.name, proc.pid, service.command[0])
     return proc
 
