@@ -81,12 +81,11 @@ sequenced as (
         semi join outlying_offers as e on h.offer_id = e.offer_id
         where
             -- observed_hour is stored: DuckDB skips the older row groups by their min/max, but
-            -- only by a constant: since_hour(8) is the bound below with the header's lookback
-            -- (confirm_within_days, 7) written out; a test holds it to the rule. Without it the
-            -- scan's reach was left to the join's runtime filter, which differs build to build.
+            -- only by a constant: since_hour(8) is the day before the confirm window
+            -- (confirm_within_days, 7, the header's lookback, written out; a test holds it to the
+            -- rule). Read from the rule's row, the scan's reach was left to the join's runtime
+            -- filter, which differs build to build. The exact bound is the day's, below.
             h.observed_hour >= since_hour(8)
-            and h.observed_hour >= (since_day() - p.confirm_within_days)::timestamptz
-            - interval 1 day
             and date '1970-01-01' + (epoch_us(h.observed_at) // 86400000000)::integer
             >= since_day() - p.confirm_within_days
     ) as d
