@@ -32,3 +32,8 @@ DUCKDB_POOL = DUCKDB_POOL_NAME if MULTIPROCESS else None
 # still keeps two runs' steps apart.
 DUCKDB_TAG_KEY = "gpuprices/duckdb"
 DUCKDB_TAGS = {DUCKDB_TAG_KEY: DUCKDB_POOL_NAME} if MULTIPROCESS else None
+# The steps after the models that read them and write only their own tables or files (the price
+# index, the advisor, the alerts, the feeds, the report): the in-process executor runs them side
+# by side, each on its own connection (pipelines/defs/step_overlap.py); every other step alone.
+OVERLAP_TAG = "gpuprices/overlap"
+OVERLAP_TAGS = {**(DUCKDB_TAGS or {}), OVERLAP_TAG: "true"}

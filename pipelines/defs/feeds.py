@@ -24,7 +24,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, OVERLAP_TAGS
 from pipelines.defs.models import SQL_MODELS
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import (
@@ -90,7 +90,7 @@ def feed_spec(table: str) -> dg.AssetSpec:
 # Every feed is its own asset, all written by one step on one connection (a step per feed cost
 # a DuckDB open and Dagster's per-step bookkeeping, ten times the writing of a small feed).
 @dg.multi_asset(name="mart_feeds", specs=[feed_spec(t) for t in FEED_TABLES], can_subset=True,
-                pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS, description="Every mart written as a feed.")
+                pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS, description="Every mart written as a feed.")
 def mart_feeds(context: dg.AssetExecutionContext,
                duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
     selected = context.selected_asset_keys
