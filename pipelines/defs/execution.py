@@ -1,7 +1,8 @@
 """How the job's steps run, chosen by GPUPRICES_EXECUTOR when the code location loads.
 
 "in_process" (the default): every step in the run's own process, the crawl of every source in one
-step (two shared Scrapy processes, pipelines/resources.py). "multiprocess": Dagster's multiprocess
+step (two shared Scrapy processes, pipelines/resources.py), the steps after the models side by
+side on threads (pipelines/defs/step_overlap.py). "multiprocess": Dagster's multiprocess
 executor, one step per source's crawl; every step that opens the working DuckDB (one writer
 process at a time, and an open connection locks the file) is in the `duckdb_writer` pool, which
 dagster.yaml limits to one step at a time (`concurrency: pools: default_limit: 1`).

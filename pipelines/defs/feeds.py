@@ -11,8 +11,9 @@ could not be written leaves both as they were, never new feeds beside an old dat
 
 The publish depends on what it publishes only (the models and the feeds), not on the report,
 the alerts or the advisor: one of those failing does not hold the prices back. It runs after
-them when they can run (the lowest priority among the steps ready together), so the tables the
-advisor and the alerts write reach this run's copy when they succeeded. A run that crawled and
+them when they can run (the lowest priority among the steps ready together, and in process a
+step that starts only once no other step runs: pipelines/defs/step_overlap.py), so the tables
+the advisor and the alerts write reach this run's copy when they succeeded. A run that crawled and
 landed no source publishes nothing (`nothing_landed`): the database, the feeds and the report
 stay those of the last run that landed one."""
 
