@@ -100,9 +100,7 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     start_collecting()
     with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
         if job.executor_def.name == "in_process":
-            result = job.execute_in_process(
-                instance=instance, asset_selection=selection, raise_on_error=False,
-                run_id=run_id, run_config=RUN_CONFIG)
+            result = execute_in_this_process(job, instance, run_id, selection)
         else:
             result = execute_out_of_process(instance, run_id, selection)
     code = print_summary(result)
@@ -225,6 +223,30 @@ def gpuprices_job():
     from pipelines.definitions import defs
 
     return defs.resolve_job_def("gpuprices_job")
+
+
+def execute_in_this_process(job, instance, run_id: str, selection):
+    """`job.execute_in_process`, under the job's own in-process executor: Dagster's
+    execute_in_process swaps in its own, which runs one step at a time, where the job's runs the
+    steps after the models side by side (pipelines/defs/step_overlap.py)."""
+    from dagster._core.definitions.job_base import InMemoryJob
+    from dagster._core.execution.execute_in_process import (
+        core_execute_in_process,
+        merge_run_tags,
+        type_check_and_normalize_args,
+    )
+
+    run_config, _, selection, _, _, input_values = type_check_and_normalize_args(
+        run_config=RUN_CONFIG, asset_selection=selection)
+    ephemeral = job.as_ephemeral_job(resource_defs={}, input_values=input_values,
+                                     asset_selection=selection)
+    return core_execute_in_process(
+        run_config=run_config, job=InMemoryJob(ephemeral.with_executor_def(job.executor_def)),
+        instance=instance, output_capturing_enabled=True, raise_on_error=False,
+        run_tags=merge_run_tags(job_def=job, partition_key=None, tags=None,
+                                asset_selection=selection, instance=instance,
+                                run_config=run_config),
+        run_id=run_id, asset_selection=frozenset(selection))
 
 
 def execute_out_of_process(instance, run_id: str, selection):

@@ -28,7 +28,7 @@ from pipelines.advisor import (
     offers_from_db,
     parse_profiles,
 )
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, OVERLAP_TAGS
 from pipelines.warehouse.db import transaction
 from pipelines.warehouse.tables import ADVICE_HISTORY_TABLE, ADVICE_TABLE
 
@@ -121,7 +121,7 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
 
 @dg.asset(key=["advisor", "workload_advice"],
           deps=[dg.AssetKey(["marts", "latest_prices"]), dg.AssetKey(["marts", "price_outliers"])],
-          group_name="advisor", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+          group_name="advisor", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS,
           description="advisor.workload_advice: for every saved workload profile "
                       "(pipelines/workloads.yaml or GPUPRICES_WORKLOADS), the cheapest "
                       "configurations of the current offers that fit it (whole card, slice, "

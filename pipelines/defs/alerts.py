@@ -18,7 +18,7 @@ from pipelines.alerts import (
     notify_run_failure,
 )
 from pipelines.alerts.detect import tables_read as alert_tables_read
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, OVERLAP_TAGS
 from pipelines.warehouse.sql_models import LAYERS as MODEL_LAYERS
 
 __all__ = ["notify_run_failure", "price_alerts"]
@@ -36,7 +36,7 @@ ALERT_INPUTS = [*(dg.AssetKey(table.split(".")) for table in sorted(alert_tables
     deps=ALERT_INPUTS,
     group_name="alerts",
     kinds={"duckdb", "python"},
-    pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+    pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS,
     description="Price-drop, new-low, month-end-dip, watch-list and saved-workload-cheaper "
                 "alerts: new ones are added to "
                 "alerts.outbox in the working database (each at most once, by a stable key), then "

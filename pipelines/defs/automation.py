@@ -9,6 +9,7 @@ from pipelines.defs.alerts import notify_run_failure
 from pipelines.defs.execution import DUCKDB_POOL_NAME, DUCKDB_TAG_KEY, MULTIPROCESS
 from pipelines.defs.ingest import CRAWL_CHECK
 from pipelines.defs.run_lock_executor import run_locked
+from pipelines.defs.step_overlap import overlapping_in_process_executor
 
 # Each step process is forked from a server that has loaded the code location once: spawning a
 # fresh interpreter per step re-imports Dagster and the definitions (seconds per step).
@@ -22,11 +23,13 @@ gpuprices_job = dg.define_asset_job(
     selection=dg.AssetSelection.all(),
     description="Crawl every source, normalize, validate, rebuild the SQL models, feeds and the "
                 "published database, detect and deliver alerts, and write the report.",
-    # In process by default: a handful of steps, and process-per-step costs ~2 s each here.
+    # In process by default: a handful of steps, and process-per-step costs ~2 s each here; the
+    # steps after the models side by side on threads (pipelines/defs/step_overlap.py).
     # GPUPRICES_EXECUTOR=multiprocess: one process per step, one step per source's crawl, the
     # steps that open DuckDB taking turns in the duckdb_writer pool (pipelines/defs/execution.py).
     # Either way the run holds the data directory's lock (pipelines/defs/run_lock_executor.py).
-    executor_def=run_locked(MULTIPROCESS_EXECUTOR if MULTIPROCESS else dg.in_process_executor),
+    executor_def=run_locked(MULTIPROCESS_EXECUTOR if MULTIPROCESS
+                            else overlapping_in_process_executor),
 )
 
 report_job = dg.define_asset_job(

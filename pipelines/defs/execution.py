@@ -1,7 +1,8 @@
 """How the job's steps run, chosen by GPUPRICES_EXECUTOR when the code location loads.
 
 "in_process" (the default): every step in the run's own process, the crawl of every source in one
-step (two shared Scrapy processes, pipelines/resources.py). "multiprocess": Dagster's multiprocess
+step (two shared Scrapy processes, pipelines/resources.py), the steps after the models side by
+side on threads (pipelines/defs/step_overlap.py). "multiprocess": Dagster's multiprocess
 executor, one step per source's crawl; every step that opens the working DuckDB (one writer
 process at a time, and an open connection locks the file) is in the `duckdb_writer` pool, which
 dagster.yaml limits to one step at a time (`concurrency: pools: default_limit: 1`).
@@ -32,3 +33,8 @@ DUCKDB_POOL = DUCKDB_POOL_NAME if MULTIPROCESS else None
 # still keeps two runs' steps apart.
 DUCKDB_TAG_KEY = "gpuprices/duckdb"
 DUCKDB_TAGS = {DUCKDB_TAG_KEY: DUCKDB_POOL_NAME} if MULTIPROCESS else None
+# The steps after the models that read them and write only their own tables or files (the price
+# index, the advisor, the alerts, the feeds, the report): the in-process executor runs them side
+# by side, each on its own connection (pipelines/defs/step_overlap.py); every other step alone.
+OVERLAP_TAG = "gpuprices/overlap"
+OVERLAP_TAGS = {**(DUCKDB_TAGS or {}), OVERLAP_TAG: "true"}

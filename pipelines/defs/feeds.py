@@ -11,8 +11,9 @@ could not be written leaves both as they were, never new feeds beside an old dat
 
 The publish depends on what it publishes only (the models and the feeds), not on the report,
 the alerts or the advisor: one of those failing does not hold the prices back. It runs after
-them when they can run (the lowest priority among the steps ready together), so the tables the
-advisor and the alerts write reach this run's copy when they succeeded. A run that crawled and
+them when they can run (the lowest priority among the steps ready together, and in process a
+step that starts only once no other step runs: pipelines/defs/step_overlap.py), so the tables
+the advisor and the alerts write reach this run's copy when they succeeded. A run that crawled and
 landed no source publishes nothing (`nothing_landed`): the database, the feeds and the report
 stay those of the last run that landed one."""
 
@@ -24,7 +25,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, OVERLAP_TAGS
 from pipelines.defs.models import SQL_MODELS
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import (
@@ -90,7 +91,7 @@ def feed_spec(table: str) -> dg.AssetSpec:
 # Every feed is its own asset, all written by one step on one connection (a step per feed cost
 # a DuckDB open and Dagster's per-step bookkeeping, ten times the writing of a small feed).
 @dg.multi_asset(name="mart_feeds", specs=[feed_spec(t) for t in FEED_TABLES], can_subset=True,
-                pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS, description="Every mart written as a feed.")
+                pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS, description="Every mart written as a feed.")
 def mart_feeds(context: dg.AssetExecutionContext,
                duckdb: DuckDBResource) -> Iterator[dg.MaterializeResult]:
     selected = context.selected_asset_keys

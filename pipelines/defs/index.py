@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, OVERLAP_TAGS
 from pipelines.defs.models import contract_result, contract_spec
 from pipelines.index import INDEX_TABLE, publish_index
 from pipelines.warehouse.model_contract import audit_failures, declared_table
@@ -22,7 +22,7 @@ INDEX_CONTRACT = declared_table(INDEX_TABLE, Path(__file__).resolve().parents[1]
 
 
 @dg.asset(key=INDEX_KEY, deps=[dg.AssetKey(t.split(".")) for t in INDEX_INPUTS],
-          group_name="marts", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+          group_name="marts", kinds={"duckdb"}, pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS,
           check_specs=[contract_spec(INDEX_CONTRACT)],
           description="marts.price_index: a matched-offer chained price index per card class, "
                       "market, offer kind and term, one row per closed day, with its interval, "

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import dagster as dg
 from dagster_duckdb import DuckDBResource
 
-from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS
+from pipelines.defs.execution import DUCKDB_POOL, OVERLAP_TAGS
 from pipelines.defs.feeds import nothing_landed
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import refuse_unless_writable_dir
@@ -26,7 +26,7 @@ def _asset_key(table: str) -> dg.AssetKey:
 # (optional for the page, which says so when they are missing, but built first in a run).
 @dg.asset(key=["report", "price_report"],
           deps=[_asset_key(t) for t in (*REPORT_TABLES, ADVICE_TABLE, INDEX_TABLE)],
-          group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
+          group_name="report", kinds={"html", "plotly"}, pool=DUCKDB_POOL, op_tags=OVERLAP_TAGS,
           output_required=False,
           description="data/report/index.html: the cheapest offers now, the price history "
                       "per card, the price index per card, the market by card family, the "
