@@ -7,8 +7,10 @@
    day's open, low and high beside the close, the series marts.price_history publishes.
    Incremental: the runner deletes and re-inserts local days >= `since` (a UTC date). Zones are
    UTC or east of it, so every new observation falls on a local day >= since; but local day
-   `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from
-   `since` - 1 day on (the partial local day since - 1 this yields is dropped by the runner). */
+   `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from 14
+   hours before `since` on (UTC+14, the easternmost offset of the time zone database, starts its
+   day then; the partial local day since - 1 this yields is dropped by the runner, whose filter
+   DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan. */
 -- incremental: local_date
 select
     offer_id,
@@ -56,7 +58,7 @@ from staging.stg_observations
 -- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
 -- build, a plain DuckDB shell) reads everything.
 where
-    observed_hour >= since_hour(1)
+    observed_hour >= since_hour(0) - interval 14 hours
 group by offer_id, local_date
 -- stored in day order (a full build too; incremental builds append days), so that the models
 -- reading only the rebuilt local days or months skip the older row groups
