@@ -50,6 +50,23 @@ windowed as (   -- each offer-day in its own month, and days 1-7 again as M-1's 
     from hourly as h
     cross join params as p
     where day(h.local_date) <= p.next_start_last_day
+),
+
+days as (
+    -- one row per group, month, window and local day: a day of M falls in one window of M, so
+    -- the days of M are counted as rows below, not by a distinct count (which made DuckDB
+    -- aggregate the offer-days twice and join the halves)
+    select
+        month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind, month_window,
+        local_date,
+        any_value(region_group) as region_group,
+        any_value(local_time_zone) as local_time_zone,
+        count(*) as listed_offers,
+        count(*) filter (where available) as available_offers
+    from windowed
+    group by
+        month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind, month_window,
+        local_date
 )
 
 select
@@ -62,19 +79,19 @@ select
     offer_kind,
     any_value(region_group) as region_group,            -- province in China, else country
     any_value(local_time_zone) as local_time_zone,      -- the calendar the month is in
-    count(distinct local_date) filter (where month_window is distinct from 'next_start')
+    count(*) filter (where month_window is distinct from 'next_start')
         as listed_days,                                 -- days of M with an offer listed
-    count(*) filter (where month_window = 'baseline')
+    coalesce(sum(listed_offers) filter (where month_window = 'baseline'), 0)::bigint
         as baseline_listed_offer_days,                  -- offers listed, summed over days 8-22
-    count(*) filter (where month_window = 'month_end')
+    coalesce(sum(listed_offers) filter (where month_window = 'month_end'), 0)::bigint
         as month_end_listed_offer_days,                 -- ... over the last 5 days
-    count(*) filter (where month_window = 'next_start')
+    coalesce(sum(listed_offers) filter (where month_window = 'next_start'), 0)::bigint
         as next_start_listed_offer_days,                -- ... over days 1-7 of M+1
-    count(*) filter (where month_window = 'baseline' and available)
+    coalesce(sum(available_offers) filter (where month_window = 'baseline'), 0)::bigint
         as baseline_available_offer_days,               -- offers available, days 8-22
-    count(*) filter (where month_window = 'month_end' and available)
+    coalesce(sum(available_offers) filter (where month_window = 'month_end'), 0)::bigint
         as month_end_available_offer_days,              -- ... over the last 5 days
-    count(*) filter (where month_window = 'next_start' and available)
+    coalesce(sum(available_offers) filter (where month_window = 'next_start'), 0)::bigint
         as next_start_available_offer_days              -- ... over days 1-7 of M+1
-from windowed
+from days
 group by month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind

@@ -5,46 +5,35 @@
    (`gpuprices sources`, the report's source table); an offer carries its own basis
    (marts.latest_prices). price_basis_label is the one wording every page shows (the macro in
    pipelines/warehouse/sql/price_basis_macros.sql): a modeled price is never taken for a quote. */
-with stating as (   -- the passing crawls that state a basis: one row per source and hour
+with latest as (
+    -- of the passing crawls that state a basis, each source's latest finish (a finish beats
+    -- none), and the latest crawl_id of the crawls that finished then: one group-by over the
+    -- crawls, not a semi join and a window (the crawls grow with every hour of history)
     select
         source,
-        price_basis,
-        prices_as_of,
-        finished_at,
-        crawl_id
+        arg_max(
+            {
+                'price_basis': price_basis,
+                'prices_as_of': prices_as_of
+            },
+            {
+                'has_finish': finished_at is not null,
+                'finished_at': finished_at,
+                'crawl_id': crawl_id
+            }
+        ) as stated
     from raw.crawls
     where passed and price_basis is not null
-),
-
-latest_finish as (  -- each source's latest finish (null: none of its crawls states one)
-    select
-        source,
-        max(finished_at) as finished_at
-    from stating
     group by source
-),
-
-latest as (
-    -- the crawls that finished then, the latest crawl_id of them: the same row as a window over
-    -- every crawl ordered by finished_at desc nulls last, crawl_id desc, but the sort is of a
-    -- few rows per source, not of the whole history of crawls
-    select
-        s.source,
-        s.price_basis,
-        s.prices_as_of,
-        s.finished_at
-    from stating as s
-    semi join latest_finish as f
-        on s.source = f.source and s.finished_at is not distinct from f.finished_at
-    qualify row_number() over (partition by s.source order by s.crawl_id desc) = 1
 )
 
 select
-    source,
+    l.source,
     -- live | captured | published | undated | illustrative | mixed | simulated
-    price_basis,
-    prices_as_of,     -- the date of published prices (null: live, undated, illustrative, ...)
-    price_basis_label(price_basis, prices_as_of) as price_basis_label,
+    l.stated.price_basis,
+    -- the date of published prices (null: live, undated, illustrative, ...)
+    l.stated.prices_as_of,
+    price_basis_label(l.stated.price_basis, l.stated.prices_as_of) as price_basis_label,
     -- a price someone can act on: read live, captured, or published (dated) by the vendor
-    is_real_price(price_basis) as is_real_price
-from latest
+    is_real_price(l.stated.price_basis) as is_real_price
+from latest as l

@@ -126,7 +126,10 @@ priced as (
         any_value(region_group) as region_group,
         any_value(offer_kind) as offer_kind,
         any_value(billing_period) as billing_period,
-        count(distinct currency) as currencies,
+        -- one currency: the least equals the greatest (a distinct count made DuckDB aggregate
+        -- the rows twice and join the halves)
+        min(currency) as least_currency,
+        max(currency) as greatest_currency,
         any_value(currency) as currency,
         count(*) filter (where not on_holiday) as baseline_days,
         count(*) filter (where on_holiday) as holiday_days_seen,
@@ -164,4 +167,4 @@ select
 from priced
 where baseline_days >= (select p.min_baseline_days from params as p)
     and holiday_days_seen >= (select p.min_holiday_days from params as p)
-    and baseline_amount > 0 and currencies = 1
+    and baseline_amount > 0 and least_currency = greatest_currency

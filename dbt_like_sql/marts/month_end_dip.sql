@@ -75,7 +75,12 @@ group_months as (
         month, source, vendor, gpu_model, gpu_variant, region_code, offer_kind,
         any_value(region_group) as region_group,
         any_value(local_time_zone) as local_time_zone,
-        string_agg(distinct currency, ',' order by currency) as currency,
+        -- the currencies listed, sorted, ',' between (null: none); a list, not a distinct
+        -- string_agg, which made DuckDB aggregate the offer-months twice and join the halves
+        case
+            when count(currency) > 0
+                then array_to_string(list_sort(list_distinct(list(currency))), ',')
+        end as currency,
         count(*) as offers_listed,
         count(*) filter (where complete) as offers_compared,
         median(baseline_cny) filter (where complete) as baseline_price_cny_per_gpu_hour,

@@ -291,6 +291,19 @@ def test_holiday_discount_against_its_own_baseline(con):
     assert result["Mid-Autumn 中秋"]["holiday_discount_pct"] == approx(0.0)
 
 
+def test_holiday_discount_leaves_out_an_offer_listed_in_two_currencies(con):
+    # The same offer listed in CNY for its baseline and in USD on the holiday: its amounts
+    # cannot be compared, so it has no row; the one-currency offer beside it has.
+    one = daily_series(date(2026, 9, 8), date(2026, 10, 5), lambda d: 100, sku="one")
+    two = daily_series(date(2026, 9, 8), date(2026, 9, 30), lambda d: 100, sku="two")
+    two += daily_series(date(2026, 10, 1), date(2026, 10, 5), lambda d: 14, sku="two",
+                        currency="USD")
+    build(con, one + two)
+    national = records(con, "select h.offer_id, o.sku from marts.holiday_discount as h "
+                            "join (select distinct offer_id, sku from observations) as o "
+                            "using (offer_id) where h.holiday = 'National Day 国庆节'")
+    assert [r["sku"] for r in national] == ["one"]
+
 def test_holiday_claim_reads_the_latest_holiday(con):
     rows = [r for i in range(5) for r in daily_series(
         date(2026, 9, 8), date(2026, 10, 3),
