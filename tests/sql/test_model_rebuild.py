@@ -5,6 +5,7 @@ slice that fails leaves `observations` whole and the sliced models to be built a
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
+from unittest.mock import ANY
 
 import duckdb
 import pytest
@@ -72,6 +73,14 @@ def test_a_sliced_full_rebuild_equals_the_one_statement_full_build(tmp_path):
     assert sum(len(rows) > 0 for rows in tables["whole"].values()) > 20   # a test of something
 
 
+# each day with the latest observation its build could see
+SEEN = """/* looks per day, and the latest look visible when the day was built */
+-- incremental: d
+select observed_hour::date as d, (select max(observed_hour) from observations) as latest_seen
+from observations
+where observed_hour >= since_hour(0)
+group by d
+"""
 # builds the first slice (in full) and fails in a later one (from Nov 5 on)
 FAILS_LATER = """/* looks per day, failing on the slice from Nov 5 */
 -- incremental: d
@@ -83,17 +92,37 @@ where observed_hour >= since_hour(0)
 """
 
 
-def test_a_failed_slice_leaves_the_history_whole_and_its_models_to_rebuild(tmp_path):
+def _models(tmp_path, models: dict[str, str]) -> list:
     root = tmp_path / "models"
-    for rel, sql in {"intermediate/daily.sql": DAILY, "marts/fails_later.sql": FAILS_LATER}.items():
+    for rel, sql in models.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(sql)
-    models = load_models(root, EXTERNAL)
+    return load_models(root, EXTERNAL)
+
+
+def _ten_days(tmp_path) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(str(tmp_path / "w.db"))
     ensure_schema(con)
     for day in range(1, 11):
         insert(con, [obs("10", observed_at=datetime(2026, 11, day, 9, tzinfo=UTC))],
                crawl_id=f"c{day}")
+    return con
+
+
+def test_a_slice_sees_only_the_history_before_its_end(tmp_path):
+    models = _models(tmp_path, {"intermediate/seen.sql": SEEN})
+    con = _ten_days(tmp_path)
+    assert rebuild_models(con, models, slice_days=3) == [("intermediate.seen", "full", ANY)]
+    seen = dict(con.execute("select d, latest_seen::date from intermediate.seen").fetchall())
+    # slices end Nov 4, 7 and 10; the last is open: each day saw its slice's last day, no later
+    assert [seen[date(2026, 11, d)].day for d in range(1, 11)] == [3, 3, 3, 6, 6, 6, 9, 9, 9, 10]
+    assert con.execute("select count(*) from observations").fetchone()[0] == 10
+
+
+def test_a_failed_slice_leaves_the_history_whole_and_its_models_to_rebuild(tmp_path):
+    models = _models(tmp_path, {"intermediate/daily.sql": DAILY,
+                                "marts/fails_later.sql": FAILS_LATER})
+    con = _ten_days(tmp_path)
     with pytest.raises(duckdb.Error, match="boom"):
         rebuild_models(con, models, slice_days=2)
     assert con.execute("select count(*) from observations").fetchone()[0] == 10   # unshadowed
