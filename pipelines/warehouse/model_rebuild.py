@@ -20,6 +20,7 @@ runner's usual rules, or the next full rebuild starts again from the first slice
 from __future__ import annotations
 
 import os
+import re
 import time
 from contextlib import suppress
 from datetime import date, timedelta
@@ -30,9 +31,28 @@ from pipelines.warehouse.model_batch import ModelBatch
 from pipelines.warehouse.sql_files import sql_text
 from pipelines.warehouse.sql_model import SqlModel
 
-# Days of history per slice: a month keeps a slice of the 20,000-offer year at ~13 M rows;
-# GPUPRICES_REBUILD_SLICE_DAYS overrides it (0: one slice, the whole history at once).
-SLICE_DAYS = int(os.environ.get("GPUPRICES_REBUILD_SLICE_DAYS", "30"))
+# Days of history per slice: GPUPRICES_REBUILD_SLICE_DAYS (0: one slice, the whole history at
+# once); unset, from the history's size against DuckDB's memory limit (slice_days_for).
+SLICE_DAYS = (int(os.environ["GPUPRICES_REBUILD_SLICE_DAYS"])
+              if os.environ.get("GPUPRICES_REBUILD_SLICE_DAYS") else None)
+# Observations per GiB of memory limit a one-statement rebuild takes well (a year of 2,000 offers,
+# 16 M rows, at 2.5 GB: 94 s, 1.2 GiB spilled; the same at 250 MB runs out of memory, and the
+# 20,000-offer year, 161 M rows, spilled ~40 GB at 2.5 GB), and per GiB in a slice (about 30 days
+# at both scales; measured at 1/10: 0 spilled at 2.5 GB, 145 MiB at 250 MB). Slicing a history
+# that fits costs time (1.7x at a year of 2,000 offers and 2.5 GB), so it is not sliced.
+WHOLE_ROWS_PER_GIB, SLICE_ROWS_PER_GIB = 10_000_000, 5_000_000
+UNITS = {"": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "KIB": 2**10,
+         "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+
+
+def slice_days_for(rows: int, days: int, memory_limit: str) -> int:
+    """The days per slice for a history of `rows` observations over `days` days under DuckDB's
+    `memory_limit` (its text, as current_setting says it: '2.3 GiB'); 0: not sliced."""
+    number, unit = re.fullmatch(r"\s*([\d.]+)\s*([A-Za-z]*)\s*", memory_limit).groups()
+    gib = float(number) * UNITS[unit.upper()] / 2**30
+    if rows <= WHOLE_ROWS_PER_GIB * gib or days <= 1:
+        return 0
+    return max(1, int(days * SLICE_ROWS_PER_GIB * gib / rows))
 
 
 def sliced(model: SqlModel) -> bool:
@@ -77,13 +97,17 @@ def _shadow(con, end: date | None) -> None:
                 f"timestamptz '{end.isoformat()} 00:00:00+00'")
 
 
-def rebuild_models(con, models: list[SqlModel], slice_days: int = SLICE_DAYS,
+def rebuild_models(con, models: list[SqlModel], slice_days: int | None = SLICE_DAYS,
                    batch: ModelBatch | None = None) -> list[tuple[str, str, float]]:
     """Rebuild every model of `models` (dependency order) in full, the sliced ones a slice at a
-    time; returns (table, how, seconds) per build, the slices' builds summed per model."""
+    time (`slice_days` days each; None: slice_days_for); returns (table, how, seconds) per
+    build, the slices' builds summed per model."""
     batch = batch or ModelBatch(con)
-    first, last = con.execute(
-        "select min(observed_hour)::date, max(observed_hour)::date from observations").fetchone()
+    first, last, rows, limit = con.execute(
+        "select min(observed_hour)::date, max(observed_hour)::date, count(*), "
+        "current_setting('memory_limit') from observations").fetchone()
+    if slice_days is None:
+        slice_days = slice_days_for(rows, (last - first).days + 1, limit) if first else 0
     ends = slice_ends(first, last, slice_days) if first else []
     seconds: dict[str, float] = {}
     hows: dict[str, str] = {}

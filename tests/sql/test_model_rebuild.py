@@ -13,7 +13,12 @@ import pytest
 from pipelines.simulate import DUCKDB_CONFIG, MonthEndDip, load_offers, simulate
 from pipelines.warehouse.db import ensure_schema
 from pipelines.warehouse.model_batch import ModelBatch
-from pipelines.warehouse.model_rebuild import rebuild_models, slice_ends, upstream_closure
+from pipelines.warehouse.model_rebuild import (
+    rebuild_models,
+    slice_days_for,
+    slice_ends,
+    upstream_closure,
+)
 from pipelines.warehouse.sql_models import load_models
 from spiders.layout import SQL_DIR
 from tests.helpers.observations import EXTERNAL, insert, obs
@@ -33,6 +38,17 @@ DAYS = 16                       # to May 7: slices end Apr 27, May 2 (across the
 ])
 def test_slice_ends(first, last, days, ends):
     assert slice_ends(first, last, days) == ends
+
+
+@pytest.mark.parametrize(("rows", "days", "limit", "slice_days"), [
+    (16_000_000, 365, "2.3 GiB", 0),          # a year of 2,000 offers fits 2.5 GB: whole
+    (16_000_000, 365, "238.4 MiB", 26),       # ... not 250 MB: about a month a slice
+    (161_000_000, 365, "2.3 GiB", 26),        # the 20,000-offer year at 2.5 GB
+    (161_000_000, 1, "2.3 GiB", 0),           # a day is never sliced
+    (5_000_000_000, 365, "100MB", 1),         # at least a day a slice
+])
+def test_slice_days_for(rows, days, limit, slice_days):
+    assert slice_days_for(rows, days, limit) == slice_days
 
 
 def _rows(con, table: str) -> list[tuple]:
