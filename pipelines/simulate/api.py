@@ -111,14 +111,18 @@ def run_models(con: duckdb.DuckDBPyConnection, full: bool = False) -> list[Model
     appended)."""
     from pipelines.index import INDEX_TABLE, publish_index
     from pipelines.warehouse.model_batch import ModelBatch
+    from pipelines.warehouse.model_rebuild import rebuild_models
     from pipelines.warehouse.sql_models import load_models
     from spiders.layout import SQL_DIR
 
     builds = []
     batch = ModelBatch(con)
-    for model in load_models(SQL_DIR):
+    if full:    # a slice of history at a time where a model's grain allows (model_rebuild.py)
+        builds = [ModelBuild(*build) for build in
+                  rebuild_models(con, load_models(SQL_DIR), batch=batch)]
+    for model in [] if full else load_models(SQL_DIR):
         started = time.perf_counter()
-        how = batch.build(model, full=full)
+        how = batch.build(model)
         builds.append(ModelBuild(model.table, how, time.perf_counter() - started))
     # the price index's step, as a run's price_index asset runs it after the models
     started = time.perf_counter()

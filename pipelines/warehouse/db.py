@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -21,8 +23,27 @@ from pipelines.warehouse.sql_files import sql_text
 # big sorts and joins to disk instead of growing without bound (a year of hourly history needs
 # ~9 GB otherwise); GPUPRICES_DUCKDB_MEMORY overrides it. At 2.5 GB a full rebuild of a year
 # of 2,000 offers peaks at 2.5 GiB of the process (3.0 GiB at 3 GB) and runs no slower.
+
+
+def temp_limit(data_dir: str | os.PathLike | None = None) -> str:
+    """The most DuckDB may spill (max_temp_directory_size): GPUPRICES_DUCKDB_TEMP_MAX, else half
+    the space free where the data lives (GPUPRICES_DATA_DIR, else the working directory, whose
+    data/ is the default), read once at import: a spill past it fails at once, naming the
+    setting, instead of filling the disk (DuckDB's own default, 90 % of the free space, left
+    nothing for the database itself when the 20,000-offer year's rebuild spilled ~40 GB)."""
+    if os.environ.get("GPUPRICES_DUCKDB_TEMP_MAX"):
+        return os.environ["GPUPRICES_DUCKDB_TEMP_MAX"]
+    place = Path(data_dir or os.environ.get("GPUPRICES_DATA_DIR") or os.getcwd())
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    return f"{max(shutil.disk_usage(place).free // 2 // 2**20, 1)}MiB"
+
+
+# The temporary files go where DuckDB puts them by default, `<database>.tmp` beside the database
+# (so on the disk the limit above was measured on), and are removed when the connection closes.
 DUCKDB_CONFIG = {"storage_compatibility_version": "v1.5.0",
-                 "memory_limit": os.environ.get("GPUPRICES_DUCKDB_MEMORY", "2.5GB")}
+                 "memory_limit": os.environ.get("GPUPRICES_DUCKDB_MEMORY", "2.5GB"),
+                 "max_temp_directory_size": temp_limit()}
 
 
 # The history tables that grow by an hour's rows every run. They carry no primary key: DuckDB

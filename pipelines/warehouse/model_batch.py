@@ -61,6 +61,10 @@ class ModelBatch:
         with transaction(self.con):
             return self.run(model, full)
 
+    def forget(self) -> None:
+        """Read the catalog and the state again before the next build (they were changed)."""
+        self._known = None
+
     def _catalog(self) -> dict:
         """What the catalog and raw.model_state say, read once (again after a failed build);
         the macros and raw.model_state are made first under a new setup stamp."""
@@ -170,12 +174,35 @@ class ModelBatch:
         (`check_columns`): with the same SQL, a model's columns change only with its inputs',
         and those change with schema.sql (in the stamp) or with an upstream model's full rebuild
         (which resets this one)."""
-        con = self.con
         day = self.first_new_day(built_at)
         if not day:
             return "up to date"
-        if check_columns and not same_columns(con, model):
+        if check_columns and not same_columns(self.con, model):
             return None
+        return self._rebuild_from(model, day, built_at)
+
+    def build_from(self, model: SqlModel, day: str) -> str:
+        """Rebuild an incremental `model` (its table exists, from this batch's full build) as if
+        `day` (ISO) were the first new day, in its own transaction, and record it built: a sliced
+        full rebuild's later slices (model_rebuild.py)."""
+        if model.incremental_grain == "key":   # its keys are those of the crawls since a build
+            raise ValueError(f"{model.table}: a key grain is not rebuilt from a day")
+        with transaction(self.con):
+            try:
+                self._prepare()
+                known = self._catalog()
+                how = self._rebuild_from(model, day)
+                con, state = self.con, known["states"][model.table]
+                new = {**state, "built_at": self.started}
+                con.execute(sql_text(__file__, "update_model_state"), {"model": model.table, **new})
+                known["states"][model.table] = new
+                return how
+            except BaseException:
+                self._known = None
+                raise
+
+    def _rebuild_from(self, model: SqlModel, day: str, built_at=None) -> str:
+        con = self.con
         since = model.rebuild_start(day)
         if model.incremental_grain == "key":
             con.execute(sql_text(__file__, "incremental_keys").format(
