@@ -49,6 +49,15 @@ def phase_generate(db: str, offers_file: str, days: int) -> dict[str, Any]:
             "end": result.end.isoformat()}
 
 
+def _rebuild_models(con) -> list[dict[str, Any]]:
+    """Every model rebuilt in full as `gpuprices simulate` does: in slices of history when the
+    history outgrows DuckDB's memory limit (pipelines/warehouse/model_rebuild.py)."""
+    from pipelines.warehouse.model_rebuild import rebuild_models
+
+    return [{"model": table, "how": how, "seconds": seconds}
+            for table, how, seconds in rebuild_models(con, _models())]
+
+
 def _run_models(con, *, full: bool) -> list[dict[str, Any]]:
     """Every model as the pipeline's assets build them: one batch (the catalog and the models'
     state read once), each model in its own transaction."""
@@ -73,7 +82,7 @@ def phase_full(db: str) -> dict[str, Any]:
     con = duckdb.connect(db, config=dict(DUCKDB_CONFIG))
     try:
         ensure_schema(con)
-        builds = _run_models(con, full=True)
+        builds = _rebuild_models(con)
         seconds = time.perf_counter() - started
     finally:
         con.close()
