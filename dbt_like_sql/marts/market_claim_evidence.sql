@@ -189,7 +189,9 @@ nights as not materialized (
     select *
     from marts.off_peak_discount
     where offer_kind = 'on_demand'
-        and list_contains((select p.mission_families from params as p), gpu_family)
+        -- the macro itself, not params' column: a scalar subquery here is a nested-loop join
+        -- of every row of the table's history (its latest day is found below) to params
+        and list_contains(mission_families(), gpu_family)
 ),
 
 evidence as (     -- claim, day, vendor, line, region, offer ids, value, offers
