@@ -109,22 +109,42 @@ servers as (  -- each pair's latest day within the horizon
         = 1
 ),
 
-savings as (  -- each pair's latest day within the horizon
-    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+savings_days as (  -- each pair's latest day within the horizon
+    select s.monthly_offer_id, s.hourly_offer_id, max(s.day) as day
     from marts.monthly_vs_hourly_saving as s
     where s.day >= (select h.savings_from from horizon_start as h)
-    qualify row_number()
-            over (partition by s.monthly_offer_id, s.hourly_offer_id order by s.day desc)
-        = 1
+    group by s.monthly_offer_id, s.hourly_offer_id
 ),
 
-spot as (  -- each pair's latest day within the horizon
+savings as (  -- that day's row (the table's grain: monthly_offer_id, day), found by a narrow
+    -- group-by and a join as latest_offers is: a row_number() over every wide row of the
+    -- horizon became an arg_max of whole rows, sized for tens of thousands of pairs
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.monthly_vs_hourly_saving as s
+    semi join savings_days as l
+        on
+        s.monthly_offer_id = l.monthly_offer_id
+        and s.hourly_offer_id = l.hourly_offer_id
+        and s.day = l.day
+    where s.day >= (select h.savings_from from horizon_start as h)
+),
+
+spot_days as (  -- each pair's latest day within the horizon
+    select s.spot_offer_id, s.on_demand_offer_id, max(s.day) as day
     from marts.spot_discount as s
     where s.day >= (select h.spot_from from horizon_start as h)
-    qualify row_number()
-            over (partition by s.spot_offer_id, s.on_demand_offer_id order by s.day desc)
-        = 1
+    group by s.spot_offer_id, s.on_demand_offer_id
+),
+
+spot as (  -- that day's row (the table's grain: spot_offer_id, day), as savings
+    select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
+    from marts.spot_discount as s
+    semi join spot_days as l
+        on
+        s.spot_offer_id = l.spot_offer_id
+        and s.on_demand_offer_id = l.on_demand_offer_id
+        and s.day = l.day
+    where s.day >= (select h.spot_from from horizon_start as h)
 ),
 
 regions as (       -- each pair (line in a region against tier-1) latest within the horizon
@@ -189,7 +209,9 @@ nights as not materialized (
     select *
     from marts.off_peak_discount
     where offer_kind = 'on_demand'
-        and list_contains((select p.mission_families from params as p), gpu_family)
+        -- the macro itself, not params' column: a scalar subquery here is a nested-loop join
+        -- of every row of the table's history (its latest day is found below) to params
+        and list_contains(mission_families(), gpu_family)
 ),
 
 evidence as (     -- claim, day, vendor, line, region, offer ids, value, offers

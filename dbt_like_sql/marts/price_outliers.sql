@@ -94,8 +94,12 @@ judged as (
         l.log_median,
         l.log_limit,
         coalesce(l.vendors, 0) as vendors,
-        coalesce(abs(o.log_price - l.log_median) > l.log_limit, false) as outlying
+        coalesce(abs(o.log_price - l.log_median) > l.log_limit, false) as outlying,
+        -- the first UTC day of its confirm window: a column of the offer, so that the window's
+        -- test below is a filter on the join's rows, not a join of its own against params
+        timezone('UTC', o.last_seen_at)::date - p.confirm_within_days as confirm_from
     from offers as o
+    cross join params as p
     left join card_limits as l
         on o.gpu_model = l.gpu_model
         and o.offer_kind = l.offer_kind
@@ -113,21 +117,17 @@ previous as (
     from judged as j
     inner join staging.stg_shown_observations as h
         on j.offer_id = h.offer_id and j.last_seen_at > h.observed_at
-    cross join params as p
     where
         j.outlying
         -- a look more than the confirm window before is not the previous price
-        and timezone('UTC', h.observed_at)::date
-        >= timezone('UTC', j.last_seen_at)::date - p.confirm_within_days
+        and timezone('UTC', h.observed_at)::date >= j.confirm_from
         -- the same bound for all outliers at once (their earliest window's start, a day of
         -- slack as held_observations keeps), on the stored observed_hour: DuckDB pushes it into
         -- the scan and skips the older row groups, where the join's own bound, per offer, reads
         -- the whole history
         and h.observed_hour >= (
-            select
-                min(timezone('UTC', o.last_seen_at)::date - r.confirm_within_days)::timestamptz
-                - interval 1 day
-            from judged as o, params as r
+            select min(o.confirm_from)::timestamptz - interval 1 day
+            from judged as o
             where o.outlying
         )
     group by j.offer_id
