@@ -32,22 +32,15 @@ def _context():
         return _made[0]
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
+    """Import GX and make the context (about 2 s of CPU): pipelines/warm_up.py does it while a
+    run's crawl waits on its Scrapy processes, so it is ready by the time the checks run."""
     try:
         import great_expectations.expectations  # noqa: F401
 
         _context()
     except Exception:   # the check imports GX again and reports its own error
         pass
-
-
-def warm_up_in_background() -> threading.Thread:
-    """Import GX and make the context on a daemon thread. GX takes about 2 s of CPU to import;
-    started when a run's crawl begins (the run's process then only waits on its Scrapy
-    processes), it is ready by the time the checks run instead of adding those seconds to it."""
-    thread = threading.Thread(target=_warm_up, name="gx-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 @dataclass(frozen=True)
