@@ -1,6 +1,7 @@
 """What the run's later steps load once per process, loaded on threads while the crawl step waits
 for its Scrapy processes (the run's own process is otherwise idle then): Great Expectations for
-the checks (pipelines/quality/gx_checks.py, about 2 s of CPU) and the ECB reference rates that
+the checks (pipelines/quality/gx_checks.py, about 2 s of CPU), then, on the same thread, the
+report's chart template (pipelines/report/charts.py, about 0.4 s), and the ECB reference rates that
 normalizing converts prices with (spiders/parsing/currencies.py: today's rates, remembered between
 processes; parsing the bundled file, about 0.3 s, only when they are not). The step waits for
 them before it goes on: two threads importing the same packages at once can meet a module the
@@ -16,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from pipelines.quality.gx_checks import warm_up_in_background
+from pipelines.quality import gx_checks
 
 
 def _load_rates() -> None:
@@ -33,10 +34,21 @@ def _load_rates() -> None:
                 fx_rate(currency, to, today)
 
 
+def _load_checks_then_charts() -> None:
+    """GX, then the chart template: one after the other (they share imports, e.g. numpy)."""
+    gx_checks.warm_up()
+    with contextlib.suppress(Exception):   # the report step meets any error again, and says it
+        from pipelines.report.charts import warm_up as charts_warm_up
+
+        charts_warm_up()
+
+
 def warm_up_later_steps() -> list[threading.Thread]:
-    rates = threading.Thread(target=_load_rates, name="fx-rates-warm-up", daemon=True)
-    rates.start()
-    return [warm_up_in_background(), rates]
+    threads = [threading.Thread(target=_load_checks_then_charts, name="gx-warm-up", daemon=True),
+               threading.Thread(target=_load_rates, name="fx-rates-warm-up", daemon=True)]
+    for thread in threads:
+        thread.start()
+    return threads
 
 
 @contextlib.contextmanager

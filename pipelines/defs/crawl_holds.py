@@ -16,7 +16,7 @@ import pandas as pd
 
 from pipelines.defs.quality import batch_frame
 from pipelines.normalize.batch import crawl_counts, normalize_each, normalize_pending
-from pipelines.quality.blast_radius import confirming, level_reasons, row_reasons
+from pipelines.quality.blast_radius import RowVerdict, confirming, level_reasons, row_verdict
 from pipelines.quality.settlement import (
     RULE,
     BatchCrawl,
@@ -58,7 +58,8 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
     _write_batch(con, judged, [q for _, refused in alone for q in refused], pending)
     levels = con.execute(sql_text(__file__, "crawl_levels"),
                          {"trailing_crawls": TRAILING_CRAWLS}).df()
-    reasons = _merged(row_reasons(batch_frame(con), now), level_reasons(levels))
+    verdicts = [row_verdict(batch_frame(con), now)]
+    reasons = _merged(verdicts[0].reasons, level_reasons(levels))
     crawls = [BatchCrawl(crawl_id, source, tuple(reasons.get(crawl_id, ())), held_since,
                          alerted, accepted)
               for crawl_id, source, held_since, alerted, accepted in batch_crawl_holds(con)]
@@ -75,7 +76,8 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
         if _row_keys(batch) == _row_keys(judged[judged["crawl_id"].isin(outcome.landing)]
                                          if len(judged) else judged):
             break
-        again = row_reasons(batch_frame(con), now)
+        verdicts.append(row_verdict(batch_frame(con), now))
+        again = verdicts[-1].reasons
         if not again:
             break
         for crawl_id, found in sorted(again.items()):
@@ -84,6 +86,7 @@ def land_or_hold(con: duckdb.DuckDBPyConnection, pending: list[tuple],
                 crawl_id, sources[crawl_id], "held", RULE + found[0].check,
                 "; ".join(r.text() for r in found), found[0]))
     record_decisions(con, outcome.decisions, now)
+    record_suite_passes(con, verdicts, now)
     settled = pd.DataFrame([(c, how) for c, how in outcome.landing.items() if how],
                            columns=["crawl_id", "level_settled_by"])
     con.register("settled", settled)
@@ -129,6 +132,18 @@ def _write_batch(con: duckdb.DuckDBPyConnection, batch: pd.DataFrame, quarantine
     con.execute(sql_text(__file__, "count_batch_crawls"))
     con.unregister("crawl_counts")
     con.execute(sql_text(__file__, "count_quarantined"))
+
+
+def record_suite_passes(con: duckdb.DuckDBPyConnection, verdicts: list[RowVerdict],
+                         now: datetime) -> None:
+    """The fingerprints of the batches the row suite passed as a whole: the blocking check that
+    reads the same rows (and suite) takes that verdict instead of validating them again."""
+    passes = pd.DataFrame({"fingerprint": [v.fingerprint for v in verdicts if v.passed]},
+                          dtype=object)
+    passes["judged_at"] = pd.Series([now] * len(passes), dtype="datetime64[us, UTC]")
+    con.register("suite_passes", passes)
+    con.execute(sql_text(__file__, "record_suite_passes"))
+    con.unregister("suite_passes")
 
 
 def _keep_landing(con: duckdb.DuckDBPyConnection, landing: dict[str, str | None]) -> None:

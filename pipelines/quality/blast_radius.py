@@ -17,7 +17,7 @@ from datetime import datetime
 
 import pandas as pd
 
-from pipelines.quality.gx_checks import Unexpected, unexpected_rows
+from pipelines.quality.gx_checks import Unexpected, judged, suite_fingerprint, unexpected_rows
 from pipelines.quality.suites import SOURCE_ROW_ID, observation_suite, source_suite
 
 ROW_CHECK = "observation_batch_meets_expectations"
@@ -48,10 +48,27 @@ class HoldReason:
         return f"{self.check}: {self.rule} {self.figure}, bound {self.bound}{across}"
 
 
+@dataclass(frozen=True)
+class RowVerdict:
+    """The row expectations' verdict on a batch: each refused crawl's reasons, whether the suite
+    passed as a whole (None: no rows), and the fingerprint of what was judged (the rows and the
+    suite: gx_checks.suite_fingerprint), which lets the blocking check know the same rows."""
+    reasons: dict[str, list[HoldReason]]
+    passed: bool | None
+    fingerprint: str
+
+
 def row_reasons(rows: pd.DataFrame, now: datetime) -> dict[str, list[HoldReason]]:
     """{crawl_id: reasons} for every crawl whose rows fail a row expectation."""
+    return row_verdict(rows, now).reasons
+
+
+def row_verdict(rows: pd.DataFrame, now: datetime) -> RowVerdict:
+    """row_reasons, with the suite's verdict on the whole batch and its fingerprint."""
+    suite = observation_suite(now)
+    verdict = judged(rows, "crawl_rows", suite, CRAWL_ROW_ID)
     reasons: dict[str, list[HoldReason]] = defaultdict(list)
-    for failure in unexpected_rows(rows, "crawl_rows", observation_suite(now), CRAWL_ROW_ID):
+    for failure in verdict.failed:
         if failure.expectation == UNIQUE:
             for crawl_id, reason in _repeated(failure):
                 reasons[crawl_id].append(reason)
@@ -65,7 +82,7 @@ def row_reasons(rows: pd.DataFrame, now: datetime) -> dict[str, list[HoldReason]
                 ROW_CHECK, str(failure.column),
                 f"{_shown(value)} in {len(refused)} row(s), e.g. offer {refused[0]['offer_id']}",
                 bound_text(failure)))
-    return dict(reasons)
+    return RowVerdict(dict(reasons), verdict.passed, suite_fingerprint(rows, suite))
 
 
 def _repeated(failure: Unexpected) -> list[tuple[str, HoldReason]]:

@@ -6,10 +6,12 @@ into pandas and validates that. One ephemeral context per process; no files writ
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 os.environ.setdefault("GX_ANALYTICS_ENABLED", "false")
@@ -30,22 +32,15 @@ def _context():
         return _made[0]
 
 
-def _warm_up() -> None:
+def warm_up() -> None:
+    """Import GX and make the context (about 2 s of CPU): pipelines/warm_up.py does it while a
+    run's crawl waits on its Scrapy processes, so it is ready by the time the checks run."""
     try:
         import great_expectations.expectations  # noqa: F401
 
         _context()
     except Exception:   # the check imports GX again and reports its own error
         pass
-
-
-def warm_up_in_background() -> threading.Thread:
-    """Import GX and make the context on a daemon thread. GX takes about 2 s of CPU to import;
-    started when a run's crawl begins (the run's process then only waits on its Scrapy
-    processes), it is ready by the time the checks run instead of adding those seconds to it."""
-    thread = threading.Thread(target=_warm_up, name="gx-warm-up", daemon=True)
-    thread.start()
-    return thread
 
 
 @dataclass(frozen=True)
@@ -92,12 +87,27 @@ class Unexpected:
     rows: list[dict]         # each refused row: its id columns and the value judged
 
 
+@dataclass(frozen=True)
+class Judged:
+    """GX's verdict on a whole frame (`passed`: every expectation met; None: an empty frame, not
+    validated) and every failed expectation with all the rows it refused."""
+    passed: bool | None
+    failed: list[Unexpected]
+
+
 def unexpected_rows(df: pd.DataFrame, suite_name: str, expectations: list,
                     row_id_columns: list[str]) -> list[Unexpected]:
     """Every failed expectation of `expectations` over `df`, each with all the rows it refused,
     named by `row_id_columns`: what pins a failure to the crawls it comes from."""
+    return judged(df, suite_name, expectations, row_id_columns).failed
+
+
+def judged(df: pd.DataFrame, suite_name: str, expectations: list,
+           row_id_columns: list[str]) -> Judged:
+    """unexpected_rows, with whether the suite passed as a whole (a failed expectation that names
+    no row, as a column missing, fails it too)."""
     if df.empty:
-        return []
+        return Judged(None, [])
     result = _validated(df, suite_name, expectations,
                         {"result_format": "COMPLETE",
                          "unexpected_index_column_names": row_id_columns})
@@ -110,7 +120,20 @@ def unexpected_rows(df: pd.DataFrame, suite_name: str, expectations: list,
         kwargs.pop("batch_id", None)
         failed.append(Unexpected(r.expectation_config.type, column, kwargs,
                                  list(r.result.get("unexpected_index_list") or [])))
-    return failed
+    return Judged(bool(result.success), failed)
+
+
+def suite_fingerprint(df: pd.DataFrame, expectations: list) -> str:
+    """What GX's verdict of `expectations` over `df` depends on, as one hash: every expectation
+    with its arguments, the frame's columns and types, and its rows as a multiset (in any order:
+    no expectation here depends on the order, and two reads of one table need not agree on it).
+    The same fingerprint, the same verdict: a frame validated once need not be validated again."""
+    digest = hashlib.sha256()
+    for expectation in expectations:
+        digest.update(repr(expectation).encode())
+    digest.update(repr([(str(c), str(t)) for c, t in df.dtypes.items()]).encode())
+    digest.update(np.sort(pd.util.hash_pandas_object(df, index=False).to_numpy()).tobytes())
+    return digest.hexdigest()
 
 
 def _validated(df: pd.DataFrame, suite_name: str, expectations: list, result_format: dict):

@@ -13,7 +13,6 @@ decodes the entities back to the characters."""
 from html import escape
 
 import duckdb
-import plotly.graph_objects as go
 from markupsafe import Markup
 
 from pipelines.display import clean_text
@@ -23,9 +22,11 @@ from pipelines.report.charts import (
     FONT_STACK,
     archive_dash,
     broken_line,
+    chart_figure,
     date_axis,
     line_name,
     plot_html,
+    scatter,
 )
 from pipelines.report.queries import named_query
 
@@ -42,11 +43,11 @@ def trace_name(vendor: object) -> str:
     return escape(clean_text(vendor, VENDOR_NAME_CHARS), quote=False)
 
 
-def card_figure(card: str, lines: dict[tuple[str, str], list[dict]]) -> go.Figure:
+def card_figure(card: str, lines: dict[tuple[str, str], list[dict]]) -> dict:
     """One card's chart: one line per (vendor, source) in `lines` order (cheapest first), a
     vendor's lines in one colour, an archive's dashed and named after it, each broken where a
     point starts a segment."""
-    fig = go.Figure()
+    traces = []
     days = []
     colours: dict[str, str] = {}
     calendars = sorted({p["calendar"] for points in lines.values() for p in points},
@@ -56,7 +57,7 @@ def card_figure(card: str, lines: dict[tuple[str, str], list[dict]]) -> go.Figur
         colour = colours.setdefault(vendor, LINE_COLOURS[len(colours) % len(LINE_COLOURS)])
         archived = bool(points[0]["backfilled"])
         calendar = points[0]["calendar"]
-        fig.add_trace(go.Scatter(
+        traces.append(scatter(
             **broken_line(points, [[p["offers"], escape(clean_text(p["source"], 60), quote=False)]
                                    for p in points]),
             name=line_name(trace_name(vendor), calendar),
@@ -65,15 +66,14 @@ def card_figure(card: str, lines: dict[tuple[str, str], list[dict]]) -> go.Figur
                           + ("backfilled from a public price archive, "
                              if archived else "crawled, ")
                           + "%{customdata[1]}<extra>%{fullData.name}</extra>"))
-    fig.update_layout(
-        height=CHART_HEIGHT_PX, font={"family": FONT_STACK},
+    return chart_figure(
+        traces, height=CHART_HEIGHT_PX, font={"family": FONT_STACK},
         margin={"l": 56, "r": 12, "t": 44, "b": 8},
         title={"text": escape(clean_text(card, 60), quote=False), "font": {"size": 15},
                "x": 0.02},
         yaxis={"title": {"text": "CNY per GPU-hour"}, "rangemode": "tozero"},
         xaxis=date_axis(days), hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.1, "x": 0, "font": {"size": 11}})
-    return fig
 
 
 def card_history(con: duckdb.DuckDBPyConnection, with_plotly_js: bool = True) -> dict:

@@ -1,4 +1,7 @@
 """The price-history charts: which charts there are, and each as a plotly figure and its HTML.
+A figure is plotly's JSON figure spec built as plain dicts (scatter, layout, chart_figure: with
+the keys in the order plotly's own figure objects write them, so the page is the same byte for
+byte), not plotly's validating figure objects, which took most of the report's time.
 Chart data reaches plotly.js as JSON (plotly escapes `<`, `>` and `/` in it), never as markup;
 the only trace names are the fixed line labels below. The points come from marts.chart_points
 (dbt_like_sql/marts/chart_points.sql), whose chart keys and line labels are the ones here.
@@ -15,7 +18,6 @@ from functools import cache
 from html import escape
 
 import duckdb
-import plotly.graph_objects as go
 import plotly.io as pio
 from markupsafe import Markup
 
@@ -115,8 +117,36 @@ def archive_dash(calendar: str, calendars: list[str]) -> str:
     return ARCHIVE_DASHES[archives.index(calendar) % len(ARCHIVE_DASHES)]
 
 
-def figure(family: str, spec: ChartSpec, points: list[dict]) -> go.Figure:
-    fig = go.Figure()
+def scatter(**props) -> dict:
+    """A scatter trace as plotly's JSON holds it: its properties (and theirs) in name order, as
+    plotly's Scatter sets them, then its type."""
+    return {**_in_name_order(props), "type": "scatter"}
+
+
+def _in_name_order(value):
+    if isinstance(value, dict):
+        return {key: _in_name_order(value[key]) for key in sorted(value)}
+    return value
+
+
+def layout(**props) -> dict:
+    """A layout as plotly's JSON holds it after `update_layout(**props)`: at every level the
+    nested objects first, then the plain values, each in the order given."""
+    return _as_updated(props)
+
+
+def _as_updated(props: dict) -> dict:
+    return {**{key: _as_updated(value) for key, value in props.items() if isinstance(value, dict)},
+            **{key: value for key, value in props.items() if not isinstance(value, dict)}}
+
+
+def chart_figure(traces: list[dict], **layout_props) -> dict:
+    """A figure as plotly's JSON: its traces (scatter) and its layout (layout)."""
+    return {"data": traces, "layout": layout(**layout_props)}
+
+
+def figure(family: str, spec: ChartSpec, points: list[dict]) -> dict:
+    traces = []
     calendars = sorted({p.get("calendar", CRAWL_CALENDAR) for p in points},
                        key=lambda c: (c != CRAWL_CALENDAR, c))
     for series in spec.order:
@@ -128,21 +158,20 @@ def figure(family: str, spec: ChartSpec, points: list[dict]) -> go.Figure:
             trace = broken_line(
                 line, [[p["offers"], p["vendors"], _set_change_text(p)] for p in line],
                 [SET_CHANGE_SYMBOL if p.get("vendor_set_change") else "circle" for p in line])
-            fig.add_trace(go.Scatter(
+            traces.append(scatter(
                 **trace, name=line_name(series, calendar),
                 line={"color": COLOURS[series], "width": 2,
                       "dash": archive_dash(calendar, calendars)},
                 hovertemplate="%{y:,.2f} CNY/GPU-h · %{customdata[0]} offers, "
                               "%{customdata[1]} vendors %{customdata[2]}"
                               "<extra>%{fullData.name}</extra>"))
-    fig.update_layout(
-        height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
+    return chart_figure(
+        traces, height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
         font={"family": FONT_STACK},
         title={"text": f"{family}: {spec.title}", "font": {"size": 15}, "x": 0.02},
         yaxis={"title": {"text": "CNY per GPU-hour"}, "rangemode": "tozero"},
         xaxis=date_axis([p["day"] for p in points]), hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.1, "x": 0, "font": {"size": 11}})
-    return fig
 
 
 def _set_change_text(point: dict) -> str:
@@ -176,22 +205,27 @@ def chart_html(family: str, spec: ChartSpec, points: list[dict], with_plotly_js:
     return plot_html(figure(family, spec, points), chart_id(family, spec), with_plotly_js)
 
 
-def plot_html(fig: go.Figure, div_id: str, with_plotly_js: bool) -> Markup:
+def plot_html(fig: dict, div_id: str, with_plotly_js: bool) -> Markup:
     """A chart's div and script, from plotly itself (trusted markup: the data inside is JSON).
     plotly.js is inlined with the first chart only, so the page works offline. The figures set
-    no template: CHART_TEMPLATE goes in here, as JSON made once (set on a figure, plotly
-    deep-copies the whole template, tens of milliseconds a chart, for the same bytes)."""
-    plotly_json = fig.to_plotly_json()   # the figure's own dicts: copied, never changed
-    layout = {"template": _template_json(),
-              **{k: v for k, v in plotly_json["layout"].items() if k != "template"}}
+    no template: CHART_TEMPLATE goes in here, as JSON made once (first in the layout, where a
+    plotly figure object holds it)."""
     return Markup(pio.to_html(
-        {**plotly_json, "layout": layout}, validate=False, full_html=False,
-        include_plotlyjs=with_plotly_js, div_id=div_id,
-        default_height=f"{fig.layout.height or CHART_HEIGHT_PX}px",
+        {"data": fig["data"], "layout": {"template": _template_json(), **fig["layout"]}},
+        validate=False, full_html=False, include_plotlyjs=with_plotly_js, div_id=div_id,
+        default_height=f"{fig['layout'].get('height') or CHART_HEIGHT_PX}px",
         config={"displaylogo": False, "responsive": True}))
+
+
+def warm_up() -> None:
+    """Make the template's JSON (about 0.4 s: plotly's figure objects load their validators),
+    done by pipelines/warm_up.py while a run's crawl waits, not in the report step."""
+    _template_json()
 
 
 @cache
 def _template_json() -> dict:
     """CHART_TEMPLATE as a figure's JSON holds it (its keys in the figure's order)."""
+    import plotly.graph_objects as go  # plotly's figure objects: only for the template, once
+
     return go.Figure(layout={"template": CHART_TEMPLATE}).to_plotly_json()["layout"]["template"]

@@ -8,9 +8,15 @@ built before the index, or without a closed day yet, gets a sentence instead."""
 from __future__ import annotations
 
 import duckdb
-import plotly.graph_objects as go
 
-from pipelines.report.charts import CHART_HEIGHT_PX, FONT_STACK, date_axis, plot_html
+from pipelines.report.charts import (
+    CHART_HEIGHT_PX,
+    FONT_STACK,
+    chart_figure,
+    date_axis,
+    plot_html,
+    scatter,
+)
 from pipelines.report.queries import named_query, table_names
 from pipelines.warehouse.tables import INDEX_TABLE
 
@@ -22,8 +28,8 @@ LINE_COLOURS = {("china", "on_demand"): "#c0392b", ("china", "spot"): "#e59866",
 OTHER_COLOUR = "#7f8c8d"
 
 
-def _figure(card: str, series: dict[str, list[dict]]) -> go.Figure:
-    fig = go.Figure()
+def _figure(card: str, series: dict[str, list[dict]]) -> dict:
+    traces = []
     for rows in series.values():
         first = rows[0]
         name = f"{first['market']} {first['offer_kind'].replace('_', '-')}"
@@ -31,12 +37,12 @@ def _figure(card: str, series: dict[str, list[dict]]) -> go.Figure:
         days = [r["index_date"].isoformat() for r in rows]
         low = [None if r["low_pct"] is None else round(r["low_pct"], 3) for r in rows]
         high = [None if r["high_pct"] is None else round(r["high_pct"], 3) for r in rows]
-        fig.add_trace(go.Scatter(x=days, y=high, mode="lines", line={"width": 0},
+        traces.append(scatter(x=days, y=high, mode="lines", line={"width": 0},
                                  hoverinfo="skip", showlegend=False, legendgroup=name))
-        fig.add_trace(go.Scatter(x=days, y=low, mode="lines", line={"width": 0}, fill="tonexty",
+        traces.append(scatter(x=days, y=low, mode="lines", line={"width": 0}, fill="tonexty",
                                  fillcolor=_alpha(colour), hoverinfo="skip", showlegend=False,
                                  legendgroup=name))
-        fig.add_trace(go.Scatter(
+        traces.append(scatter(
             x=days, y=[None if r["level_pct"] is None else round(r["level_pct"], 3)
                        for r in rows],
             customdata=[[r["vendors_matched"], r["offers_matched"],
@@ -46,21 +52,20 @@ def _figure(card: str, series: dict[str, list[dict]]) -> go.Figure:
             line={"color": colour, "width": 2.5}, marker={"size": 5},
             hovertemplate="%{y:.2f} · %{customdata[0]} vendors, %{customdata[1]} offers "
                           "%{customdata[2]}<extra>%{fullData.name}</extra>"))
-        fig.add_trace(go.Scatter(
+        traces.append(scatter(
             x=days, y=[None if r["median_pct"] is None else round(r["median_pct"], 3)
                        for r in rows],
             name=f"{name} listing median", legendgroup=name, mode="lines",
             line={"color": colour, "width": 1, "dash": "dot"},
             hovertemplate="%{y:.2f}<extra>%{fullData.name}</extra>"))
     all_days = [r["index_date"] for rows in series.values() for r in rows]
-    fig.update_layout(
-        height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
+    return chart_figure(
+        traces, height=CHART_HEIGHT_PX, margin={"l": 56, "r": 12, "t": 44, "b": 8},
         font={"family": FONT_STACK}, title={"text": f"{card}: price index, hourly offers",
                                             "font": {"size": 15}, "x": 0.02},
         yaxis={"title": {"text": "% of the base day"}}, xaxis=date_axis(all_days),
         hovermode="closest",
         legend={"orientation": "h", "yanchor": "top", "y": -0.1, "x": 0, "font": {"size": 11}})
-    return fig
 
 
 def _alpha(colour: str, alpha: float = 0.18) -> str:

@@ -34,7 +34,8 @@ from spiders.price_basis import CRAWL_BASES
 # The runner's and the pipeline's bookkeeping: kept in the working database, dropped from the
 # published copy (pipelines/publish.py), since they describe runs, not prices.
 INTERNAL_TABLES = ("main.observation_batch", "raw.model_state", "raw.batch_crawls",
-                   "raw.crawl_first_days", "raw.model_contracts", "alerts.state")
+                   "raw.batch_suite_passes", "raw.crawl_first_days", "raw.model_contracts",
+                   "alerts.state")
 
 TABLES = {
     "main.observations": "Every validated offer observation: one row per offer and hour it was "

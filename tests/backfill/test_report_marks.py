@@ -24,16 +24,17 @@ def test_a_vendor_from_an_archive_and_a_crawl_is_two_lines_the_archives_dashed_a
     fig = card_figure("A100-80GB", {
         (aws, "cloud-gpus:aws"): _points("cloud-gpus:aws", "cloud-gpus", [1, 2, 3], 34.8),
         (aws, "aws"): _points("aws", "crawl", [2, 3, 7], 20.1)})
-    traces = [(t.name, t.line.dash, t.line.color) for t in fig.data]
+    data = fig["data"]
+    traces = [(t["name"], t["line"]["dash"], t["line"]["color"]) for t in data]
     assert [name for name, *_ in traces] == [f"{aws} · cloud-gpus archive", aws]
     assert [dash for _, dash, _ in traces] == ["dot", "solid"]
     assert traces[0][2] == traces[1][2]                     # one vendor, one colour
-    assert list(fig.data[0].y) == [34.8, 34.8, 34.8]        # never the crawl's 20.1
-    assert "backfilled from a public price archive" in fig.data[0].hovertemplate
-    assert "archive" not in fig.data[1].hovertemplate
+    assert data[0]["y"] == [34.8, 34.8, 34.8]               # never the crawl's 20.1
+    assert "backfilled from a public price archive" in data[0]["hovertemplate"]
+    assert "archive" not in data[1]["hovertemplate"]
     # the crawl's line breaks across the 4-day gap; its lone last point keeps a marker
-    assert list(fig.data[1].y) == [20.1, 20.1, None, 20.1]
-    assert fig.data[1].connectgaps is False
+    assert data[1]["y"] == [20.1, 20.1, None, 20.1]
+    assert data[1]["connectgaps"] is False
 
 
 def test_the_backfilled_history_is_marked_and_the_crawled_days_are_not(backfilled):

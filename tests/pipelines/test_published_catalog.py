@@ -15,6 +15,7 @@ import pytest
 from pipelines.advisor.records import ADVICE_COLUMNS, ADVICE_COMMENTS
 from pipelines.alerts.outbox import ensure_outbox
 from pipelines.defs.advisor import write_advice
+from pipelines.defs.crawl_holds import record_suite_passes
 from pipelines.index.publish import ensure_index_table
 from pipelines.publish import publish_database
 from pipelines.warehouse.comments import GLOSSARY, INTERNAL_TABLES, select_comments
@@ -44,6 +45,7 @@ def published(tmp_path_factory) -> tuple[Path, Path]:
         build(con, market())
         ensure_index_table(con)                 # the tables the Python assets write
         write_advice(con, [], datetime(2026, 12, 1, tzinfo=UTC))
+        record_suite_passes(con, [], datetime(2026, 12, 1, tzinfo=UTC))
         con.execute("checkpoint")
     publish_database(work, root / "prices.db")
     return work, root / "prices.db"

@@ -64,3 +64,12 @@ def test_the_block_ends_when_the_warm_ups_have(monkeypatch):
     with warm_up.warming_up():
         assert any(t.is_alive() for t in started)
     assert not any(t.is_alive() for t in started)
+
+
+def test_the_chart_template_is_made_after_gx_on_its_thread():
+    from pipelines.report import charts
+
+    charts._template_json.cache_clear()
+    threads = warm_up_later_steps()
+    next(t for t in threads if t.name == "gx-warm-up").join(timeout=300)
+    assert charts._template_json.cache_info().currsize == 1   # the report step reuses it
