@@ -32,17 +32,18 @@ with refolded as (
 ),
 
 looks as (
-    -- the looks since the first new hour of the offers folded (every look in a full build) ...
+    -- the looks since the first new hour of the offers folded (every look of the days
+    -- read in a rebuild from a day or a full build: nothing is refolded then) ...
     select s.*
     from staging.stg_observations as s
     anti join refolded as r on s.offer_id = r.offer_id
     where s.observed_hour >= since_hour(0) and s.observed_hour >= fold_hour()
     union all
-    -- ... and the whole rebuilt days of the others
+    -- ... and, when folding, the whole rebuilt days of the others
     select s.*
     from staging.stg_observations as s
     semi join refolded as r on s.offer_id = r.offer_id
-    where s.observed_hour >= since_hour(0)
+    where folding() and s.observed_hour >= since_hour(0)
 )
 
 select

@@ -41,7 +41,8 @@ with refolded as (
 ),
 
 looks as (
-    -- the looks since the first new hour of the offers folded (every look in a full build) ...
+    -- the looks since the first new hour of the offers folded (every look of the days
+    -- read in a rebuild from a day or a full build: nothing is refolded then) ...
     select s.*
     from staging.stg_observations as s
     anti join refolded as r on s.offer_id = r.offer_id
@@ -53,7 +54,7 @@ looks as (
     select s.*
     from staging.stg_observations as s
     semi join refolded as r on s.offer_id = r.offer_id
-    where s.observed_hour >= since_hour(0) - interval 14 hours
+    where folding() and s.observed_hour >= since_hour(0) - interval 14 hours
 )
 
 select

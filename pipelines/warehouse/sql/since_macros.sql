@@ -25,6 +25,12 @@ coalesce(
 create or replace macro fold_hour() as
 coalesce(getvariable('fold_hour')::timestamptz, timestamptz '0001-01-01 00:00:00+00');
 
+-- folding(): whether this build folds (fold_hour set). A folded model reads whole days for the
+-- offers refolded_offers() names only then; otherwise every offer's days are read whole in one
+-- scan, and the constant false filter spares the rest of the query even its scans.
+create or replace macro folding() as
+getvariable('fold_hour') is not null;
+
 -- refolded_offers(first_hour): the offers whose stored day rows a fold cannot update from the
 -- new hour's looks alone, so their days are read whole from first_hour on (the model's own
 -- since_hour bound): those with a look at or after fold_hour() loaded before the last build
@@ -32,13 +38,14 @@ coalesce(getvariable('fold_hour')::timestamptz, timestamptz '0001-01-01 00:00:00
 -- that every look folded comes after every stored one; and those with a look reached another
 -- way than direct or template, whose `counted` a direct look of the same UTC day can flip
 -- (staging.stg_observations). Read from `observations` itself: a superset of the shown rows,
--- and reading a day whole is always exact. Nothing old when fold_built_at is unset. (first_hour
--- is the parameter: RF03 takes it for an unqualified column.)
+-- and reading a day whole is always exact. None when not folding(). (first_hour is the
+-- parameter: RF03 takes it for an unqualified column.)
 create or replace macro refolded_offers(first_hour) as table
     select o.offer_id
     from observations as o
     where
-        o.observed_hour >= greatest(first_hour, fold_hour())  -- noqa: RF03
+        folding()
+        and o.observed_hour >= greatest(first_hour, fold_hour())  -- noqa: RF03
         and o.crawl_id in (
             select c.crawl_id from raw.crawls as c
             where c.normalized_at < getvariable('fold_built_at')::timestamptz
@@ -47,5 +54,6 @@ create or replace macro refolded_offers(first_hour) as table
     select o.offer_id
     from observations as o
     where
-        o.observed_hour >= first_hour  -- noqa: RF03
+        folding()
+        and o.observed_hour >= first_hour  -- noqa: RF03
         and coalesce(o.reaches_via, 'direct') not in ('direct', 'template');
