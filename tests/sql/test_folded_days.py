@@ -96,3 +96,31 @@ def test_beijing_local_days_fold_across_utc_midnight(con):
                        "order by local_date", [BEIJING["region_code"]]).fetchall()
     assert [(str(d), n, float(o), float(c)) for d, n, o, c in rows] == [
         ("2026-11-30", 1, 40, 40), ("2026-12-01", 3, 44, 39)]
+
+
+@pytest.mark.parametrize("header", [
+    "-- incremental: day by month\n-- fold: offer_id, day when n.a > o.b",
+    "-- incremental: day lookback 2 days\n-- fold: offer_id, day when n.a > o.b",
+    "-- fold: offer_id, day when n.a > o.b",
+    "-- incremental: day\n-- merge: n least",
+])
+def test_a_fold_is_a_day_grain_and_merge_rules_need_one(tmp_path, header):
+    from pipelines.warehouse.sql_models import SqlModelError, parse_model
+
+    path = tmp_path / "intermediate" / "x.sql"
+    path.parent.mkdir()
+    path.write_text(f"/* x */\n{header}\nselect 1 as n from observations")
+    with pytest.raises(SqlModelError, match=r"fold|merge"):
+        parse_model(path, tmp_path)
+
+
+def test_a_fold_header_names_its_keys_and_condition(tmp_path):
+    from pipelines.warehouse.sql_models import parse_model
+
+    path = tmp_path / "intermediate" / "x.sql"
+    path.parent.mkdir()
+    path.write_text("/* x */\n-- incremental: day\n-- fold: offer_id, day when n.a > o.b\n"
+                    "-- merge: n least\nselect 1 as n from observations")
+    model = parse_model(path, tmp_path)
+    assert (model.fold_keys, model.fold_when, model.merge_rules) == (
+        ("offer_id", "day"), "n.a > o.b", (("n", "least(n.n, o.n)"),))
