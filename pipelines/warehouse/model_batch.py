@@ -55,6 +55,7 @@ class ModelBatch:
         self._first_new_days: dict = {}            # last build time -> first new day
         self._fold_hours: dict = {}                 # last build time -> first new hour
         self._since_set = True                     # unknown: reset before the first build
+        self._fold_set = True                      # ... and a folded model's variables
         self._zone_set = False
 
     def build(self, model: SqlModel, full: bool = False) -> str:
@@ -105,9 +106,11 @@ class ModelBatch:
             self._reset_since()
 
     def _reset_since(self) -> None:
-        for variable in ("since", "fold_hour", "fold_built_at"):
-            self.con.execute(f"reset variable {variable}")
-        self._since_set = False
+        self.con.execute("reset variable since")
+        if self._fold_set:
+            self.con.execute("reset variable fold_hour")
+            self.con.execute("reset variable fold_built_at")
+        self._since_set = self._fold_set = False
 
     def _run(self, model: SqlModel, full: bool) -> str:
         self._prepare()
@@ -229,6 +232,7 @@ class ModelBatch:
         fold_hour = (self.fold_hour(built_at, day)
                      if model.fold_keys and built_at is not None else None)
         if fold_hour is not None:
+            self._fold_set = True
             con.execute(f"set variable fold_hour = timestamptz '{fold_hour.isoformat()}'")
             con.execute(f"set variable fold_built_at = timestamptz '{built_at.isoformat()}'")
         for statement in model.incremental_statements(since, fold=fold_hour is not None):
