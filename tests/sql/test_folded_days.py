@@ -88,6 +88,16 @@ def test_a_crawl_of_an_hour_already_loaded_is_read_whole(con, hour):
     assert (float(open_), float(close)) == {0.5: (20, 60), 1.25: (50, 60), 18.5: (50, 20)}[hour]
 
 
+def test_a_stored_look_of_no_recorded_crawl_is_not_folded_again(con):
+    """A hand-made look (its crawl not in raw.crawls) in the new hour, built in full before: not
+    one of the new crawls' looks, so its offer's day is read whole, not counted twice."""
+    insert(con, [obs(60, sku="b", **FRANKFURT, **_at(18))])      # crawl-1, never recorded
+    build_only(con, *FOLDED, full=True)
+    _update_equals_full_build(con, [obs(20, sku="b", **FRANKFURT, **_at(18.5))])
+    assert con.execute("select observations from intermediate.int_offer_daily "
+                       "where sku = 'b'").fetchall() == [(4,)]
+
+
 def test_beijing_local_days_fold_across_utc_midnight(con):
     """Local day 12-01 in Beijing began at 16:00 UTC on 11-30: its stored look and the new one."""
     _update_equals_full_build(con, [obs(41, **_at(23)), obs(39, **_at(23.5))])

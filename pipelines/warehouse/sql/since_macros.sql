@@ -33,23 +33,23 @@ getvariable('fold_hour') is not null;
 
 -- refolded_offers(first_hour): the offers whose stored day rows a fold cannot update from the
 -- new hour's looks alone, so their days are read whole from first_hour on (the model's own
--- since_hour bound): those with a look at or after fold_hour() loaded before the last build
--- (crawls normalized before fold_built_at: a second crawl in the same hour, a late crawl), so
--- that every look folded comes after every stored one; and those with a look reached another
--- way than direct or template, whose `counted` a direct look of the same UTC day can flip
--- (staging.stg_observations). Read from `observations` itself: a superset of the shown rows,
--- and reading a day whole is always exact. None when not folding(). (first_hour is the
--- parameter: RF03 takes it for an unqualified column.)
+-- since_hour bound): those with a look at or after fold_hour() not of a crawl normalized since
+-- the last build (fold_built_at: a second crawl of the hour, a late crawl; a look of no recorded
+-- crawl), so that every look folded is new and after every stored one; and those with a look
+-- reached another way than direct or template, whose `counted` a direct look of the same UTC day
+-- can flip (staging.stg_observations). Read from `observations` itself: a superset of the shown
+-- rows, and reading a day whole is always exact. None when not folding(). (first_hour is the
+-- parameter: RF02/RF03 take it for an unqualified column.)
 create or replace macro refolded_offers(first_hour) as table
     select o.offer_id
     from observations as o
+    anti join (
+        select c.crawl_id from raw.crawls as c
+        where c.normalized_at >= getvariable('fold_built_at')::timestamptz
+    ) as c on o.crawl_id = c.crawl_id
     where
         folding()
-        and o.observed_hour >= greatest(first_hour, fold_hour())  -- noqa: RF03
-        and o.crawl_id in (
-            select c.crawl_id from raw.crawls as c
-            where c.normalized_at < getvariable('fold_built_at')::timestamptz
-        )
+        and o.observed_hour >= greatest(first_hour, fold_hour())  -- noqa: RF02, RF03
     union
     select o.offer_id
     from observations as o
