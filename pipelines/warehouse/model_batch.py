@@ -228,14 +228,18 @@ class ModelBatch:
         self._since_set = True
         con.execute(f"set variable since = date '{since}'")
         # a folded model reads only the looks since the first new hour (rebuilt from a day, it
-        # reads whole days as a day grain does)
+        # reads whole days as a day grain does); not when that hour starts the first day rebuilt
+        # (UTC midnight): the UTC day holds the new looks alone, and reading the days whole cost
+        # less than a fold there (docs/scaling.md, "k23")
         fold_hour = (self.fold_hour(built_at, day)
                      if model.fold_keys and built_at is not None else None)
-        if fold_hour is not None:
+        folding = (fold_hour is not None
+                   and fold_hour > datetime.fromisoformat(since).replace(tzinfo=UTC))
+        if folding:
             self._fold_set = True
             con.execute(f"set variable fold_hour = timestamptz '{fold_hour.isoformat()}'")
             con.execute(f"set variable fold_built_at = timestamptz '{built_at.isoformat()}'")
-        for statement in model.incremental_statements(since, fold=fold_hour is not None):
+        for statement in model.incremental_statements(since, fold=folding):
             con.execute(statement)
         self._reset_since()
         if model.incremental_grain == "key":
