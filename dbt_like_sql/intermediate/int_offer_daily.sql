@@ -1,7 +1,51 @@
 /* One row per offer per UTC day: its closing and lowest price per GPU-hour, the instance's closing
    hourly price, whether it was available, the machine it comes with, and how often it was
-   seen. The daily series signals use; `offer_line` is what like-for-like comparisons pair on. */
+   seen. The daily series signals use; `offer_line` is what like-for-like comparisons pair on.
+   Folded: an hourly update reads only the looks since the first new hour (fold_hour()) and folds
+   each offer-day's new row into its stored one by the `-- merge:` rules below (every look folded
+   comes after every stored one: the row's first new look after the stored last), instead of
+   reading the whole day of every offer again; the days of the offers refolded_offers() names
+   (an old look in the new hours, a look whose `counted` can flip) are read whole and replace
+   their rows. Equal to a full build (tests/sql/test_incremental_marts.py). */
 -- incremental: observed_date
+-- fold: offer_id, observed_date when n.first_observed_at > o.last_observed_at
+-- merge: counted = n.counted and o.counted
+-- merge: close_price_cny_per_gpu_hour = coalesce(n.close_price_cny_per_gpu_hour,
+--    o.close_price_cny_per_gpu_hour)
+-- merge: low_price_cny_per_gpu_hour least
+-- merge: close_instance_price_cny_per_hour = coalesce(n.close_instance_price_cny_per_hour,
+--    o.close_instance_price_cny_per_hour)
+-- merge: close_price_amount = coalesce(n.close_price_amount, o.close_price_amount)
+-- merge: close_price_usd_per_gpu_hour = coalesce(n.close_price_usd_per_gpu_hour,
+--    o.close_price_usd_per_gpu_hour)
+-- merge: close_fx_rate_date = coalesce(n.close_fx_rate_date, o.close_fx_rate_date)
+-- merge: available = n.available or o.available
+-- merge: first_observed_at least
+-- merge: last_observed_at greatest
+-- merge: url = coalesce(n.url, o.url)
+-- merge: vcpus = coalesce(n.vcpus, o.vcpus)
+-- merge: memory_gib = coalesce(n.memory_gib, o.memory_gib)
+-- merge: disk_gb = coalesce(n.disk_gb, o.disk_gb)
+-- merge: observations = n.observations + o.observations
+with refolded as (
+    select r.offer_id from refolded_offers(since_hour(0)) as r
+),
+
+looks as (
+    -- the looks since the first new hour of the offers folded (every look of the days
+    -- read in a rebuild from a day or a full build: nothing is refolded then) ...
+    select s.*
+    from staging.stg_observations as s
+    anti join refolded as r on s.offer_id = r.offer_id
+    where s.observed_hour >= since_hour(0) and s.observed_hour >= fold_hour()
+    union all
+    -- ... and, when folding, the whole rebuilt days of the others
+    select s.*
+    from staging.stg_observations as s
+    semi join refolded as r on s.offer_id = r.offer_id
+    where folding() and s.observed_hour >= since_hour(0)
+)
+
 select
     offer_id,
     observed_date,
@@ -49,11 +93,9 @@ select
     arg_max(memory_gib, observed_at) as memory_gib,  -- the instance's memory, GiB (null: none)
     arg_max(disk_gb, observed_at) as disk_gb,  -- its local disk, decimal GB (null: not stated)
     count(*) as observations
-from staging.stg_observations
 -- An incremental build reads only the rebuilt days: observed_hour is stored, so DuckDB skips the
 -- older row groups by their min/max (since_hour(0): the beginning of time in a full build).
-where
-    observed_hour >= since_hour(0)
+from looks
 group by offer_id, observed_date
 -- stored in day order (a full build too; incremental builds append days), so that the models
 -- reading only the rebuilt days (observed_date >= since) skip the older row groups

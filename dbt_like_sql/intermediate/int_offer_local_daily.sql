@@ -10,8 +10,53 @@
    `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from 14
    hours before `since` on (UTC+14, the easternmost offset of the time zone database, starts its
    day then; the partial local day since - 1 this yields is dropped by the runner, whose filter
-   DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan. */
+   DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan.
+   Folded as intermediate.int_offer_daily is (its header says how): an hourly update reads the
+   looks since the first new hour, not 14-38 hours of every offer's. */
 -- incremental: local_date
+-- fold: offer_id, local_date when n.first_observed_at > o.last_observed_at
+-- merge: counted = n.counted and o.counted
+-- merge: open_price_amount = coalesce(o.open_price_amount, n.open_price_amount)
+-- merge: close_price_amount = coalesce(n.close_price_amount, o.close_price_amount)
+-- merge: low_price_amount least
+-- merge: high_price_amount greatest
+-- merge: open_price_cny_per_gpu_hour = coalesce(o.open_price_cny_per_gpu_hour,
+--    n.open_price_cny_per_gpu_hour)
+-- merge: close_price_cny_per_gpu_hour = coalesce(n.close_price_cny_per_gpu_hour,
+--    o.close_price_cny_per_gpu_hour)
+-- merge: low_price_cny_per_gpu_hour least
+-- merge: high_price_cny_per_gpu_hour greatest
+-- merge: open_price_usd_per_gpu_hour = coalesce(o.open_price_usd_per_gpu_hour,
+--    n.open_price_usd_per_gpu_hour)
+-- merge: close_price_usd_per_gpu_hour = coalesce(n.close_price_usd_per_gpu_hour,
+--    o.close_price_usd_per_gpu_hour)
+-- merge: low_price_usd_per_gpu_hour least
+-- merge: high_price_usd_per_gpu_hour greatest
+-- merge: available = n.available or o.available
+-- merge: first_observed_at least
+-- merge: last_observed_at greatest
+-- merge: observations = n.observations + o.observations
+with refolded as (
+    select r.offer_id from refolded_offers(since_hour(0) - interval 14 hours) as r
+),
+
+looks as (
+    -- the looks since the first new hour of the offers folded (every look of the days
+    -- read in a rebuild from a day or a full build: nothing is refolded then) ...
+    select s.*
+    from staging.stg_observations as s
+    anti join refolded as r on s.offer_id = r.offer_id
+    where
+        s.observed_hour >= since_hour(0) - interval 14 hours
+        and s.observed_hour >= fold_hour()
+    union all
+    -- ... and the whole rebuilt local days of the others
+    select s.*
+    from staging.stg_observations as s
+    semi join refolded as r on s.offer_id = r.offer_id
+    where folding() and s.observed_hour >= since_hour(0) - interval 14 hours
+)
+
 select
     offer_id,
     local_date,                                         -- the vendor's calendar day
@@ -54,11 +99,9 @@ select
     min(observed_at) as first_observed_at,              -- the day's first look (UTC)
     max(observed_at) as last_observed_at,               -- the day's last look (UTC)
     count(*) as observations                            -- looks at the offer that day
-from staging.stg_observations
 -- observed_hour is stored: DuckDB skips older row groups by their min/max. Unset `since` (a full
 -- build, a plain DuckDB shell) reads everything.
-where
-    observed_hour >= since_hour(0) - interval 14 hours
+from looks
 group by offer_id, local_date
 -- stored in day order (a full build too; incremental builds append days), so that the models
 -- reading only the rebuilt local days or months skip the older row groups

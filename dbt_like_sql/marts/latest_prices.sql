@@ -6,7 +6,8 @@
    one. An offer not seen since keeps its row: its days are not rebuilt. The rebuilt days hold
    every offer whose `counted` can flip (an aggregator's offer of a vendor whose own source
    observes the like-for-like offer later the same day, docs/signals.md, "Counted once"): the
-   daily series rebuilds all of a day's rows. price_basis and prices_as_of are the offer's own,
+   daily series keeps every row of those days current (it reads such an offer's days whole
+   rather than folding its new looks in). price_basis and prices_as_of are the offer's own,
    from its latest observation (the snapshot entry, archive version or live answer its price was
    read from); a row from before observations carried them falls back to its source's latest
    crawl's at the time the offer was last seen. */

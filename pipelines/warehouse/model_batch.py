@@ -53,7 +53,9 @@ class ModelBatch:
         self.stamp = runner_stamp()
         self._known: dict | None = None            # what the catalog and the state say
         self._first_new_days: dict = {}            # last build time -> first new day
+        self._fold_hours: dict = {}                 # last build time -> first new hour
         self._since_set = True                     # unknown: reset before the first build
+        self._fold_set = True                      # ... and a folded model's variables
         self._zone_set = False
 
     def build(self, model: SqlModel, full: bool = False) -> str:
@@ -101,8 +103,14 @@ class ModelBatch:
         # A variable outlives a rolled-back transaction: a model whose incremental build
         # failed on this connection must not leave its `since` to filter the next model's build.
         if self._since_set:
-            con.execute("reset variable since")
-            self._since_set = False
+            self._reset_since()
+
+    def _reset_since(self) -> None:
+        self.con.execute("reset variable since")
+        if self._fold_set:
+            self.con.execute("reset variable fold_hour")
+            self.con.execute("reset variable fold_built_at")
+        self._since_set = self._fold_set = False
 
     def _run(self, model: SqlModel, full: bool) -> str:
         self._prepare()
@@ -166,6 +174,15 @@ class ModelBatch:
             self._first_new_days[built_at] = first_new_day(self.con, built_at)
         return self._first_new_days[built_at]
 
+    def fold_hour(self, built_at, day: str):
+        """The first new hour since `built_at` (sql/fold_hour.sql; `day` its first new day), once
+        a batch: a folded model reads its new looks from it."""
+        if built_at not in self._fold_hours:
+            self._fold_hours[built_at] = self.con.execute(
+                sql_text(__file__, "fold_hour"),
+                {"built_at": built_at, "first_new_day": day}).fetchone()[0]
+        return self._fold_hours[built_at]
+
     def _update_incrementally(self, model: SqlModel, built_at, check_columns: bool
                               ) -> str | None:
         """Rebuild the rows the observations loaded since the last build (`built_at`) reach;
@@ -210,10 +227,21 @@ class ModelBatch:
         # models read it through since_day() and since_hour(n) to limit their own scans
         self._since_set = True
         con.execute(f"set variable since = date '{since}'")
-        for statement in model.incremental_statements(since):
+        # a folded model reads only the looks since the first new hour (rebuilt from a day, it
+        # reads whole days as a day grain does); not when that hour starts the first day rebuilt
+        # (UTC midnight): the UTC day holds the new looks alone, and reading the days whole cost
+        # less than a fold there (docs/scaling.md, "k23")
+        fold_hour = (self.fold_hour(built_at, day)
+                     if model.fold_keys and built_at is not None else None)
+        folding = (fold_hour is not None
+                   and fold_hour > datetime.fromisoformat(since).replace(tzinfo=UTC))
+        if folding:
+            self._fold_set = True
+            con.execute(f"set variable fold_hour = timestamptz '{fold_hour.isoformat()}'")
+            con.execute(f"set variable fold_built_at = timestamptz '{built_at.isoformat()}'")
+        for statement in model.incremental_statements(since, fold=folding):
             con.execute(statement)
-        con.execute("reset variable since")
-        self._since_set = False
+        self._reset_since()
         if model.incremental_grain == "key":
             con.execute("drop table incremental_keys")
         return f"incremental from {day}"

@@ -42,6 +42,8 @@ def parsed_reads(sql: str) -> Reads:
     for table in tree.find_all(exp.Table):
         if not table.db and table.name in ctes:
             continue
+        if not table.name:      # a table macro's call (since_macros.sql): not a model's table
+            continue
         name = f"{table.db}.{table.name}" if table.db and table.db != "main" else table.name
         reads.append((name, table.this.meta.get("line", "?")))
     return tuple(reads)

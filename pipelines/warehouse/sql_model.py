@@ -26,6 +26,8 @@ class SqlModel:
     incremental_grain: str = "day"      # "day" | "month" | "key" | "merge" (sql_models.py)
     lookback_days: int = 0              # rebuild from this many days before the first new day
     merge_rules: tuple[tuple[str, str], ...] = ()   # merge grain: (column, its SQL over n, o)
+    fold_keys: tuple[str, ...] = ()     # a folded day grain's key columns (sql_models.py)
+    fold_when: str = ""                 # ... and when a new row folds into the stored one
 
     @property
     def table(self) -> str:
@@ -54,12 +56,28 @@ class SqlModel:
             start = start.replace(day=1)
         return start.isoformat()
 
-    def incremental_statements(self, since: str) -> list[str]:
+    def incremental_statements(self, since: str, fold: bool = False) -> list[str]:
         """Rebuild the rows from `since` (an ISO date, from rebuild_start) on, or those of the
         keys in the temporary table incremental_keys; the other rows stay as they are. A merge
         grain replaces the stored row of each key its select returns (from the rebuilt days
-        only), a column with a rule keeping the least or greatest of the stored and new value."""
+        only), a column with a rule keeping the least or greatest of the stored and new value.
+        `fold` (a folded day grain, the runner's variable fold_hour set): the same for the keys
+        the select returns from the rebuilt days, each folded into its stored row by the rules
+        when `fold_when` holds, else replacing it."""
         column = self.incremental_by
+        if fold:
+            kept = f"{column} >= date '{since}'"
+            same_key = " and ".join(f"o.{k} = n.{k}" for k in self.fold_keys)
+            stored_key = " and ".join(f"{self.name}.{k} = m.{k}" for k in self.fold_keys)
+            rules = ", ".join(f"{c} = {rule}" for c, rule in self.merge_rules)
+            return [sql_text(__file__, "fold_rows").format(select=self.select, kept=kept),
+                    sql_text(__file__, "fold_rules").format(
+                        table=self.table, rules=rules, same_key=same_key, column=column,
+                        since=since, fold_when=self.fold_when),
+                    f"delete from {self.table} using merge_rows as m "
+                    f"where {stored_key} and {self.name}.{kept}",
+                    f"insert into {self.table} by name select * from merge_rows",
+                    "drop table merge_rows"]
         if self.incremental_grain == "merge":
             rules = ", ".join(f"{c} = {rule}" for c, rule in self.merge_rules)
             return [sql_text(__file__, "merge_rows").format(select=self.select),

@@ -24,6 +24,14 @@ observations loaded since the model's last build):
   value (a first sighting stays the first); `-- merge: <column> = <expression>` sets it from
   the new row `n` and the stored row `o` (it may go on over `--` lines indented three spaces or
   more). A full build is the same select over every day, so no model reads its own table.
+* `-- fold: <key>, <day column> when <condition over n and o>` beside `-- incremental: <day
+  column>` (and `-- merge:` rules): a day grain that an hourly update folds instead of
+  rebuilding its days: the runner sets fold_hour() to the first new hour (sql/since_macros.sql),
+  the select returns one row per key of the rebuilt days from the new looks only (or from the
+  whole day, for the offers refolded_offers() names), and each row takes the rules' values from
+  itself (n) and the stored row of its key (o) when the condition holds (it was read from the new
+  looks alone), else replaces it. A rebuild from a day (a sliced full rebuild) and a full build
+  read whole days, as a day grain does; the publish copies its rebuilt days as a day grain's.
 
 A model limits its own scans with the macros `since_day()` (the first day rebuilt,
 `rebuild_start`; for a key, the first new day; 0001-01-01 in a full build) and
@@ -74,6 +82,9 @@ INCREMENTAL = re.compile(
 # `-- merge: <column> least|greatest` or `-- merge: <column> = <expression over n. and o.>` (it
 # may go on over the next `--` lines indented by three spaces or more): how a merge grain's column
 # combines the new row (n) with the stored row (o) of the same key
+# `-- fold: <key>, <day column> when <condition over n. and o.>`: a day grain (its rows change
+# only from the first new day on) whose new rows fold into the stored rows of their keys
+FOLD = re.compile(r"^--\s*fold:\s*(\w+(?:\s*,\s*\w+)*)\s+when\s+(\S.*)$", re.M)
 MERGE_RULE = re.compile(r"^--\s*merge:\s*(\w+)\s*(least|greatest|=\s*\S.*(?:\n-- {3,}\S.*)*)$",
                         re.M)
 
@@ -138,12 +149,18 @@ def _model(path: Path, sql: str, reads: tuple[tuple[str, object], ...]) -> SqlMo
     rules = tuple((c, f"{how}(n.{c}, o.{c})" if how in ("least", "greatest")
                    else " ".join(re.sub(r"\n--", " ", how.removeprefix("=")).split()))
                   for c, how in MERGE_RULE.findall(sql))
-    if rules and grain != "merge":
+    fold = FOLD.search(sql)
+    if fold and (grain != "day" or lookback or not column):
+        raise SqlModelError(f"{path}: '-- fold: <key>, <day column> when <condition>' needs "
+                            "'-- incremental: <day column>' (no lookback)")
+    if rules and grain != "merge" and not fold:
         raise SqlModelError(f"{path}: '-- merge: <column> least|greatest' needs "
-                            "'-- incremental: <key> by merge'")
+                            "'-- incremental: <key> by merge' or '-- fold: ...'")
     model = SqlModel(layer, path.stem, path, sql, _description(sql, path),
                      mat.group(1) if mat else "table", tuple(sorted({n for n, _ in reads})),
-                     column, alias.group(1) if alias else None, grain, lookback, rules)
+                     column, alias.group(1) if alias else None, grain, lookback, rules,
+                     tuple(k.strip() for k in fold.group(1).split(",")) if fold else (),
+                     fold.group(2).strip() if fold else "")
     object.__setattr__(model, "_lines", dict(reads))
     return model
 
