@@ -107,37 +107,24 @@ zoned as (
             ) as local_time_zone
         )
     from reached as o
-),
-
-utc_dated as (
-    -- the UTC day counted from the epoch, not by a zone look-up per row (every observation is
-    -- after 1970, where `//` floors)
-    select
-        z.*,
-        date '1970-01-01' + (epoch_us(z.observed_at) // 86400000000)::integer as observed_date
-    from zoned as z
-),
-
-dated as (
-    -- a UTC vendor's local day is its UTC day: only the other zones are looked up
-    select
-        z.*,
-        if(
-            z.local_time_zone = 'UTC', z.observed_date,
-            timezone(z.local_time_zone, z.observed_at)::date
-        ) as local_date
-    from utc_dated as z
 )
 
 select
-    -- every column of observations passes through, however many it has (hence the noqa), and
-    -- the two days in their place below (named in the exclude, not references: RF03)
-    z.* exclude (observed_date, local_date),  -- noqa: AM04, RF03
+    -- every column of observations passes through, however many it has (hence the noqa)
+    z.*,  -- noqa: AM04
     split_part(z.gpu_model, '-', 1) as gpu_family,      -- A100, H100, H800, RTX4090, RTX4090D
-    z.observed_date,
-    date_trunc('month', z.observed_date)::date as observed_month,
-    z.local_date,
-    date_trunc('month', z.local_date)::date as local_month,
+    -- the UTC day counted from the epoch, not by a zone look-up per row (every observation is
+    -- after 1970, where `//` floors); a UTC vendor's local day is its UTC day, so only the other
+    -- zones are looked up. The later days name the earlier ones by their alias (DuckDB's
+    -- lateral column aliases), not through a CTE and an `exclude`: a copied database writes an
+    -- exclude list back in another order, and the published catalog would differ from this one.
+    date '1970-01-01' + (epoch_us(z.observed_at) // 86400000000)::integer as observed_date,
+    date_trunc('month', observed_date)::date as observed_month,  -- noqa: RF02
+    if(
+        z.local_time_zone = 'UTC', observed_date,  -- noqa: RF02
+        timezone(z.local_time_zone, z.observed_at)::date
+    ) as local_date,
+    date_trunc('month', local_date)::date as local_month,  -- noqa: RF02
     case when z.country = 'CN' then coalesce(z.province_or_state, 'CN') else z.country end
         as region_group,
     z.price_per_gpu_hour_cny * z.gpu_count * z.gpu_fraction as instance_price_cny_per_hour,
@@ -146,4 +133,4 @@ select
         '|', z.vendor, z.gpu_model, coalesce(z.gpu_variant, '-'), z.gpu_count,
         z.gpu_fraction::double, z.vram_gb::double, z.offer_kind, z.billing_period
     ) as offer_line
-from dated as z
+from zoned as z
