@@ -7,10 +7,10 @@
    day's open, low and high beside the close, the series marts.price_history publishes.
    Incremental: the runner deletes and re-inserts local days >= `since` (a UTC date). Zones are
    UTC or east of it, so every new observation falls on a local day >= since; but local day
-   `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from 14
-   hours before `since` on (UTC+14, the easternmost offset of the time zone database, starts its
-   day then; the partial local day since - 1 this yields is dropped by the runner, whose filter
-   DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan.
+   `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from
+   since_local_hour() on, 14 hours before `since` (UTC+14, the easternmost offset of the time
+   zone database, starts its day then; the partial local day since - 1 this yields is dropped
+   by the runner, whose filter DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan.
    Folded as intermediate.int_offer_daily is (its header says how): an hourly update reads the
    looks since the first new hour, not 14-38 hours of every offer's. */
 -- incremental: local_date
@@ -37,7 +37,7 @@
 -- merge: last_observed_at greatest
 -- merge: observations = n.observations + o.observations
 with refolded as (
-    select r.offer_id from refolded_offers(since_hour(0) - interval 14 hours) as r
+    select r.offer_id from refolded_offers(since_local_hour()) as r
 ),
 
 looks as (
@@ -47,14 +47,14 @@ looks as (
     from staging.stg_observations as s
     anti join refolded as r on s.offer_id = r.offer_id
     where
-        s.observed_hour >= since_hour(0) - interval 14 hours
+        s.observed_hour >= since_local_hour()
         and s.observed_hour >= fold_hour()
     union all
     -- ... and the whole rebuilt local days of the others
     select s.*
     from staging.stg_observations as s
     semi join refolded as r on s.offer_id = r.offer_id
-    where folding() and s.observed_hour >= since_hour(0) - interval 14 hours
+    where folding() and s.observed_hour >= since_local_hour()
 )
 
 select

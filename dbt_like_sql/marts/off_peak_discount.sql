@@ -6,8 +6,8 @@
    Each side is the median of that side's looks, so one odd look does not make a discount. Needs
    crawls at night and by day (hourly schedules give both); a day seen on one side has no row.
    Incremental by local_date: local day `since` in Beijing starts at 16:00 UTC of the day before,
-   so observations are read from 14 hours before `since` on (UTC+14, the easternmost offset, as
-   in intermediate.int_offer_local_daily), and only the local days from `since` are aggregated.
+   so observations are read from since_local_hour() on (14 hours before `since`: UTC+14, the
+   easternmost offset, as in intermediate.int_offer_local_daily), and only the local days from `since` are aggregated.
    Where night ends: the `params` CTE. */
 -- grain: offer_id, local_date
 -- audit: both_sides_seen: night_looks < 1 or day_looks < 1
@@ -26,7 +26,7 @@ looks as (
     from staging.stg_observations
     where billing_period = 'hour'
         and counted  -- counted once: a non-direct twin of a direct offer is left out
-        and observed_hour >= since_hour(0) - interval 14 hours
+        and observed_hour >= since_local_hour()
         -- only the local days rebuilt: a day east of UTC starts on the UTC day before, whose
         -- other hours fall in a local day the runner would not keep
         and local_date >= since_day()

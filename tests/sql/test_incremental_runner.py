@@ -174,6 +174,8 @@ SINCE_BY_HAND = {
                      "timestamptz '0001-01-01 00:00:00+00')",
     "since_hour(1)": "coalesce((getvariable('since')::date - interval 1 day)::timestamptz, "
                      "timestamptz '0001-01-01 00:00:00+00')",
+    "since_local_hour()": "coalesce(getvariable('since')::timestamptz, "
+                          "timestamptz '0001-01-01 00:00:00+00') - interval 14 hours",
 }
 
 
@@ -204,6 +206,18 @@ def test_since_is_the_first_day_rebuilt_and_everything_when_unset(con, since, da
     assert hour == datetime.combine(day, datetime.min.time(), UTC)
     assert earlier == hour_before
     con.execute("reset variable since")
+
+
+def test_since_local_hour_is_the_first_local_midnight_of_since_in_any_zone(con):
+    """The local-day models read from since_local_hour(): no zone's local day `since` starts
+    before it, and the easternmost zone's starts exactly then."""
+    con.execute("set TimeZone = 'UTC'")
+    create_since_macros(con)
+    con.execute("set variable since = date '2026-05-01'")
+    first_hour, easternmost = con.execute(
+        "select since_local_hour(), min(timezone(name, timestamp '2026-05-01 00:00:00')) "
+        "from pg_timezone_names()").fetchone()
+    assert first_hour == easternmost
 
 
 def test_the_macros_are_stored_in_the_database_for_views_and_the_shell(tmp_path):

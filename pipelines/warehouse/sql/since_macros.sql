@@ -17,6 +17,12 @@ coalesce(
     timestamptz '0001-01-01 00:00:00+00'
 );
 
+-- since_local_hour(): the first UTC hour a local day rebuilt can start in: since_day()'s local
+-- midnight in UTC+14, the easternmost offset in the time zone database (a local-day model reads
+-- from it, not from the whole UTC day before); the beginning of time in a full build.
+create or replace macro since_local_hour() as
+since_hour(0) - interval 14 hours;
+
 -- A folded model (`-- fold:` in its header, sql_models.py): in an hourly update the runner also
 -- sets `fold_hour`, the first UTC hour of the observations loaded since the model's last build,
 -- and `fold_built_at`, that build's time. fold_hour() is that hour; the beginning of time when
