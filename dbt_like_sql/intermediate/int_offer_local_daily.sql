@@ -10,7 +10,8 @@
    `since` in Beijing starts at 16:00 UTC of the day before, so observations are read from
    since_local_hour() on, 14 hours before `since` (UTC+14, the easternmost offset of the time
    zone database, starts its day then; the partial local day since - 1 this yields is dropped
-   by the runner, whose filter DuckDB applies below the aggregate). Not the whole UTC day before: a fourth less to scan.
+   by the runner, whose filter DuckDB applies below the aggregate). Not the whole UTC day
+   before: a fourth less to scan.
    Folded as intermediate.int_offer_daily is (its header says how): an hourly update reads the
    looks since the first new hour, not 14-38 hours of every offer's. */
 -- incremental: local_date

@@ -7,7 +7,8 @@
    crawls at night and by day (hourly schedules give both); a day seen on one side has no row.
    Incremental by local_date: local day `since` in Beijing starts at 16:00 UTC of the day before,
    so observations are read from since_local_hour() on (14 hours before `since`: UTC+14, the
-   easternmost offset, as in intermediate.int_offer_local_daily), and only the local days from `since` are aggregated.
+   easternmost offset, as in intermediate.int_offer_local_daily), and only the local days from
+   `since` are aggregated.
    Where night ends: the `params` CTE. */
 -- grain: offer_id, local_date
 -- audit: both_sides_seen: night_looks < 1 or day_looks < 1
