@@ -10,12 +10,12 @@ the slice (and its model's lookback). The models these read are built with them 
 (rules, calendars, views: small); the last slice is the whole history, where every other model
 is built in full, as before. The result equals a one-statement full build by the same property
 that makes an hourly update equal one (tests/sql/test_incremental_marts.py; the sliced build
-itself: tests/warehouse/test_model_rebuild.py). raw.crawls is not shadowed: the models join it
+itself: tests/sql/test_model_rebuild.py). raw.crawls is not shadowed: the models join it
 by crawl_id to the rows they read, and those that read it whole see what a full build sees.
 
 A slice that fails rolls back its own model's transaction and raises with the shadow dropped;
-the models already built keep their rows and state (a later run rebuilds what is stale by the
-runner's usual rules, or the next full rebuild starts again from the first slice)."""
+the state of every sliced model and of the models they read is forgotten (they hold part of the
+history), so the next build of each starts afresh."""
 
 from __future__ import annotations
 
