@@ -115,8 +115,9 @@ def observation_batch_sources_consistent(duckdb: DuckDBResource) -> dg.AssetChec
 
 
 @dg.asset_check(asset="observations", pool=DUCKDB_POOL, op_tags=DUCKDB_TAGS,
-                description=f"Every source that ever landed has a passing crawl in the last "
-                            f"{FRESHNESS_HOURS:g} h (GPUPRICES_FRESHNESS_HOURS), and none has a "
+                description=f"Every source that ever landed has a passing crawl within "
+                            f"{FRESHNESS_HOURS:g} h (GPUPRICES_FRESHNESS_HOURS) of the newest "
+                            "crawl of any source (the run clock), and none has a "
                             "crawl a blocking rule holds back. Not blocking: a stale or held "
                             "source's earlier rows are still right; it is a warning.")
 def sources_are_fresh(duckdb: DuckDBResource) -> dg.AssetCheckResult:

@@ -201,6 +201,21 @@ def test_freshness_warns_about_stale_sources(db):
     assert [s["source"] for s in result.metadata["stale"].value] == ["idc_old"]
 
 
+def test_freshness_reads_the_run_clock_not_the_wall_clock(db):
+    """The run reached its check hours after its crawl: its own crawls stay fresh; a source
+    whose last passing crawl is more than the window before the newest crawl is stale; a source
+    only ever backfilled from an archive is never stale."""
+    with db.get_connection() as con:
+        con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
+                    "finished_at) values "
+                    "('a', 'idc_a', 'live', true, 'passed', 5, now() - interval 10 hour), "
+                    "('b', 'idc_b', 'live', false, 'failed', 0, now() - interval 10 hour), "
+                    "('b0', 'idc_b', 'live', true, 'passed', 5, now() - interval 14 hour), "
+                    "('z', 'archive_z', 'archive', true, 'passed', 5, now() - interval 90 day)")
+    result = sources_are_fresh(duckdb=db)
+    assert [s["source"] for s in result.metadata["stale"].value] == ["idc_b"]
+
+
 def test_freshness_names_a_held_source_with_since_when(db):
     with db.get_connection() as con:
         con.execute("insert into raw.crawls (crawl_id, source, mode, passed, status, offers, "
