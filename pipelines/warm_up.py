@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from pipelines.quality import gx_checks
+from pipelines.quality import gx_checks, gx_worker
 
 
 def _load_rates() -> None:
@@ -35,8 +35,10 @@ def _load_rates() -> None:
 
 
 def _load_checks_then_charts() -> None:
-    """GX, then the chart template: one after the other (they share imports, e.g. numpy)."""
-    gx_checks.warm_up()
+    """GX, then the chart template: one after the other (they share imports, e.g. numpy). GX not
+    here when a GX worker process validates for this one (gx_worker.py: `gpuprices run`)."""
+    if not gx_worker.running():
+        gx_checks.warm_up()
     with contextlib.suppress(Exception):   # the report step meets any error again, and says it
         from pipelines.report.charts import warm_up as charts_warm_up
 

@@ -12,7 +12,7 @@ The rule, as the ast scan of pipelines/defs/**/*.py applies it:
    an index or slice (`fetchone()[0]`, `run_id[:8]`), and the value of a keyword that configures
    how Dagster runs a step (WIRING_KEYWORDS: retries, their delay, concurrency, timeouts).
 3. No rule is constructed there: no `Quarantined(...)` raised, no quarantine row (a dict with a
-   "stage" key), no Great Expectations expectation (`gxe.Expect...`).
+   "stage" key), no Great Expectations expectation (`expect("Expect...", ...)`, `Expect(...)`).
 
 The wiring's own numbers are allowed by name in WIRING_NUMBERS, each with why it is not a rule:
 it says how the wiring reads or writes, and judges no offer, batch or source. Quarantine stages
@@ -140,7 +140,8 @@ def findings(source: str, label: str = "<source>") -> list[str]:
             found.append(f"{label}:{node.lineno}: the number {node.value!r} written inline")
         elif isinstance(node, ast.Call) and _call_name(node) == "Quarantined":
             found.append(f"{label}:{node.lineno}: a quarantine stage raised here")
-        elif isinstance(node, ast.Call) and _call_name(node).startswith("Expect"):
+        elif isinstance(node, ast.Call) and (_call_name(node).startswith("Expect")
+                                             or _call_name(node) == "expect"):
             found.append(f"{label}:{node.lineno}: an expectation built here")
         elif isinstance(node, ast.Dict) and any(
                 isinstance(k, ast.Constant) and k.value == "stage" for k in node.keys):
@@ -192,6 +193,8 @@ def test_every_allowed_wiring_number_still_exists():
     ("raise Quarantined('dedupe', 'twice in one crawl hour')", True),
     ("rows.append({'stage': 'error', 'reason': str(exc)})", True),
     ("suite = [gxe.ExpectColumnValuesToBeBetween(column='gpu_count', min_value=1)]", True),
+    ("suite = [expect('ExpectColumnValuesToBeBetween', column='gpu_count', min_value=1)]", True),
+    ("suite = [Expect('ExpectColumnValuesToBeInSet', {'column': 'currency'})]", True),
     # the wiring's own numbers: not rules
     ("n = con.execute('select 1').fetchone()[0]", False),
     ("tag = run_id[:8]", False),

@@ -63,6 +63,7 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     mode = "live" if live else "raw" if from_raw else "replay"
     os.environ["GPUPRICES_MODE"] = mode
     gc.disable()   # until the run starts: see start_collecting
+    start_gx_worker()
     dagster_home()
     refuse_unusable_data_dir()
     hold_run_lock(f"gpuprices run ({mode})")
@@ -124,6 +125,20 @@ def skip_the_last_collection() -> None:
     them after the summary was printed. Frozen objects are left out of every collection; exit
     handlers, thread joins, the run lock's release and closing connections all happen as before."""
     gc.freeze()
+
+
+def start_gx_worker() -> None:
+    """Great Expectations loads in a process of its own (pipelines/quality/gx_worker.py), forked
+    before the run lock is taken and before any thread starts; ended when the command ends."""
+    from pipelines.defs.execution import executor_name
+    from pipelines.quality import gx_worker
+
+    try:
+        in_process = executor_name() == "in_process"
+    except ValueError:   # the code location says so, when it loads
+        return
+    if in_process and gx_worker.start():
+        click.get_current_context().call_on_close(gx_worker.stop)
 
 
 def opt_in_named(sources: tuple[str, ...]) -> None:

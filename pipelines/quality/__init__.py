@@ -5,4 +5,5 @@ Dagster (pipelines/defs/quality.py declares the checks and runs these).
   the uniqueness window, clock skew).
 * suites.py: the Great Expectations suites and the card-bounds column they read.
 * gx_checks.py: running a suite over a pandas frame (GX's plumbing).
+* gx_worker.py: GX in a process of its own for `gpuprices run` (its import off the run's path).
 """

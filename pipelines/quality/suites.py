@@ -1,14 +1,17 @@
 """What the blocking checks expect of a batch, as Great Expectations suites over pandas frames:
 the rows of `observation_batch` (observation_suite) and each source's volume and price level
 against its own history (source_suite). Pure: the checks (pipelines/defs/quality.py) read the
-frames from the database and run the suites with gx_checks.validate.
+frames from the database and run the suites with gx_checks.validate. No GX import here: a
+suite is plain data (Expect), built into GX's objects where it is validated.
 
 Row-level problems are quarantined during normalization, so these guard what row-level rules
 cannot see: duplicates, a normalizer regression, and a whole source gone wrong (its volume
 collapsing, or its price level jumping as when a currency is misread).
 """
 
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 import pandas as pd
 
@@ -33,49 +36,50 @@ ROW_ID = ["source", "sku", "region_code", "offer_kind", "billing_period"]
 SOURCE_ROW_ID = ["crawl_id", "source", "gpu_model"]
 
 
-def _expectations():
-    """Great Expectations' expectation classes, imported when a check runs: GX takes longer to
-    import than Dagster, and every process that loads the definitions (each step of the
-    multiprocess executor, the UI's code server) would pay for it otherwise."""
-    import great_expectations.expectations as gxe
+@dataclass(frozen=True)
+class Expect:
+    """One expectation: its class in great_expectations.expectations (`kind`) and its arguments.
+    A suite is a list of these, built into GX's objects only where it is validated
+    (gx_checks.py), so defining or fingerprinting a suite imports no GX (it takes longer to
+    import than Dagster), and a suite crosses to the GX worker process as plain data."""
+    kind: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
 
-    return gxe
+
+def expect(kind: str, **kwargs: Any) -> Expect:
+    return Expect(kind, kwargs)
 
 
-def observation_suite(now: datetime) -> list:
-    gxe = _expectations()
+def observation_suite(now: datetime) -> list[Expect]:
+    between, in_set = "ExpectColumnValuesToBeBetween", "ExpectColumnValuesToBeInSet"
     return [
-        *(gxe.ExpectColumnValuesToNotBeNull(column=c) for c in REQUIRED_COLUMNS),
-        gxe.ExpectCompoundColumnsToBeUnique(column_list=["offer_id", "observed_hour"]),
-        gxe.ExpectColumnValuesToBeInSet(column="currency", value_set=sorted(KNOWN_CURRENCIES)),
-        gxe.ExpectColumnValuesToBeInSet(column="gpu_model", value_set=list(CANONICAL_MODELS)),
-        gxe.ExpectColumnValuesToBeInSet(column="offer_kind", value_set=list(OFFER_KINDS)),
-        gxe.ExpectColumnValuesToBeInSet(column="billing_period", value_set=list(HOURS_PER_PERIOD)),
-        gxe.ExpectColumnValuesToBeBetween(column="gpu_fraction", min_value=0, max_value=1,
-                                          strict_min=True),
-        gxe.ExpectColumnValuesToBeBetween(column="gpu_count", min_value=1),
+        *(expect("ExpectColumnValuesToNotBeNull", column=c) for c in REQUIRED_COLUMNS),
+        expect("ExpectCompoundColumnsToBeUnique", column_list=["offer_id", "observed_hour"]),
+        expect(in_set, column="currency", value_set=sorted(KNOWN_CURRENCIES)),
+        expect(in_set, column="gpu_model", value_set=list(CANONICAL_MODELS)),
+        expect(in_set, column="offer_kind", value_set=list(OFFER_KINDS)),
+        expect(in_set, column="billing_period", value_set=list(HOURS_PER_PERIOD)),
+        expect(between, column="gpu_fraction", min_value=0, max_value=1, strict_min=True),
+        expect(between, column="gpu_count", min_value=1),
         # the machine's specs, where stated (GX skips nulls): a misread, not a machine, past these
-        *(gxe.ExpectColumnValuesToBeBetween(column=column, min_value=0, max_value=float(ceiling),
-                                            strict_min=True)
+        *(expect(between, column=column, min_value=0, max_value=float(ceiling), strict_min=True)
           for column, ceiling in (("vcpus", MAX_VCPUS), ("memory_gib", MAX_MEMORY_GIB),
                                   ("disk_gb", MAX_DISK_GB))),
-        *(gxe.ExpectColumnValuesToBeBetween(column=c, min_value=0, strict_min=True)
+        *(expect(between, column=c, min_value=0, strict_min=True)
           for c in ("price_per_gpu_hour_cny", "price_per_gpu_hour_usd")),
-        gxe.ExpectColumnValuesToBeBetween(
-            column="observed_at",
-            max_value=(now + timedelta(minutes=FUTURE_SKEW_MINUTES)).isoformat()),
-        gxe.ExpectColumnValuesToBeInSet(column="price_within_card_bounds", value_set=[True]),
-        gxe.ExpectColumnValuesToBeInSet(column="slice_price_plausible", value_set=[True]),
+        expect(between, column="observed_at",
+               max_value=(now + timedelta(minutes=FUTURE_SKEW_MINUTES)).isoformat()),
+        expect(in_set, column="price_within_card_bounds", value_set=[True]),
+        expect(in_set, column="slice_price_plausible", value_set=[True]),
     ]
 
 
-def source_suite() -> list:
-    gxe = _expectations()
+def source_suite() -> list[Expect]:
+    between = "ExpectColumnValuesToBeBetween"
     return [
-        gxe.ExpectColumnValuesToBeBetween(column="volume_ratio", min_value=MIN_VOLUME_RATIO),
-        gxe.ExpectColumnValuesToBeBetween(column="price_level_ratio",
-                                          min_value=1 / MAX_PRICE_LEVEL_FACTOR,
-                                          max_value=MAX_PRICE_LEVEL_FACTOR),
+        expect(between, column="volume_ratio", min_value=MIN_VOLUME_RATIO),
+        expect(between, column="price_level_ratio", min_value=1 / MAX_PRICE_LEVEL_FACTOR,
+               max_value=MAX_PRICE_LEVEL_FACTOR),
     ]
 
 

@@ -24,14 +24,14 @@ FRAME = pd.DataFrame({"offer_id": ["a", "b", "c"], "price": [1.0, 2.0, 3.0],
 def row_validations(monkeypatch) -> list[str]:
     """The suite names GX validates the batch's rows with, in order (the source suite left out)."""
     seen: list[str] = []
-    real = gx_checks._validated
+    real = gx_checks.validation
 
     def counted(df, suite_name, expectations, result_format):
         if suite_name in ("crawl_rows", "observation_batch"):
             seen.append(suite_name)
         return real(df, suite_name, expectations, result_format)
 
-    monkeypatch.setattr(gx_checks, "_validated", counted)
+    monkeypatch.setattr(gx_checks, "validation", counted)
     return seen
 
 
