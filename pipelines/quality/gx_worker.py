@@ -17,6 +17,7 @@ would have been."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -36,6 +37,8 @@ class _Worker:
 
 
 _worker: _Worker | None = None
+# How much lower the worker's CPU priority is than the run's (os.nice: 0-19, higher is lower).
+WORKER_NICENESS = 10
 
 
 def start() -> bool:
@@ -65,6 +68,9 @@ def _serve(connection: Connection) -> None:
     import gc
 
     gc.enable()   # the run disables it for its start-up; this process lives on its own
+    # The run's own start-up and the crawl need the cores first: GX is wanted only once the
+    # crawl has landed, and by then the run's process waits for this one's answers.
+    os.nice(WORKER_NICENESS)
     gx_checks.warm_up()
     while True:
         try:

@@ -133,9 +133,13 @@ def print_report(report: dict[str, Any]) -> None:
         console.print(table)
     if report.get("whole_run"):
         r = report["whole_run"]
-        console.print(f"(e) gpuprices run: {r['seconds']:.1f} s, exit code {r['exit_code']}, "
-                      f"{r['sources_passed']}/{r['sources']} sources passed, "
+        console.print(f"(e) gpuprices run, the hourly run: {r['seconds']:.1f} s, exit code "
+                      f"{r['exit_code']}, {r['sources_passed']}/{r['sources']} sources passed, "
                       f"{r.get('requests', 0)} requests")
+        first = r.get("first_run")
+        if first:
+            console.print(f"    the first run before it (empty data directory and Dagster home): "
+                          f"{first['seconds']:.1f} s, exit code {first['exit_code']}")
         steps = r.get("step_seconds") or {}
         if steps:
             crawl = steps.get("raw_offers", 0.0)

@@ -61,10 +61,17 @@ def targets(report: dict[str, Any]) -> list[dict[str, Any]]:
                                             f"not measured: exit codes {figure['exit_codes']}")})
     run = report.get("whole_run")
     if run:
-        rows.append({"figure": "whole hourly run on the bundled snapshots (gpuprices run)",
+        rows.append({"figure": "whole hourly run on the bundled snapshots (gpuprices run, after "
+                               "a first run)",
                      "unit": "s", **gap(run["seconds"] if run["exit_code"] == 0 else None,
                                         WHOLE_RUN_TARGET_SECONDS, "s",
                                         f"not measured: exit code {run['exit_code']}")})
+        first = run.get("first_run")
+        if first:
+            rows.append({"figure": "whole first run (empty data directory and Dagster home)",
+                         "unit": "s", **gap(first["seconds"] if first["exit_code"] == 0 else None,
+                                            WHOLE_RUN_TARGET_SECONDS, "s",
+                                            f"not measured: exit code {first['exit_code']}")})
         rows.append(_floor_row(run))
     rows.append(_suite_row(report.get("suite")))
     return rows
