@@ -59,7 +59,7 @@ def export_command(out: Path | None, bom: bool, fmt: str, force: bool) -> None:
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from pipelines.publish import publish_feed
+    from pipelines.publish import publish_feed, sync_directory
     from spiders.layout import export_dir
 
     option = "--out" if out else "--data-dir"   # the default is under the data directory
@@ -93,6 +93,7 @@ def export_command(out: Path | None, bom: bool, fmt: str, force: bool) -> None:
                     if "csv" in kinds:   # the CSV's column types travel with it
                         os.replace(result["schema"], out / result["schema"].name)
                 progress.advance(task)
+    sync_directory(out)   # the renames into `out` survive a crash (the scratch files were not)
     listing = Table(title=f"exported {len(marts)} marts to {out}", title_justify="left")
     listing.add_column("file")
     listing.add_column("rows", justify="right")
