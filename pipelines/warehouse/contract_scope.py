@@ -114,7 +114,8 @@ def passes_on_record(con, models: list[SqlModel]) -> set[str]:
 
 def record_checks(con, models: list[SqlModel], passed: dict[str, bool], checked_at) -> None:
     """Record the step's checks (model -> passed), all at `checked_at` (the batch's build time)."""
-    rows = [(m.table, m.sql_sha256, checked_at, passed[m.table]) for m in models
-            if m.table in passed]
-    if rows:
-        con.executemany(sql_text(__file__, "record_model_contract"), rows)
+    recorded = [m for m in models if m.table in passed]
+    if recorded:
+        con.execute(sql_text(__file__, "record_model_contract"),
+                    [[m.table for m in recorded], [m.sql_sha256 for m in recorded], checked_at,
+                     [passed[m.table] for m in recorded]])
