@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import cache
 from html import escape
+from importlib.metadata import version
+from pathlib import Path
 
 import duckdb
 import plotly.io as pio
@@ -23,6 +25,7 @@ from markupsafe import Markup
 
 from pipelines.display import clean_text
 from pipelines.report.queries import named_query
+from spiders.file_cache import read_cache, write_cache
 from spiders.parsing.card_catalog import MISSION_FAMILIES
 
 # The card families the brief tracks (their one home: the card catalog); RTX4090D (a different,
@@ -218,14 +221,32 @@ def plot_html(fig: dict, div_id: str, with_plotly_js: bool) -> Markup:
 
 
 def warm_up() -> None:
-    """Make the template's JSON (about 0.4 s: plotly's figure objects load their validators),
-    done by pipelines/warm_up.py while a run's crawl waits, not in the report step."""
+    """Make the template's JSON, done by pipelines/warm_up.py while a run's crawl waits, not in
+    the report step (read from its memo, milliseconds; made, about 0.5 s of CPU)."""
     _template_json()
+
+
+# CHART_TEMPLATE's JSON as plotly makes it, remembered between processes: making it loads
+# plotly's figure objects and their validators (about 0.5 s of CPU, on the run's path while the
+# crawl ends), for the same JSON every time with the same plotly and template.
+TEMPLATE_MEMO = Path(__file__).resolve().parent / "__pycache__" / "chart_template.json"
 
 
 @cache
 def _template_json() -> dict:
-    """CHART_TEMPLATE as a figure's JSON holds it (its keys in the figure's order)."""
-    import plotly.graph_objects as go  # plotly's figure objects: only for the template, once
+    """CHART_TEMPLATE as a figure's JSON holds it (its keys in the figure's order): from the memo
+    when plotly's version and the template's name are the ones it was made with."""
+    key = f"plotly {version('plotly')}, template {CHART_TEMPLATE}"
+    stored = read_cache(TEMPLATE_MEMO)
+    if stored.get("key") == key and isinstance(stored.get("template"), dict):
+        return stored["template"]
+    template = made_template_json()
+    write_cache(TEMPLATE_MEMO, {"key": key, "template": template})
+    return template
+
+
+def made_template_json() -> dict:
+    """CHART_TEMPLATE's JSON made by plotly's figure objects (no memo)."""
+    import plotly.graph_objects as go  # plotly's figure objects: only for the template
 
     return go.Figure(layout={"template": CHART_TEMPLATE}).to_plotly_json()["layout"]["template"]

@@ -73,3 +73,24 @@ def test_keys_are_in_plotlys_order():
     assert list(layout(height=1, legend={"y": 0, "font": {"size": 1}}, hovermode="x")) == \
         ["legend", "height", "hovermode"]
     assert list(layout(legend={"y": 0, "font": {"size": 1}})["legend"]) == ["font", "y"]
+
+
+def test_the_remembered_template_is_the_one_plotly_makes(tmp_path, monkeypatch):
+    """The chart template's JSON is remembered between processes (making it loads plotly's
+    validators, about 0.5 s): a run reads what plotly would make, byte for byte; a memo made
+    under another plotly version or template is made again, and one that cannot be read too."""
+    from pipelines.report import charts
+
+    made = charts.made_template_json()
+    memo = tmp_path / "chart_template.json"
+    monkeypatch.setattr(charts, "TEMPLATE_MEMO", memo)
+    for stored in (None, '{"key": "plotly 0.0.1, template plotly_white", "template": {}}', "{"):
+        if stored is not None:
+            memo.write_text(stored, encoding="utf-8")
+        charts._template_json.cache_clear()
+        assert json.dumps(charts._template_json()) == json.dumps(made)     # made again
+        assert json.loads(memo.read_text(encoding="utf-8"))["template"] == made
+    charts._template_json.cache_clear()
+    monkeypatch.setattr(charts, "made_template_json", lambda: pytest.fail("made, not read"))
+    assert json.dumps(charts._template_json()) == json.dumps(made)         # read, not made
+    charts._template_json.cache_clear()
