@@ -47,11 +47,6 @@ from decimal import Decimal
 from functools import cache
 from xml.etree import ElementTree
 
-import botocore.session
-from botocore import parsers, serialize
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import create_request_object, prepare_request_dict
-from botocore.credentials import Credentials
 from scrapy.http import Response
 
 from spiders.base import GpuPriceSpider
@@ -138,6 +133,10 @@ def region_code(name: str) -> str:
 @cache
 def ec2_operation():
     """The DescribeSpotPriceHistory operation of botocore's EC2 service model."""
+    # botocore is imported by the keyed spot path's functions only: a run without keys reads the
+    # public feeds and never needs it (its import costs the shared crawl process ~0.05 s of CPU).
+    import botocore.session
+
     return botocore.session.get_session().get_service_model("ec2").operation_model(SPOT_OPERATION)
 
 
@@ -145,6 +144,11 @@ def signed_spot_history_request(region: str, start_time: datetime, credentials: 
                                 next_token: str | None = None) -> tuple[str, dict[str, str], str]:
     """URL, headers and form body of one DescribeSpotPriceHistory call, serialized and signed by
     botocore. The body carries no key; the signature is in the Authorization header."""
+    from botocore import serialize
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import create_request_object, prepare_request_dict
+    from botocore.credentials import Credentials
+
     params = {"StartTime": start_time, "EndTime": start_time, "InstanceTypes": sorted(INSTANCES),
               "ProductDescriptions": ["Linux/UNIX"]}
     if next_token:
@@ -165,6 +169,8 @@ def signed_spot_history_request(region: str, start_time: datetime, credentials: 
 def parse_spot_history(status: int, body: bytes) -> dict:
     """The answer as botocore's EC2 parser reads it against the service model; an EC2 error
     (<Response><Errors><Error>...) is raised with its code and message."""
+    from botocore import parsers
+
     parsed = parsers.create_parser("ec2").parse(
         {"status_code": status, "headers": {}, "body": body}, ec2_operation().output_shape)
     error = parsed.get("Error")
