@@ -22,11 +22,13 @@ import threading
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:   # imported by the worker, after the fork: the crawl starts sooner without them
+    import pandas as pd
 
-from pipelines.quality import gx_checks
-from pipelines.quality.suites import Expect
+    from pipelines.quality.gx_checks import Validation
+    from pipelines.quality.suites import Expect
 
 
 @dataclass
@@ -67,6 +69,8 @@ def _serve(connection: Connection) -> None:
     """The worker: GX first, then one validation per request until the run's process goes."""
     import gc
 
+    from pipelines.quality import gx_checks
+
     gc.enable()   # the run disables it for its start-up; this process lives on its own
     # The run's own start-up and the crawl need the cores first: GX is wanted only once the
     # crawl has landed, and by then the run's process waits for this one's answers.
@@ -85,7 +89,7 @@ def _serve(connection: Connection) -> None:
 
 
 def validate(df: pd.DataFrame, suite_name: str, expectations: list[Expect],
-             result_format: dict) -> gx_checks.Validation | None:
+             result_format: dict) -> Validation | None:
     """The worker's verdict, or None: no worker runs, or it failed or died (the caller validates
     in its own process)."""
     worker = _worker
