@@ -72,6 +72,29 @@ class WorkingDuckDB(DuckDBResource):
                 con.close()
 
 
+# The working database held open by a run in process (hold_working_database), until the publish
+# releases it or the run ends.
+_held: list[contextlib.ExitStack] = []
+
+
+def hold_working_database() -> contextlib.ExitStack:
+    """Keep the working database open (one connection, as the steps' resource makes it) until
+    the returned stack closes or release_working_database: a run in process, whose steps then
+    each join the open database instead of opening the file (reading its catalog) and closing it
+    (a checkpoint) again, about 40 ms a step of the 14."""
+    stack = contextlib.ExitStack()
+    stack.enter_context(duckdb_from_env().get_connection())
+    _held.append(stack)
+    return stack
+
+
+def release_working_database() -> None:
+    """Close what hold_working_database holds: the publish reads the file closed (its comments
+    written, then attached read-only or copied)."""
+    while _held:
+        _held.pop().close()
+
+
 def duckdb_from_env() -> WorkingDuckDB:
     path = work_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)

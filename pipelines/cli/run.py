@@ -81,6 +81,7 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     import dagster as dg
 
     from pipelines.definitions import defs
+    from pipelines.resources import hold_working_database
     from spiders.layout import data_dir
 
     job = defs.resolve_job_def("gpuprices_job")
@@ -101,7 +102,8 @@ def run_command(live: bool, from_raw: bool, sources: tuple[str, ...], no_record:
     start_collecting()
     with StepProgress(instance, run_id, len(sources) or len(source_names()), data_dir()):
         if job.executor_def.name == "in_process":
-            result = execute_in_this_process(job, instance, run_id, selection)
+            with hold_working_database():
+                result = execute_in_this_process(job, instance, run_id, selection)
         else:
             result = execute_out_of_process(instance, run_id, selection)
     code = print_summary(result)

@@ -36,6 +36,7 @@ from pipelines.publish import (
     staging_dir,
 )
 from pipelines.query.prices import aged_latest_prices_sql
+from pipelines.resources import release_working_database
 from pipelines.warehouse.price_age import use_price_ages
 from spiders.layout import db_path, feeds_dir
 
@@ -141,6 +142,7 @@ def published_prices_db(context: dg.AssetExecutionContext,
 
     def move_feeds() -> None:
         moved.extend(move_staged(staged, feeds_dir()))
+    release_working_database()   # the publish reads the file closed
     try:
         published = publish_generation(Path(duckdb.database), db_path(), before_rename=move_feeds)
     finally:   # published or not, nothing stays staged (on a full disk it is room needed)

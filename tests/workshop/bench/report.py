@@ -133,8 +133,10 @@ def print_report(report: dict[str, Any]) -> None:
         console.print(table)
     if report.get("whole_run"):
         r = report["whole_run"]
-        console.print(f"(e) gpuprices run, the hourly run: {r['seconds']:.1f} s, exit code "
-                      f"{r['exit_code']}, {r['sources_passed']}/{r['sources']} sources passed, "
+        runs = ", ".join(f"{s:.1f}" for s in r.get("hourly_runs_seconds") or [])
+        console.print(f"(e) gpuprices run, the hourly run: {r['seconds']:.1f} s (median of "
+                      f"{runs} s), exit code {r['exit_code']}, "
+                      f"{r['sources_passed']}/{r['sources']} sources passed, "
                       f"{r.get('requests', 0)} requests")
         first = r.get("first_run")
         if first:
