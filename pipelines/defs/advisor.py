@@ -42,9 +42,14 @@ HISTORY_KEY = "computed_at timestamptz, primary key (workload, computed_at)"
 ROWS_PER_WORKLOAD = 10   # the top options of each profile, plus the best of each kind beyond them
 
 
-def _insert_statement(table: str, columns: list[str]) -> str:
-    """`insert into table (columns) values (?, ...)`: one bound parameter per column."""
-    return f"insert into {table} ({', '.join(columns)}) values ({', '.join('?' * len(columns))})"
+def _insert_rows(con, table: str, columns: list[str], rows: list[list]) -> None:
+    """`rows` into `table` in one statement, `insert into table (columns) values (?, ...), ...`:
+    one bound parameter per cell (a statement per row cost a few ms each)."""
+    if not rows:
+        return
+    row = f"({', '.join('?' * len(columns))})"
+    con.execute(f"insert into {table} ({', '.join(columns)}) values "
+                + ", ".join([row] * len(rows)), [cell for r in rows for cell in r])
 
 
 def workloads_path() -> Path:
@@ -73,10 +78,8 @@ def append_history(con, best_records: list[dict], computed_at: datetime) -> int:
     # append (the alerts read it too).
     con.execute(f"select {', '.join([*HISTORY_COLUMNS, 'computed_at'])} "
                 f"from {ADVICE_HISTORY_TABLE} limit 0")
-    if best_records:
-        con.executemany(_insert_statement(ADVICE_HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"]),
-                        [[*(row[c] for c in HISTORY_COLUMNS), computed_at]
-                         for row in best_records])
+    _insert_rows(con, ADVICE_HISTORY_TABLE, [*HISTORY_COLUMNS, "computed_at"],
+                 [[*(row[c] for c in HISTORY_COLUMNS), computed_at] for row in best_records])
     return len(best_records)
 
 
@@ -111,10 +114,8 @@ def write_advice(con, workloads: list[Workload], computed_at: datetime,
     with transaction(con):
         con.execute("create schema if not exists advisor")
         con.execute(f"create or replace table {ADVICE_TABLE} ({ddl}, computed_at timestamptz)")
-        if records:
-            con.executemany(_insert_statement(ADVICE_TABLE, [*ADVICE_COLUMNS, "computed_at"]),
-                            [[*(row[c] for c in ADVICE_COLUMNS), computed_at]
-                             for row in records])
+        _insert_rows(con, ADVICE_TABLE, [*ADVICE_COLUMNS, "computed_at"],
+                     [[*(row[c] for c in ADVICE_COLUMNS), computed_at] for row in records])
         append_history(con, best_records, computed_at)
     return summary
 
