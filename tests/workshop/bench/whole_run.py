@@ -4,10 +4,11 @@ floor: the same crawl with no Dagster around it, plus the same models built on t
 
 Runs one after the other in the same data directory and Dagster home: the first on empty ones
 (the instance's storage made, every model built in full), then the hourly run, the one a
-schedule repeats (the storage there, the models updated incrementally), REPEATS times. The target
-is the hourly runs' median; the first run is reported beside it. The public price record (data/records/) is left out
-of both (GPUPRICES_RECORD=off), because only a data directory's first run loads it (minutes of
-normalizing 64,000 archived offers); every later run finds it loaded and adds nothing."""
+schedule repeats (the storage there, the models updated incrementally), REPEATS times. The
+target is the hourly runs' median; the first run is reported beside it. The public price record
+(data/records/) is left out of all of them (GPUPRICES_RECORD=off), because only a data
+directory's first run loads it (minutes of normalizing 64,000 archived offers); every later run
+finds it loaded and adds nothing."""
 
 from __future__ import annotations
 
