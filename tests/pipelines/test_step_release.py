@@ -101,3 +101,26 @@ def test_a_run_that_crawled_and_landed_nothing(crawls, landed_nothing):
                     "offers, failures) values (?, ?, 's', 'replay', ?, ?, 0, [])",
                     [f"c{n}", run_id, passed, "passed" if passed else "failed"])
     assert nothing_landed(con, "r1") is landed_nothing
+
+
+def test_a_held_working_database_checkpoints_each_step_and_is_released_for_the_publish(
+        tmp_path, monkeypatch):
+    """A run in process holds the working database open (resources.hold_working_database): a
+    step's connection joins it, and as it closes its writes are checkpointed into the file and
+    the WAL goes, as the last close did; once released, the publish opens the file under its own
+    configuration (it would be refused while held)."""
+    from pipelines import resources
+
+    path = tmp_path / "work.db"
+    monkeypatch.setattr(resources, "work_db_path", lambda: path)
+    wal = tmp_path / "work.db.wal"
+    with resources.hold_working_database():
+        with resources.duckdb_from_env().get_connection() as con:
+            con.execute("create table t as select 1 as x")
+            assert wal.exists()
+        assert not wal.exists()                        # checkpointed as the step closed
+        with pytest.raises(duckdb.ConnectionException, match="different configuration"):
+            duckdb.connect(str(path)).close()          # held: the publish's open is refused
+        resources.release_working_database()
+        with duckdb.connect(str(path)) as publish:     # released before the block ends
+            assert publish.execute("select x from t").fetchall() == [(1,)]
