@@ -16,6 +16,7 @@ would have been."""
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import os
 import threading
@@ -58,6 +59,10 @@ def start() -> bool:
     process.start()
     theirs.close()
     _worker = _Worker(process, ours, threading.Lock())
+    # Ended at exit whatever else ends the process: multiprocessing's own exit handler stops a
+    # daemonic child with SIGTERM and waits, which a process that ignores SIGTERM (a child of
+    # one that does: the ignored set survives fork and exec) would wait for forever.
+    atexit.register(stop)
     return True
 
 
@@ -68,9 +73,11 @@ def running() -> bool:
 def _serve(connection: Connection) -> None:
     """The worker: GX first, then one validation per request until the run's process goes."""
     import gc
+    import signal
 
     from pipelines.quality import gx_checks
 
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # stoppable even when the run ignores it
     gc.enable()   # the run disables it for its start-up; this process lives on its own
     # The run's own start-up and the crawl need the cores first: GX is wanted only once the
     # crawl has landed, and by then the run's process waits for this one's answers.

@@ -3,6 +3,7 @@ thread starts; a check's verdict from it is the one the check's own process give
 that breaks or dies leaves the check to validate in its own process. A test process has threads
 (pytest's workers), so each case runs in a fresh interpreter, as `gpuprices run` would."""
 
+import signal
 import subprocess
 import sys
 import textwrap
@@ -31,9 +32,12 @@ def here():   # after the fork: importing GX here starts threads of its own
 
 
 def _run(body: str) -> str:
+    """`body` after SETUP in a fresh interpreter that ignores SIGTERM, as a child of a process
+    that ignores it does (pytest-xdist's workers): the worker must end with it all the same."""
     script = textwrap.dedent(SETUP) + textwrap.dedent(body)
     proc = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=600)
+                          text=True, timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_IGN))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 
@@ -90,4 +94,13 @@ def test_a_suite_the_worker_cannot_build_is_the_checks_error_to_raise():
             assert "ExpectNoSuchThing" in str(exc)
         else:
             raise AssertionError("no error")
+    """)
+
+
+def test_a_worker_left_running_ends_with_the_run_that_ignores_sigterm():
+    """A command that ends without stopping its worker (an error before the command's own
+    clean-up) exits at once: the worker is stopped at exit, not waited for."""
+    _run("""
+        assert gx_worker.start()
+        gx_worker.validate(FRAME, "t", SUITE, FORMAT)      # the worker has imported GX
     """)
