@@ -1,7 +1,8 @@
 """What the run's later steps load once per process, loaded on threads while the crawl step waits
 for its Scrapy processes (the run's own process is otherwise idle then): Great Expectations for
-the checks (pipelines/quality/gx_checks.py, about 2 s of CPU), then, on the same thread, the
-report's chart template (pipelines/report/charts.py, about 0.4 s), and the ECB reference rates that
+the checks (pipelines/quality/gx_validate.py, about 3 s of CPU; in a process of its own under
+`gpuprices run`, gx_worker.py), then, on the same thread, the report's chart template
+(pipelines/report/charts.py: read from its memo, or made in about 0.5 s), and the ECB rates that
 normalizing converts prices with (spiders/parsing/currencies.py: today's rates, remembered between
 processes; parsing the bundled file, about 0.3 s, only when they are not). The step waits for
 them before it goes on: two threads importing the same packages at once can meet a module the
@@ -17,7 +18,7 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
-from pipelines.quality import gx_checks, gx_worker
+from pipelines.quality import gx_validate, gx_worker
 
 
 def _load_rates() -> None:
@@ -38,7 +39,7 @@ def _load_checks_then_charts() -> None:
     """GX, then the chart template: one after the other (they share imports, e.g. numpy). GX not
     here when a GX worker process validates for this one (gx_worker.py: `gpuprices run`)."""
     if not gx_worker.running():
-        gx_checks.warm_up()
+        gx_validate.warm_up()
     with contextlib.suppress(Exception):   # the report step meets any error again, and says it
         from pipelines.report.charts import warm_up as charts_warm_up
 

@@ -7,7 +7,7 @@ processes started before Dagster loads (pipelines/crawl_ahead.py). So `gpuprices
 worker first thing, before any thread exists: it imports GX on the other core while the run's
 process loads Dagster and the crawl runs, then validates what the checks send it (the frame, the
 suite as plain `suites.Expect` data, the result format) with the same function they would call
-(gx_checks.validate_here) and answers with plain data.
+(gx_validate.validate_here) and answers with plain data.
 
 Any other process (a Dagster daemon's run, the multiprocess executor's steps, tests) starts no
 worker and validates in its own process as before. A worker that fails or dies is never a
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:   # imported by the worker, after the fork: the crawl starts sooner without them
     import pandas as pd
 
-    from pipelines.quality.gx_checks import Validation
+    from pipelines.quality.gx_validate import Validation
     from pipelines.quality.suites import Expect
 
 
@@ -75,21 +75,21 @@ def _serve(connection: Connection) -> None:
     import gc
     import signal
 
-    from pipelines.quality import gx_checks
+    from pipelines.quality import gx_validate
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)   # stoppable even when the run ignores it
     gc.enable()   # the run disables it for its start-up; this process lives on its own
     # The run's own start-up and the crawl need the cores first: GX is wanted only once the
     # crawl has landed, and by then the run's process waits for this one's answers.
     os.nice(WORKER_NICENESS)
-    gx_checks.warm_up()
+    gx_validate.warm_up()
     while True:
         try:
             request = connection.recv()
         except (EOFError, OSError):
             return
         try:
-            answer = gx_checks.validate_here(*request)
+            answer = gx_validate.validate_here(*request)
         except Exception:   # the check validates in its own process and meets the error there
             answer = None
         connection.send(answer)

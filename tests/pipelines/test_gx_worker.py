@@ -13,7 +13,7 @@ from spiders.layout import REPO_ROOT
 SETUP = """
 import os, threading
 import pandas as pd
-from pipelines.quality import gx_checks, gx_worker
+from pipelines.quality import gx_checks, gx_validate, gx_worker
 from pipelines.quality.suites import ROW_ID, expect
 
 FRAME = pd.DataFrame({"source": ["a", "b", "c"], "sku": ["x", "y", "z"],
@@ -27,7 +27,7 @@ FORMAT = {"result_format": "COMPLETE", "unexpected_index_column_names": ROW_ID}
 
 
 def here():   # after the fork: importing GX here starts threads of its own
-    return gx_checks.validate_here(FRAME, "t", SUITE, FORMAT)
+    return gx_validate.validate_here(FRAME, "t", SUITE, FORMAT)
 """
 
 
