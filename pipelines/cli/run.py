@@ -129,18 +129,24 @@ def skip_the_last_collection() -> None:
     gc.freeze()
 
 
-def start_gx_worker() -> None:
-    """Great Expectations loads in a process of its own (pipelines/quality/gx_worker.py), forked
-    before the run lock is taken and before any thread starts; ended when the command ends."""
+def runs_in_process() -> bool:
+    """Whether the job's steps run in this process (GPUPRICES_EXECUTOR); False for a value the
+    code location refuses, which it says when it loads."""
     from pipelines.defs.execution import executor_name
-    from pipelines.quality import gx_worker
 
     try:
-        in_process = executor_name() == "in_process"
-    except ValueError:   # the code location says so, when it loads
-        return
-    if in_process and gx_worker.start():
-        click.get_current_context().call_on_close(gx_worker.stop)
+        return executor_name() == "in_process"
+    except ValueError:
+        return False
+
+
+def start_gx_worker() -> None:
+    """Great Expectations loads in a process of its own (pipelines/quality/gx_worker.py), forked
+    before the run lock is taken and before any thread starts; it ends as the process exits."""
+    from pipelines.quality import gx_worker
+
+    if runs_in_process():
+        gx_worker.start()
 
 
 def opt_in_named(sources: tuple[str, ...]) -> None:
@@ -157,14 +163,9 @@ def crawl_before_the_run(run_id: str, sources: tuple[str, ...]) -> None:
     (pipelines/crawl_ahead.py): its Scrapy processes crawl while this one loads Dagster, the code
     location and the instance and plans the run, seconds it used to spend before the crawl."""
     from pipelines import crawl_ahead
-    from pipelines.defs.execution import executor_name
     from spiders.registry import source_names
 
-    try:
-        in_process = executor_name() == "in_process"
-    except ValueError:   # the code location says so, when it loads
-        return
-    if in_process:
+    if runs_in_process():
         crawl_ahead.start(run_id, list(sources) or source_names())
 
 

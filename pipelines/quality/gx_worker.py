@@ -59,9 +59,9 @@ def start() -> bool:
     process.start()
     theirs.close()
     _worker = _Worker(process, ours, threading.Lock())
-    # Ended at exit whatever else ends the process: multiprocessing's own exit handler stops a
-    # daemonic child with SIGTERM and waits, which a process that ignores SIGTERM (a child of
-    # one that does: the ignored set survives fork and exec) would wait for forever.
+    # Ended as the process exits, however the command ends. Not left to multiprocessing's own
+    # exit handler: it stops a daemonic child with SIGTERM and waits, which a process that ignores
+    # SIGTERM (a child of one that does: the ignored set survives fork and exec) waits for forever.
     atexit.register(stop)
     return True
 

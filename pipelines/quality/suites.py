@@ -40,7 +40,7 @@ SOURCE_ROW_ID = ["crawl_id", "source", "gpu_model"]
 class Expect:
     """One expectation: its class in great_expectations.expectations (`kind`) and its arguments.
     A suite is a list of these, built into GX's objects only where it is validated
-    (gx_checks.py), so defining or fingerprinting a suite imports no GX (it takes longer to
+    (gx_validate.py), so defining or fingerprinting a suite imports no GX (it takes longer to
     import than Dagster), and a suite crosses to the GX worker process as plain data."""
     kind: str
     kwargs: dict[str, Any] = field(default_factory=dict)
