@@ -48,7 +48,8 @@ def whole_run_bench(root: Path) -> dict[str, Any]:
         hourly.append((seconds, exit_code))
     verdicts = [json.loads(p.read_text(encoding="utf-8"))
                 for p in sorted(crawl_verdicts_dir(data).glob("*/*.json")) if p not in before]
-    exit_code = max(code for _, code in hourly)
+    # the first failure's code (a killed run's is negative: max() would hide it behind a 0)
+    exit_code = next((code for _, code in hourly if code), 0)
     return {"seconds": statistics.median(s for s, _ in hourly), "exit_code": exit_code,
             "hourly_runs_seconds": [s for s, _ in hourly],
             "first_run": {"seconds": first, "exit_code": first_code},
