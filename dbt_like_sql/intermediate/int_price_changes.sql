@@ -49,9 +49,15 @@ recent as (
         observed_hour >= since_hour(0)
 ),
 
-sequenced as (
+sequenced_keys as (
+    -- the window sorts only the columns it compares (the rebuilt days' rows, every hour: half
+    -- the model's time at 20,000 offers when it carried every column); the other columns join
+    -- back for the changes alone, by (offer_id, observed_at): one observation per offer and hour
     select
-        r.*,
+        r.offer_id,
+        r.observed_at,
+        r.price_amount,
+        r.available,
         coalesce(lag(r.price_amount) over offer_history, b.price_amount)
             as previous_price_amount,
         coalesce(lag(r.price_per_gpu_hour_cny) over offer_history, b.price_per_gpu_hour_cny)
@@ -61,9 +67,29 @@ sequenced as (
             else lag(r.available) over offer_history
         end as previous_available,
         coalesce(lag(r.observed_at) over offer_history, b.observed_at) as previous_observed_at
-    from recent as r
+    from (
+        select offer_id, observed_at, price_amount, price_per_gpu_hour_cny, available
+        from staging.stg_observations
+        where observed_hour >= since_hour(0)
+    ) as r
     left join before as b on r.offer_id = b.offer_id
     window offer_history as (partition by r.offer_id order by r.observed_at)
+    qualify previous_observed_at is not null
+        and (
+            r.price_amount <> previous_price_amount
+            or r.available is distinct from previous_available
+        )
+),
+
+sequenced as (
+    select
+        r.*,
+        k.previous_price_amount,
+        k.previous_price_cny_per_gpu_hour,
+        k.previous_available,
+        k.previous_observed_at
+    from sequenced_keys as k
+    inner join recent as r on k.offer_id = r.offer_id and k.observed_at = r.observed_at
 )
 
 select
@@ -99,6 +125,4 @@ select
         when price_amount <> previous_price_amount then 'price'
         else 'availability'
     end as change_kind                                  -- 'price': the listed amount changed
-from sequenced
-where previous_observed_at is not null
-    and (price_amount <> previous_price_amount or available is distinct from previous_available)
+from sequenced   -- the changes alone (sequenced_keys' qualify)

@@ -118,14 +118,16 @@ savings_days as (  -- each pair's latest day within the horizon
 
 savings as (  -- that day's row (the table's grain: monthly_offer_id, day), found by a narrow
     -- group-by and a join as latest_offers is: a row_number() over every wide row of the
-    -- horizon became an arg_max of whole rows, sized for tens of thousands of pairs
+    -- horizon became an arg_max of whole rows, sized for tens of thousands of pairs. An inner
+    -- join (a pair has one row a day), not a semi join: DuckDB built the semi join's hash table
+    -- on the horizon's rows (1.3 M at 20,000 offers x a year, 0.19 s) instead of the pairs
     select s.*, split_part(s.gpu_model, '-', 1) as gpu_family
-    from marts.monthly_vs_hourly_saving as s
-    semi join savings_days as l
+    from savings_days as l
+    inner join marts.monthly_vs_hourly_saving as s
         on
-        s.monthly_offer_id = l.monthly_offer_id
-        and s.hourly_offer_id = l.hourly_offer_id
-        and s.day = l.day
+        l.monthly_offer_id = s.monthly_offer_id
+        and l.hourly_offer_id = s.hourly_offer_id
+        and l.day = s.day
     where s.day >= (select h.savings_from from horizon_start as h)
 ),
 

@@ -28,6 +28,7 @@ from pipelines.simulate.api import (
     SimulationResult,
     append_hour,
     check_target,
+    hour_plan,
     months_to_days,
     run_models,
     simulate,
@@ -67,10 +68,11 @@ from pipelines.simulate.structure import (
 )
 from pipelines.warehouse.db import DUCKDB_CONFIG
 
-__all__ = ["CHUNK_ROWS", "DEFAULT_DB_NAME", "DUCKDB_CONFIG", "NOISE_PCT", "OFFER_COLUMNS",
-           "STRUCTURAL_EFFECTS", "Effect", "FxMove", "ModelBuild", "MonthEndChurn", "MonthEndDip",
-           "MonthlyRatio", "PriceDrop", "RegionCopy", "RegionalGap", "ServerRatio",
-           "SimulationError", "SimulationResult", "SliceRatio", "SpotRatio", "Trend",
-           "append_hour", "apply_structure", "check_target", "effect_record", "load_offers",
+__all__ = ["CHUNK_ROWS", "DEFAULT_DB_NAME", "DUCKDB_CONFIG", "NOISE_PCT",
+           "OFFER_COLUMNS", "STRUCTURAL_EFFECTS", "Effect", "FxMove", "ModelBuild",
+           "MonthEndChurn", "MonthEndDip", "MonthlyRatio", "PriceDrop", "RegionCopy",
+           "RegionalGap", "ServerRatio", "SimulationError", "SimulationResult",
+           "SliceRatio", "SpotRatio", "Trend", "append_hour", "apply_structure",
+           "check_target", "effect_record", "hour_plan", "load_offers",
            "local_time_zone", "month_end_window", "months_to_days", "offers_from_db",
            "offers_from_snapshots", "run_models", "scale_offers", "simulate"]

@@ -246,10 +246,12 @@ def simulate(db_path: str | Path, *, start: date | datetime | str, days: int,
 
 def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iterable[dict],
                 effects: Sequence[Effect] = (), seed: int = 0, *,
-                noise_pct: float = NOISE_PCT) -> int:
+                noise_pct: float = NOISE_PCT, plan: Plan | None = None) -> int:
     """Add one more crawl hour (every offer observed once, one raw.crawls row per source) to a
     simulated database, exactly as a longer simulation would have written it; already present
-    rows are left alone. Models are not rebuilt. Returns the rows added."""
+    rows are left alone. Models are not rebuilt. Returns the rows added. `plan`: hour_plan() of
+    the same database, offers, effects and seed, drawn beforehand (the bench times the write
+    alone: drawing the market's prices is the simulated world's work, not the pipeline's)."""
     path = check_target(db_path)
     if not path.exists():
         raise SimulationError(f"{path}: no such database (run simulate first)")
@@ -259,15 +261,9 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
         if not _holds_only_simulated(con):
             raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
         ensure_schema(con)
-        catalog = _catalog(con)
-        con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))
-        start = con.execute(f"select min(start_at) from {catalog}.truth.scenario"
-                            ).fetchall()[0][0]
-        recorded = start is not None
-        if not recorded:      # a database simulated before the truth tables: start where it did
-            start = con.execute("select min(observed_hour) from observations").fetchall()[0][0]
-        start = _start_datetime(start) if start is not None else _start_datetime(hour)
-        plan = plan_simulation(offers, effects, seed, noise_pct, start=start)
+        start, recorded = _history_start(con, hour)
+        if plan is None:
+            plan = plan_simulation(offers, effects, seed, noise_pct, start=start)
         register_plan(con, plan)
         before = con.execute("select count(*) from observations").fetchone()[0]
         with transaction(con):
@@ -278,6 +274,35 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
         return con.execute("select count(*) from observations").fetchone()[0] - before
     finally:
         con.close()
+
+
+def hour_plan(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iterable[dict],
+              effects: Sequence[Effect] = (), seed: int = 0, *,
+              noise_pct: float = NOISE_PCT) -> Plan:
+    """The plan append_hour draws the hour's prices from on a simulated database (no rows are
+    written): drawn once, it can be passed to append_hour."""
+    path = check_target(db_path)
+    if not path.exists():
+        raise SimulationError(f"{path}: no such database (run simulate first)")
+    con = connect(path)
+    try:
+        ensure_schema(con)
+        start, _ = _history_start(con, hour)
+    finally:
+        con.close()
+    return plan_simulation(offers, effects, seed, noise_pct, start=start)
+
+
+def _history_start(con: duckdb.DuckDBPyConnection, hour: datetime) -> tuple[datetime, bool]:
+    """The start of the simulated history (its scenario's, else its first hour, else `hour`)
+    and whether its truth tables record it (creating them when missing)."""
+    catalog = _catalog(con)
+    con.execute(TRUTH_SCHEMA.replace("{catalog}", catalog))
+    start = con.execute(f"select min(start_at) from {catalog}.truth.scenario").fetchall()[0][0]
+    recorded = start is not None
+    if not recorded:      # a database simulated before the truth tables: start where it did
+        start = con.execute("select min(observed_hour) from observations").fetchall()[0][0]
+    return (_start_datetime(start) if start is not None else _start_datetime(hour)), recorded
 
 
 def _start_datetime(start: date | datetime | str) -> datetime:

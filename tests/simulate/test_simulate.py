@@ -25,6 +25,7 @@ from pipelines.simulate import (
     SimulationError,
     append_hour,
     check_target,
+    hour_plan,
     load_offers,
     simulate,
 )
@@ -254,7 +255,10 @@ def test_append_hour_continues_exactly_like_a_longer_simulation(offers, tmp_path
     simulate(shorter, offers=offers, start=START, days=1, seed=3, effects=effects,
              build_models=False)
     for h in range(24, 32):            # across the drop at hour 30
-        assert append_hour(shorter, START + timedelta(hours=h), offers, effects, 3) == len(offers)
+        at = START + timedelta(hours=h)
+        # every other hour from a plan drawn beforehand (hour_plan), as the bench times it
+        plan = hour_plan(shorter, at, offers, effects, 3) if h % 2 else None
+        assert append_hour(shorter, at, offers, effects, 3, plan=plan) == len(offers)
     assert append_hour(shorter, START + timedelta(hours=31), offers, effects, 3) == 0  # no-op again
     con = duckdb.connect()
     con.execute(f"attach '{longer}' as a (read_only)")
