@@ -54,3 +54,34 @@ def test_engines_beyond_the_open_files_are_closed(instance):
     assert len(storage._engines) == OPEN_FILES
     assert {shard for _, shard in storage._engines} == {f"run-{n}"
                                                        for n in range(3, OPEN_FILES + 3)}
+
+
+@pytest.mark.parametrize("batch_size", ["0", "1000"])
+def test_planned_events_are_stored_as_one_batch_and_read_back_the_same(instance, monkeypatch,
+                                                                       batch_size):
+    """With DAGSTER_EVENT_BATCH_SIZE set (the module sets it), a run's planned events reach
+    store_event_batch and none goes through store_event; either way every planned event is in
+    the run's file and the index, and the check's planned execution is recorded."""
+    monkeypatch.setenv("DAGSTER_EVENT_BATCH_SIZE", batch_size)
+    planned = {dg.DagsterEventType.ASSET_MATERIALIZATION_PLANNED,
+               dg.DagsterEventType.ASSET_CHECK_EVALUATION_PLANNED}
+    one_by_one = []
+    store_event = PooledSqliteEventLogStorage.store_event
+
+    def counted(self, event):
+        if event.dagster_event_type in planned:
+            one_by_one.append(event.dagster_event_type)
+        store_event(self, event)
+
+    monkeypatch.setattr(PooledSqliteEventLogStorage, "store_event", counted)
+    result = dg.materialize([priced, priced_is_one], instance=instance)
+    assert result.success
+    assert len(one_by_one) == (0 if batch_size != "0" else 2)
+    in_run = [e.dagster_event_type for e in instance.all_logs(result.run_id)
+              if e.dagster_event_type in planned]
+    assert sorted(in_run) == sorted(planned)
+    records = instance.fetch_planned_materializations(dg.AssetKey("priced"), limit=5).records
+    assert [r.run_id for r in records] == [result.run_id]
+    executions = instance.event_log_storage.get_asset_check_execution_history(
+        dg.AssetCheckKey(dg.AssetKey("priced"), "priced_is_one"), limit=5)
+    assert [e.run_id for e in executions] == [result.run_id]
