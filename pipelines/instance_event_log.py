@@ -124,7 +124,9 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
         """What store_event does for each event, for a batch of the kinds Dagster batches
         (BATCH_WRITABLE_EVENTS) of one run, in one transaction per file: the run's rows, then the
         index's copy of its asset and check events with what Dagster records beside them. Any
-        other batch is stored one by one."""
+        other batch is stored one by one. Should the index's transaction fail, Dagster stores the
+        batch again one by one: the run's file then holds those planned events twice, which
+        nothing reads as anything but a plan."""
         if not events or any(e.dagster_event_type not in BATCH_WRITABLE_EVENTS
                              or e.run_id != events[0].run_id for e in events):
             super().store_event_batch(events)

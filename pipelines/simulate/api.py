@@ -286,6 +286,8 @@ def hour_plan(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iterab
         raise SimulationError(f"{path}: no such database (run simulate first)")
     con = connect(path)
     try:
+        if not _holds_only_simulated(con):
+            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
         ensure_schema(con)
         start, _ = _history_start(con, hour)
     finally:

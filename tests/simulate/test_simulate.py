@@ -241,8 +241,13 @@ def test_refuses_to_replace_a_database_that_was_not_simulated(offers, tmp_path):
     con.close()
     with pytest.raises(SimulationError, match="not simulated"):
         simulate(path, offers=offers, start=START, days=1, build_models=False)
+    for write in (append_hour, hour_plan):    # hour_plan would create the truth tables
+        with pytest.raises(SimulationError, match="not simulated"):
+            write(path, START, offers)
     con = duckdb.connect(str(path), read_only=True)
     assert con.execute("select count(*) from raw.crawls").fetchone()[0] == 1
+    assert not con.execute("select count(*) from duckdb_schemas() where schema_name = 'truth'"
+                           ).fetchone()[0]
     con.close()
 
 
