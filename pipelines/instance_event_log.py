@@ -137,14 +137,15 @@ class PooledSqliteEventLogStorage(SqliteEventLogStorage):
                 conn.execute(statement)
         with self._one_transaction(INDEX_SHARD_NAME) as conn:
             for event, statement in zip(events, statements, strict=True):
-                if event.dagster_event_type in ASSET_EVENTS:
-                    with db_result(conn, statement) as result:
-                        event_id = result.inserted_primary_key[0]
+                kind = event.dagster_event_type
+                if kind not in ASSET_EVENTS and kind not in ASSET_CHECK_EVENTS:
+                    continue
+                with db_result(conn, statement) as result:
+                    event_id = result.inserted_primary_key[0]
+                if kind in ASSET_EVENTS:
                     self._store_asset_event_tags(conn, [event], [event_id])
                     self._store_asset_event(conn, event, event_id)
-                elif event.dagster_event_type in ASSET_CHECK_EVENTS:
-                    with db_result(conn, statement) as result:
-                        event_id = result.inserted_primary_key[0]
+                else:
                     self.store_asset_check_event(event, event_id)   # joins the transaction
 
     def dispose(self) -> None:

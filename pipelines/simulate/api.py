@@ -252,15 +252,9 @@ def append_hour(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iter
     rows are left alone. Models are not rebuilt. Returns the rows added. `plan`: hour_plan() of
     the same database, offers, effects and seed, drawn beforehand (the bench times the write
     alone: drawing the market's prices is the simulated world's work, not the pipeline's)."""
-    path = check_target(db_path)
-    if not path.exists():
-        raise SimulationError(f"{path}: no such database (run simulate first)")
     hours = np.array([hour_of(hour)], dtype=np.int64)
-    con = connect(path)     # one open of the file: checked before anything is written
+    con = _open_simulated(db_path)
     try:
-        if not _holds_only_simulated(con):
-            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
-        ensure_schema(con)
         start, recorded = _history_start(con, hour)
         if plan is None:
             plan = plan_simulation(offers, effects, seed, noise_pct, start=start)
@@ -281,18 +275,29 @@ def hour_plan(db_path: str | Path, hour: datetime, offers: pd.DataFrame | Iterab
               noise_pct: float = NOISE_PCT) -> Plan:
     """The plan append_hour draws the hour's prices from on a simulated database (no rows are
     written): drawn once, it can be passed to append_hour."""
-    path = check_target(db_path)
-    if not path.exists():
-        raise SimulationError(f"{path}: no such database (run simulate first)")
-    con = connect(path)
+    con = _open_simulated(db_path)
     try:
-        if not _holds_only_simulated(con):
-            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
-        ensure_schema(con)
         start, _ = _history_start(con, hour)
     finally:
         con.close()
     return plan_simulation(offers, effects, seed, noise_pct, start=start)
+
+
+def _open_simulated(db_path: str | Path) -> duckdb.DuckDBPyConnection:
+    """An open of an existing simulated database, its schema ensured, refused (before anything
+    is written) when it is the real one or holds data that was not simulated."""
+    path = check_target(db_path)
+    if not path.exists():
+        raise SimulationError(f"{path}: no such database (run simulate first)")
+    con = connect(path)     # one open of the file: checked before anything is written
+    try:
+        if not _holds_only_simulated(con):
+            raise SimulationError(f"{path} holds data that was not simulated; refusing to write")
+        ensure_schema(con)
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def _history_start(con: duckdb.DuckDBPyConnection, hour: datetime) -> tuple[datetime, bool]:

@@ -124,3 +124,9 @@ def test_a_held_working_database_checkpoints_each_step_and_is_released_for_the_p
         resources.release_working_database()
         with duckdb.connect(str(path)) as publish:     # released before the block ends
             assert publish.execute("select x from t").fetchall() == [(1,)]
+    assert not resources._held
+    with resources.hold_working_database():           # a run that fails before its publish
+        pass
+    assert not resources._held                         # ... leaves nothing held
+    with duckdb.connect(str(path)) as publish:
+        assert publish.execute("select x from t").fetchall() == [(1,)]
