@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -242,6 +243,29 @@ def crawls_loaded_since(con, held: dict[str, list]) -> list[tuple]:
         con.execute(f'use "{default}"')
 
 
+def model_change(table: str, held: dict[str, list], built: dict[str, list],
+                 loaded: Callable[[], list[tuple]]) -> str:
+    """What changed in `table` between two of the runner's records of its builds, `held` (what a
+    copy holds) and `built` (what the working database holds now): "whole" (not a model, rebuilt
+    from scratch (reset_at, SQL), rebuilt in full, or by key), "unchanged", or the first value
+    of its incremental column rebuilt since, an ISO date (a day or month grain). The one rule of
+    the generations and the dated feeds (pipelines/feed_days.py). `loaded`: crawls_loaded_since,
+    read only when needed."""
+    model, before, after = table_models().get(table), held.get(table), built.get(table)
+    if model is None or before is None or after is None or before[1:] != after[1:]:
+        return "whole"
+    if before == after or not model.reads:
+        return "unchanged"              # not built since, or a constant table built again
+    if not model.incremental_by or model.incremental_grain not in ("day", "month"):
+        return "whole"
+    first_new_day, uncached = first_new_day_since(loaded(), before[0])
+    if uncached:
+        return "whole"
+    if first_new_day is None:
+        return "unchanged"              # built, but nothing new reached it
+    return model.rebuild_start(first_new_day.isoformat())
+
+
 def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
                loaded: list[tuple] | None = None) -> str:
     """Bring `table` of attached `gen` up to what it is in attached `work`; returns how.
@@ -250,24 +274,16 @@ def sync_table(con, table: str, held: dict[str, list], built: dict[str, list],
         return append_new_rows(con, table)
     if table in KEYED_TABLES:
         return replace_changed_rows(con, table, *KEYED_TABLES[table])
-    model, before, after = table_models().get(table), held.get(table), built.get(table)
-    if model is None or before is None or after is None or before[1:] != after[1:]:
-        return copy_whole(con, table)   # not a model, or rebuilt from scratch (reset_at, SQL)
-    if before == after or not model.reads:
-        return "unchanged"              # not built since, or a constant table built again
-    if not model.incremental_by or model.incremental_grain not in ("day", "month"):
-        return copy_whole(con, table)   # rebuilt in full, or by key
-    loaded = crawls_loaded_since(con, held) if loaded is None else loaded
-    first_new_day, uncached = first_new_day_since(loaded, before[0])
-    if uncached:
+    change = model_change(table, held, built,
+                          lambda: crawls_loaded_since(con, held) if loaded is None else loaded)
+    if change == "whole":
         return copy_whole(con, table)
-    if first_new_day is None:
-        return "unchanged"              # built, but nothing new reached it
-    since = model.rebuild_start(first_new_day.isoformat())
-    kept = f"{model.incremental_by} >= date '{since}'"
+    if change == "unchanged":
+        return change
+    kept = f"{table_models()[table].incremental_by} >= date '{change}'"
     con.execute(f"delete from gen.{table} where {kept}")
     con.execute(f"insert into gen.{table} select * from work.{table} where {kept}")
-    return f"from {since}"
+    return f"from {change}"
 
 
 def check_usable(generation: Path) -> dict:

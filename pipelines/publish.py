@@ -72,16 +72,46 @@ def refuse_unless_writable_dir(directory: Path) -> None:
 
 def move_staged(staged: Path, target_dir: Path) -> list[Path]:
     """Rename every file of `staged` into `target_dir` (each atomic), then remove `staged`;
-    returns the files moved. Nothing staged: nothing moved."""
+    returns the files moved. A staged folder holds some days of a dated feed (feed_days.py) and
+    is moved file by file into the folder of its name (move_days); a hidden file (a record of
+    what the others hold) moves after all the others. Nothing staged: nothing moved."""
     if not staged.is_dir():
         return []
     refuse_unless_writable_dir(target_dir)
     moved = []
-    for path in sorted(staged.iterdir()):
-        os.replace(path, target_dir / path.name)
-        moved.append(target_dir / path.name)
+    for path in sorted(staged.iterdir(), key=lambda p: (p.name.startswith("."), p.name)):
+        if path.is_dir():
+            moved.extend(move_days(path, target_dir / path.name))
+            for single in (target_dir / f"{path.name}.csv", target_dir / f"{path.name}.parquet"):
+                single.unlink(missing_ok=True)   # the feed as one file, before it was dated
+        else:
+            os.replace(path, target_dir / path.name)
+            moved.append(target_dir / path.name)
     sync_directory(target_dir)
     shutil.rmtree(staged, ignore_errors=True)
+    return moved
+
+
+# In a staged folder of days: the first day it replaces (empty: every day), so the days from
+# there on that it does not hold (no rows any more) are removed from the published folder.
+REPLACES = ".replaces"
+
+
+def move_days(staged: Path, target: Path) -> list[Path]:
+    """Rename the day files of `staged` into `target` and remove target's files of the days
+    `staged` replaces but does not hold (a day's file is named by its ISO date)."""
+    replaces = (staged / REPLACES).read_text(encoding="utf-8").strip()
+    refuse_unless_writable_dir(target)
+    moved = []
+    for path in sorted(staged.iterdir()):
+        if path.name != REPLACES:
+            os.replace(path, target / path.name)
+            moved.append(target / path.name)
+    kept = {path.name for path in moved}
+    for path in target.iterdir():
+        if path.name not in kept and not path.name.startswith(".") and path.stem >= replaces:
+            path.unlink(missing_ok=True)
+    sync_directory(target)
     return moved
 
 

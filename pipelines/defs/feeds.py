@@ -27,10 +27,10 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, OVERLAP_TAGS
 from pipelines.defs.models import SQL_MODELS
+from pipelines.feed_days import write_feeds
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import (
     move_staged,
-    publish_feed,
     publish_generation,
     refuse_unless_writable_dir,
     staging_dir,
@@ -102,13 +102,15 @@ def mart_feeds(context: dg.AssetExecutionContext,
     staged = staging_dir(feeds_dir())
     shutil.rmtree(staged, ignore_errors=True)     # what a failed or skipped run left staged
     with duckdb.get_connection() as con:
-        for table in FEED_TABLES:
-            key = feed_key(table)
-            if key in selected:
-                written = publish_feed(con, table, staged, feed_bom(), feed_source(con, table))
-                yield dg.MaterializeResult(asset_key=key,
-                                           metadata={"path": str(feeds_dir() / written["csv"].name),
-                                                     "row_count": written["rows"]})
+        tables = [t for t in FEED_TABLES if feed_key(t) in selected]
+        for table, written in write_feeds(con, tables, staged, feeds_dir(), feed_bom(),
+                                          feed_source):
+            metadata = {"path": str(feeds_dir() / written["csv"].name),
+                        "row_count": written["rows"]}
+            if "days" in written:   # a dated feed: the days this run wrote, from which day
+                metadata |= {"days_written": written["days"],
+                             "written_from": written["from"] or "every day"}
+            yield dg.MaterializeResult(asset_key=feed_key(table), metadata=metadata)
 
 
 # Published after every model and every feed; after the advisor and the alerts when they run.

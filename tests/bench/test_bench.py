@@ -113,7 +113,8 @@ FIGURES = (   # issue 14's table, as the report's figures begin
     "incremental hourly update (median, models only)",
     "incremental update growth (load + models)", "incremental update growth (models only)",
     "full rebuild / bare-DuckDB floor", "peak memory of the pipeline's phases",
-    "publishing data/prices.db", "publishing growth", "CLI start-up: gpuprices --help",
+    "publishing data/prices.db", "publishing growth", "writing the feeds (the days rebuilt)",
+    "feeds growth", "CLI start-up: gpuprices --help",
     "CLI start-up: gpuprices prices --limit 1", "make test on a fresh clone")
 
 
@@ -133,6 +134,11 @@ def test_targets_carry_figure_and_gap(report):
     publish = rows["publishing growth"]
     assert publish["value"] == pytest.approx(year["publish"]["seconds"]
                                              / week["publish"]["seconds"])
+    feeds = rows["feeds growth"]   # the feeds an hour writes, as the publish measures them
+    assert feeds["value"] == pytest.approx(year["publish"]["feeds_seconds"]
+                                           / week["publish"]["feeds_seconds"])
+    assert year["publish"]["hours"][0]["feeds_from"]["marts.price_history"] == \
+        year["publish"]["hours"][0]["tables"]["intermediate.int_offer_local_daily"][5:]
     assert rows["CLI start-up: gpuprices --help"]["value"] == \
         result["startup"]["help"]["median_seconds"]
     suite = rows["make test on a fresh clone"]   # never recorded in this tmp dir

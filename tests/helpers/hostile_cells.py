@@ -73,7 +73,7 @@ def csv_cells(feeds: Path) -> list[str]:
     """Every cell of every CSV feed (header rows left out)."""
     csv.field_size_limit(sys.maxsize)
     cells = []
-    for path in sorted(feeds.glob("*.csv")):
+    for path in sorted(feeds.rglob("*.csv")):     # a dated feed: a file a day in its folder
         with path.open(encoding="utf-8", newline="") as fh:
             cells += [cell for row in list(csv.reader(fh))[1:] for cell in row]
     return cells
@@ -84,7 +84,7 @@ def parquet_text_cells(feeds: Path) -> list[str]:
     without csv_safe_cell."""
     cells = []
     with duckdb.connect() as con:
-        for path in sorted(feeds.glob("*.parquet")):
+        for path in sorted(feeds.rglob("*.parquet")):
             for column, column_type, *_ in con.execute(f"describe '{path}'").fetchall():
                 if column_type == "VARCHAR":
                     cells += [v for (v,) in con.execute(f'select "{column}" from \'{path}\' '

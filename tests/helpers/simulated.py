@@ -3,8 +3,10 @@ simulation wrote."""
 
 from __future__ import annotations
 
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from pathlib import Path
 
 import duckdb
@@ -48,3 +50,54 @@ def query(path: Path, sql: str, params=None) -> pd.DataFrame:
         return con.execute(sql, params or []).df()
     finally:
         con.close()
+
+
+
+@dataclass(frozen=True)
+class SimulatedHours:
+    """A simulated history of a few offers (`days` days from `start`), and the hours after it as
+    an hourly run adds them. A test module sets `HOURS = SimulatedHours(...)` and gets the
+    `simulated` and `work` fixtures (tests/pipelines/conftest.py)."""
+    start: datetime
+    days: int
+    sources: tuple[str, ...]
+    seed: int
+    every_hours: int
+
+    @cached_property
+    def offers(self) -> pd.DataFrame:
+        from pipelines.simulate import load_offers
+
+        return load_offers(sources=list(self.sources))
+
+    def hour(self, n: int) -> datetime:
+        return self.start + timedelta(days=self.days, hours=n)
+
+    def write(self, path: Path) -> Path:
+        from pipelines.simulate import simulate
+
+        simulate(path, offers=self.offers, start=self.start, days=self.days, seed=self.seed,
+                 every_hours=self.every_hours)
+        return path
+
+    def land(self, work: Path, n: int) -> None:
+        """Hour n's crawls land and no model is built."""
+        from pipelines.simulate import append_hour
+
+        append_hour(work, self.hour(n), self.offers, seed=self.seed)
+
+    def update(self, work: Path, n: int, full: bool = False) -> None:
+        """The hourly run: hour n's crawls land, every model is brought up to date (or rebuilt
+        from scratch: `full`), the working database is checkpointed."""
+        from pipelines.simulate import DUCKDB_CONFIG
+        from pipelines.warehouse.db import ensure_schema, transaction
+        from pipelines.warehouse.sql_models import load_models, run_model
+        from spiders.layout import SQL_DIR
+
+        self.land(work, n)
+        with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
+            ensure_schema(con)
+            for model in load_models(SQL_DIR):
+                with transaction(con):
+                    run_model(con, model, full=full)
+            con.execute("checkpoint")

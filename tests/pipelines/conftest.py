@@ -1,5 +1,8 @@
 """Fixtures shared by the asset and check tests."""
 
+import shutil
+from pathlib import Path
+
 import pytest
 from dagster_duckdb import DuckDBResource
 
@@ -13,3 +16,16 @@ def db(tmp_path) -> DuckDBResource:
     with resource.get_connection() as con:
         ensure_schema(con)
     return resource
+
+
+@pytest.fixture(scope="module")
+def simulated(request, tmp_path_factory) -> Path:
+    """The module's HOURS (tests/helpers/simulated.py SimulatedHours), simulated once, every
+    model built."""
+    return request.module.HOURS.write(tmp_path_factory.mktemp("simulated") / "work.db")
+
+
+@pytest.fixture
+def work(simulated, tmp_path) -> Path:
+    """A copy of the module's simulated working database, checkpointed and closed."""
+    return Path(shutil.copy(simulated, tmp_path / "work.db"))

@@ -8,7 +8,6 @@ whole meanwhile."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from datetime import UTC, date, datetime, timedelta
@@ -25,47 +24,14 @@ from pipelines.generations import (
     published_catalog,
 )
 from pipelines.publish import publish_generation
-from pipelines.simulate import DUCKDB_CONFIG, append_hour, load_offers, simulate
 from pipelines.warehouse.comments import INTERNAL_TABLES
 from pipelines.warehouse.crawl_first_days import first_new_day_since
-from pipelines.warehouse.db import ensure_schema, transaction
-from pipelines.warehouse.sql_models import load_models, run_model
-from spiders.layout import SQL_DIR
+from tests.helpers.simulated import SimulatedHours
 from tests.helpers.writers import held_for_writing
 
-START = datetime(2026, 4, 27, tzinfo=UTC)
-DAYS = 2
-OFFERS = load_offers(sources=["idc_ulanqab", "vultr"])
+HOURS = SimulatedHours(datetime(2026, 4, 27, tzinfo=UTC), 2, ("idc_ulanqab", "vultr"),
+                       seed=3, every_hours=12)
 
-
-@pytest.fixture(scope="module")
-def simulated(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("simulated") / "work.db"
-    simulate(path, offers=OFFERS, start=START, days=DAYS, seed=3, every_hours=12)
-    return path
-
-
-@pytest.fixture
-def work(simulated, tmp_path) -> Path:
-    """A simulated working database, every model built, checkpointed and closed."""
-    return Path(shutil.copy(simulated, tmp_path / "work.db"))
-
-
-def next_hour(work: Path, n: int, full: bool = False) -> None:
-    """The hourly run: the hour's crawls land, every model is brought up to date (or rebuilt
-    from scratch), the working database is checkpointed."""
-    append_hour(work, START + timedelta(days=DAYS, hours=n), OFFERS, seed=3)
-    with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
-        ensure_schema(con)
-        for model in load_models(SQL_DIR):
-            with transaction(con):
-                run_model(con, model, full=full)
-        con.execute("checkpoint")
-
-
-def land_hour(work: Path, n: int) -> None:
-    """An hour's crawls land and no model is built (enough for the paths that copy instead)."""
-    append_hour(work, START + timedelta(days=DAYS, hours=n), OFFERS, seed=3)
 
 
 def differences(work: Path, published: Path) -> list[str]:
@@ -103,14 +69,14 @@ def test_each_hour_updates_the_other_generation_to_a_whole_copy(work, tmp_path):
     assert [publish(work, target)["method"] for _ in range(2)] == ["copy", "copy"]
     assert current_generation(target) == "b"
     for n in range(2):
-        next_hour(work, n)
+        HOURS.update(work, n)
         published = publish(work, target)
         assert published["method"] == "generations", published["why"]
         assert published["tables"]["main.observations"].startswith("rows after")
         assert "unchanged" in published["tables"].values()    # a constant table, not copied
         assert any(how.startswith("from ") for how in published["tables"].values())
         assert current_generation(target) == "ab"[n % 2]
-    next_hour(work, 2, full=True)          # every model rebuilt from scratch: whole tables
+    HOURS.update(work, 2, full=True)          # every model rebuilt from scratch: whole tables
     published = publish(work, target)
     assert published["method"] == "generations"
     assert not any(how.startswith("from ") for how in published["tables"].values())
@@ -143,7 +109,7 @@ def test_a_generation_a_reader_holds_is_copied_whole_and_the_reader_keeps_it(wor
     try:
         before = int(reader.stdout.readline())
         publish(work, target)                      # generation b; the reader holds a
-        land_hour(work, 0)
+        HOURS.land(work, 0)
         published = publish(work, target)          # a is due: held, so a new file
         assert published["method"] == "copy" and "lock" in published["why"]
         assert current_generation(target) == "a"
@@ -162,7 +128,7 @@ def test_a_generation_a_writer_session_changed_is_copied_whole(work, tmp_path):
     publish(work, target)                 # data/prices.db is generation b
     with held_for_writing(target, "delete from observations where true", "checkpoint"):
         pass                              # a `duckdb data/prices.db` session wrote to it
-    land_hour(work, 0)
+    HOURS.land(work, 0)
     assert publish(work, target)["method"] == "generations"          # a: untouched
     published = publish(work, target)                               # b: written since
     assert published["method"] == "copy" and "written since" in published["why"]
@@ -172,7 +138,7 @@ def test_a_failure_mid_sync_copies_instead(work, tmp_path, monkeypatch):
     target = tmp_path / "prices.db"
     publish(work, target)
     publish(work, target)
-    land_hour(work, 0)
+    HOURS.land(work, 0)
 
     def fail(*_args):
         raise duckdb.IOException("the disk said no")
@@ -186,7 +152,7 @@ def test_a_failure_before_the_switch_leaves_the_link_and_the_next_run_goes_on(wo
     publish(work, target)
     publish(work, target)
     old = target.read_bytes()
-    land_hour(work, 0)
+    HOURS.land(work, 0)
 
     def refuse() -> None:
         raise OSError(28, "No space left on device")
@@ -212,7 +178,7 @@ def test_a_sync_killed_half_way_leaves_the_old_link_whole(work, tmp_path):
     target = tmp_path / "prices.db"
     publish(work, target)
     publish(work, target)
-    land_hour(work, 0)
+    HOURS.land(work, 0)
     before = target.read_bytes()
     proc = subprocess.run([sys.executable, "-c", KILLED_MID_SYNC, str(work), str(target)],
                           capture_output=True, text=True, timeout=120)
@@ -240,7 +206,7 @@ def test_a_crawl_row_written_after_its_insert_reaches_each_generation(work, tmp_
                     "values ('held-1', 'vultr', 'simulated', true, 0, 'held')")
     publish(work, target)
     publish(work, target)
-    land_hour(work, 0)
+    HOURS.land(work, 0)
     with duckdb.connect(str(work)) as con:
         con.execute("update raw.crawls set status = 'passed', normalized_at = now(), "
                     "normalized_rows = 0 where crawl_id = 'held-1'")
@@ -270,7 +236,7 @@ def test_a_record_without_the_catalog_digest_reads_the_generation_catalog(work, 
     recorded = json.loads(state.read_text(encoding="utf-8"))
     del recorded["catalog"]
     state.write_text(json.dumps(recorded), encoding="utf-8")
-    land_hour(work, 0)
+    HOURS.land(work, 0)
     assert publish(work, target)["method"] == "generations"
     with duckdb.connect(str(work)) as con:
         con.execute("create view main.newer as select 1 as one")

@@ -54,8 +54,10 @@ def history_bench(work: Path, offers_file: Path, days: int, hours: int,
                "seconds": statistics.median(p["seconds"] for p in publishes),
                "copy_seconds": statistics.median(p["copy_seconds"] for p in publishes),
                "all_seconds": [p["seconds"] for p in publishes],
+               "feeds_seconds": statistics.median(p["feeds_seconds"] for p in publishes),
                "peak_rss_bytes": max(p["peak_rss_bytes"] for p in publishes)}
-    say(f"history {days} days: publish {publish['seconds']:.2f} s ({publish['method']})")
+    say(f"history {days} days: publish {publish['seconds']:.2f} s ({publish['method']}), "
+        f"feeds {publish['feeds_seconds']:.2f} s")
     size = {"days": days, "offers": generate["offers"], "rows": generate["rows"],
             "generate": generate, "floor": best_run(floors) if floors else None, "full": full,
             "incremental": updates,

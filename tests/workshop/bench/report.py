@@ -216,6 +216,9 @@ def _fmt_publish(publish: dict) -> str:
     """The hourly publish and how it was done; with the whole copy's time beside it when the
     generations were updated in place (phase_publish times both)."""
     method = publish.get("method", "copy")
+    feeds = (f"; feeds {_fmt_s(publish['feeds_seconds'])}"
+             if publish.get("feeds_seconds") is not None else "")
     if method == "generations" and publish.get("copy_seconds") is not None:
-        return f"{_fmt_s(publish['seconds'])} (generations; copy {_fmt_s(publish['copy_seconds'])})"
-    return f"{_fmt_s(publish['seconds'])} ({method})"
+        return (f"{_fmt_s(publish['seconds'])} (generations; copy "
+                f"{_fmt_s(publish['copy_seconds'])}{feeds})")
+    return f"{_fmt_s(publish['seconds'])} ({method}{feeds})"

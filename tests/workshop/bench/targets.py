@@ -113,6 +113,14 @@ def _history_rows(sizes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         rows.append({"figure": f"publishing growth, {year['days']} d / {week['days']} d",
                      "unit": "x", **gap(_ratio(publish["seconds"], week["publish"]["seconds"]),
                                         PUBLISH_GROWTH_TARGET, "x")})
+    if publish.get("feeds_seconds") is not None:   # the feeds an hour writes: what changed
+        rows.append({"figure": f"writing the feeds (the days rebuilt), {at}", "unit": "s",
+                     **gap(publish["feeds_seconds"], PUBLISH_TARGET_SECONDS)})
+        if len(sizes) > 1 and week["publish"].get("feeds_seconds"):
+            rows.append({"figure": f"feeds growth, {year['days']} d / {week['days']} d",
+                         "unit": "x", **gap(_ratio(publish["feeds_seconds"],
+                                                   week["publish"]["feeds_seconds"]),
+                                            PUBLISH_GROWTH_TARGET, "x")})
     return rows
 
 
