@@ -228,8 +228,8 @@ def test_a_full_disk_names_the_step_it_stopped_and_keeps_the_old_database(two_so
         f'mount -t tmpfs -o size={used_mb + 12}m tmpfs "$DATA" && cp -a "$SOURCE"/. "$DATA"/',
         data_dir, source, [["run", *TWO_SOURCES]],
         after=('sha256sum "$DATA/prices.db" > "$LOGS/sha"; '
-               'for f in "$DATA"/feeds/*; do echo "$(basename "$f") $(stat -c %Y "$f")"; done '
-               '> "$LOGS/feeds"; ls -A "$DATA" > "$LOGS/top"'),
+               '(cd "$DATA/feeds" && find . -type f -printf "%P %T@\\n") > "$LOGS/feeds"; '
+               'ls -A "$DATA" > "$LOGS/top"'),
         GPUPRICES_MIN_FREE_MB="0")
     logs = data_dir.parent / "logs"
     assert proc.returncode == 1, proc.stdout
@@ -238,7 +238,8 @@ def test_a_full_disk_names_the_step_it_stopped_and_keeps_the_old_database(two_so
     assert "No space left on device" in failure or "Out of Space" in failure, failure
     assert "were left as they were" in " ".join(proc.stdout.split())
     assert (logs / "sha").read_text().split()[0] == old_db
-    assert sorted((logs / "feeds").read_text().splitlines()) == old_feeds
+    assert sorted(f"{line.rsplit(' ', 1)[0]} {int(float(line.rsplit(' ', 1)[1]))}"
+                  for line in (logs / "feeds").read_text().splitlines()) == old_feeds
     left = (logs / "top").read_text().split()
     assert not [name for name in left if name.startswith(".prices.db.") or name == ".feeds.next"]
 
