@@ -26,7 +26,7 @@ from spiders.layout import (
     data_dir,
     fetch_log_path,
 )
-from spiders.replay_server import ReplayServer, load_raw_archive
+from spiders.replay_process import ReplayProcess
 from spiders.source_manifest import manifest
 
 MODES = ("replay", "raw", "live")
@@ -126,10 +126,10 @@ class Crawler:
         if self.mode not in MODES:
             raise ValueError(f"crawler mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         server = None
-        if self.mode == "replay":
-            server = ReplayServer(Path(self.snapshot_dir)).start()
+        if self.mode == "replay":   # in a process of its own: spiders/replay_process.py says why
+            server = ReplayProcess(snapshot_dir=Path(self.snapshot_dir))
         elif self.mode == "raw":
-            server = ReplayServer(index=load_raw_archive(self.data_dir)).start()
+            server = ReplayProcess(raw_root=Path(self.data_dir))
         try:
             yield server.url if server else None
         finally:

@@ -132,6 +132,7 @@ def write_feeds(con, tables: list[str], staged: Path, feeds: Path, bom: bool,
     for table in tables:
         dated = dated_marts().get(table)
         if dated is None or dated[0] not in _columns(con, table):
+            state.pop(table, None)      # one file (again): nothing to record
             yield table, publish_feed(con, table, staged, bom, source(con, table))
             continue
         column, base = dated

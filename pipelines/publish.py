@@ -87,6 +87,8 @@ def move_staged(staged: Path, target_dir: Path) -> list[Path]:
         else:
             os.replace(path, target_dir / path.name)
             moved.append(target_dir / path.name)
+            if path.suffix in (".csv", ".parquet") and (target_dir / path.stem).is_dir():
+                shutil.rmtree(target_dir / path.stem)   # a feed that was dated is one file again
     sync_directory(target_dir)
     shutil.rmtree(staged, ignore_errors=True)
     return moved

@@ -6,7 +6,8 @@ served the same way, to re-run the pipeline from raw bodies without crawling. `R
 serves those files on 127.0.0.1 at `/replay?url=<live URL>`, so a spider keeps requesting the
 vendor's real URL and only the bytes come from disk. It is used by the replay middleware (plain
 HTTP), by the Playwright route handler (pages and their XHR calls) and by `gpuprices run` / the
-tests. Run standalone with `python -m spiders.replay_server [--port N]`.
+tests. Run standalone with `python -m spiders.replay_process [--port N]`, which is also how
+`gpuprices run` serves it: in a process of its own (spiders/replay_process.py).
 
 An answer carries its entry's capture time and price basis as headers, which the spider base
 copies onto every offer read from it (a live answer has none: `live`); the raw archive keeps them.
@@ -19,7 +20,6 @@ Every fault is bounded: it ends by itself, and at the latest when the server sto
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import gzip
 import hashlib
@@ -347,8 +347,14 @@ class ReplayServer:
 
     def __init__(self, snapshot_dir: Path | None = None, port: int = 0,
                  index: dict[str, Snapshot] | None = None,
-                 faults: dict[str, list[Fault]] | None = None) -> None:
-        self._httpd = _Server(("127.0.0.1", port), _Handler)
+                 faults: dict[str, list[Fault]] | None = None,
+                 listening: socket.socket | None = None) -> None:
+        # `listening`: a socket already bound and listening, made by the process that started
+        # this one (spiders/replay_process.py), served instead of a new one
+        self._httpd = _Server(("127.0.0.1", port), _Handler, bind_and_activate=listening is None)
+        if listening is not None:
+            self._httpd.socket.close()
+            self._httpd.socket, self._httpd.server_address = listening, listening.getsockname()
         self._httpd.index = index if index is not None else load_manifests(snapshot_dir)
         self._httpd.faults = {canonicalize_url(u): list(f) for u, f in (faults or {}).items()}
         self._httpd.lock = threading.Lock()
@@ -372,6 +378,9 @@ class ReplayServer:
         self._thread.start()
         return self
 
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
     def stop(self) -> None:
         self._httpd.stopping.set()   # pending hangs and streams end now
         self._httpd.shutdown()
@@ -382,19 +391,3 @@ class ReplayServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-def main() -> None:
-    from spiders.layout import SNAPSHOT_DIR
-
-    parser = argparse.ArgumentParser(description="Serve recorded vendor snapshots on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--snapshots", type=Path, default=SNAPSHOT_DIR)
-    args = parser.parse_args()
-    server = ReplayServer(args.snapshots, args.port)
-    print(server.url, flush=True)
-    server._httpd.serve_forever()
-
-
-if __name__ == "__main__":
-    main()

@@ -159,3 +159,13 @@ def test_the_record_moves_after_every_file_and_a_folder_replaces_its_single_file
         "a.csv", "2026-05-01.csv", "2026-05-01.parquet", STATE_NAME}
     assert not (feeds / "m.csv").exists() and not (feeds / "m.parquet").exists()
     assert not (feeds / "m" / REPLACES).exists() and not staged.exists()
+
+
+def test_a_feed_that_is_one_file_again_loses_its_days(tmp_path):
+    feeds, staged = tmp_path / "feeds", staging_dir(tmp_path / "feeds")
+    (feeds / "m").mkdir(parents=True)
+    (feeds / "m" / "2026-05-01.csv").write_text("day\n")
+    staged.mkdir()
+    (staged / "m.csv").write_text("whole\n")
+    move_staged(staged, feeds)
+    assert (feeds / "m.csv").read_text() == "whole\n" and not (feeds / "m").exists()
