@@ -95,23 +95,30 @@ def move_staged(staged: Path, target_dir: Path) -> list[Path]:
 
 
 # In a staged folder of days: the first day it replaces (empty: every day), so the days from
-# there on that it does not hold (no rows any more) are removed from the published folder.
+# there on that it does not hold (no rows any more) are removed from the published folder; or
+# the days it removes, one a line (pipelines/feed_days.py).
 REPLACES = ".replaces"
+REMOVES = ".removes"
 
 
 def move_days(staged: Path, target: Path) -> list[Path]:
-    """Rename the day files of `staged` into `target` and remove target's files of the days
-    `staged` replaces but does not hold (a day's file is named by its ISO date)."""
-    replaces = (staged / REPLACES).read_text(encoding="utf-8").strip()
+    """Rename the day files of `staged` into `target` (a day's file is named by its ISO date),
+    then remove target's files of the days `staged` replaces but does not hold, or removes."""
+    replaces = staged / REPLACES
+    first = replaces.read_text(encoding="utf-8").strip() if replaces.exists() else None
+    removes = staged / REMOVES
+    gone = set(removes.read_text(encoding="utf-8").split()) if removes.exists() else set()
     refuse_unless_writable_dir(target)
     moved = []
     for path in sorted(staged.iterdir()):
-        if path.name != REPLACES:
+        if path.name not in (REPLACES, REMOVES):
             os.replace(path, target / path.name)
             moved.append(target / path.name)
     kept = {path.name for path in moved}
     for path in target.iterdir():
-        if path.name not in kept and not path.name.startswith(".") and path.stem >= replaces:
+        if path.name in kept or path.name.startswith("."):
+            continue
+        if (first is not None and path.stem >= first) or path.stem in gone:
             path.unlink(missing_ok=True)
     sync_directory(target)
     return moved

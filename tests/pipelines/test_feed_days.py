@@ -5,6 +5,7 @@ days that lost their rows lose their files, and the record of what the files hol
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from datetime import UTC, datetime
@@ -39,13 +40,15 @@ def differences(work: Path, feeds: Path) -> list[str]:
     """Each dated mart's rows that its published files lack or add, and files of the wrong day."""
     found = []
     with duckdb.connect(str(work), config=DUCKDB_CONFIG) as con:
-        for table, (column, _) in dated_marts().items():
+        for table in dated_marts():
             folder = feeds / table.split(".")[-1]
             files = f"'{folder}/*.parquet'"
             if not list(folder.glob("*.parquet")):
                 if con.execute(f"select count(*) from {table}").fetchone()[0]:
                     found.append(f"{table}: no file")
                 continue
+            schema = json.loads(folder.with_suffix(".schema.json").read_text(encoding="utf-8"))
+            column = schema["partitioned_by"]
             for a, b in ((table, files), (files, table)):
                 extra = con.execute(f"select count(*) from (from {a} except all from {b})"
                                     ).fetchone()[0]
@@ -88,7 +91,8 @@ def test_an_hour_writes_the_days_it_rebuilt_and_the_files_hold_the_marts(work, t
         before = after
     with duckdb.connect(str(work), read_only=True) as con:
         built = model_states(con, "work")
-    assert read_state(feeds)["marts.price_history"] == built["intermediate.int_offer_local_daily"]
+    assert read_state(feeds)["marts.price_history"]["build"] == \
+        built["intermediate.int_offer_local_daily"]
     undated = [t for t in FEED_TABLES if t not in dated_marts()]
     assert all((feeds / f"{t.split('.')[-1]}.csv").is_file() for t in undated)
 
@@ -100,7 +104,7 @@ def test_a_rebuild_from_scratch_writes_every_day_and_drops_days_without_rows(wor
     stray.write_text("local_date\n2099-01-01\n", encoding="utf-8")
     HOURS.update(work, 0, full=True)
     written = publish_feeds(work, feeds)
-    assert all(written[t]["from"] is None for t in dated_marts())
+    assert all(written[t]["from"] is None for t, m in dated_marts().items() if m.base)
     assert not stray.exists() and differences(work, feeds) == []
 
 
@@ -169,3 +173,42 @@ def test_a_feed_that_is_one_file_again_loses_its_days(tmp_path):
     (staged / "m.csv").write_text("whole\n")
     move_staged(staged, feeds)
     assert (feeds / "m.csv").read_text() == "whole\n" and not (feeds / "m").exists()
+
+
+def test_a_view_of_every_day_is_written_by_the_days_whose_rows_changed(work, tmp_path):
+    """chart_points and card_history: no model says which of their days moved (their ranks and
+    segments come from every day), so each day's rows are compared by digest."""
+    feeds = tmp_path / "feeds"
+    assert dated_marts()["marts.chart_points"].base is None
+    first = publish_feeds(work, feeds)
+    assert first["marts.chart_points"]["days"] > 1
+    points = feeds / "chart_points"
+    before = times(points)
+    HOURS.update(work, 0)
+    written = publish_feeds(work, feeds)
+    assert differences(work, feeds) == []
+    with duckdb.connect(str(work), read_only=True) as con:
+        moved = {d for (d,) in con.execute(  # the days whose rows the hour changed or added
+            "select day::varchar from marts.chart_points where day >= ?",
+            [HOURS.hour(0).date()]).fetchall()}
+    after = times(points)
+    rewritten = {name[:10] for name in after if after[name] != before.get(name)}
+    assert moved <= rewritten and rewritten != {name[:10] for name in after}, written
+    assert written["marts.chart_points"]["days"] == len(rewritten)
+
+
+def test_a_view_day_without_rows_loses_its_file_and_new_columns_rewrite_every_day(work,
+                                                                                 tmp_path):
+    feeds = tmp_path / "feeds"
+    publish_feeds(work, feeds)
+    state = json.loads((feeds / STATE_NAME).read_text(encoding="utf-8"))
+    state["marts"]["marts.card_history"]["days"]["2099-01-01"] = "1:1"  # a day that had rows
+    stray = feeds / "card_history" / "2099-01-01.parquet"
+    stray.write_bytes(b"")
+    state["marts"]["marts.chart_points"]["columns"].append(["gone", "DATE"])  # columns changed
+    (feeds / STATE_NAME).write_text(json.dumps(state), encoding="utf-8")
+    written = publish_feeds(work, feeds)
+    assert not stray.exists() and written["marts.card_history"]["days"] == 0
+    assert written["marts.chart_points"]["from"] is None                  # every day
+    assert written["marts.price_history"]["from"] == "unchanged"
+    assert differences(work, feeds) == []
