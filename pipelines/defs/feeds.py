@@ -27,7 +27,7 @@ from dagster_duckdb import DuckDBResource
 
 from pipelines.defs.execution import DUCKDB_POOL, DUCKDB_TAGS, OVERLAP_TAGS
 from pipelines.defs.models import SQL_MODELS
-from pipelines.feed_days import write_feeds
+from pipelines.feed_days import dated_marts, write_feeds
 from pipelines.index import INDEX_TABLE
 from pipelines.publish import (
     move_staged,
@@ -84,7 +84,10 @@ def feed_spec(table: str) -> dg.AssetSpec:
     return dg.AssetSpec(
         key=feed_key(table), deps=[dg.AssetKey(table.split("."))], group_name="feeds",
         kinds={"csv", "parquet"},
-        description=f"data/feeds/{name}.csv, .parquet and .schema.json (the CSV's column types): "
+        description=(f"data/feeds/{name}/<day>.csv and .parquet, a file a day, only the days "
+                     "that changed written" if table in dated_marts() else
+                     f"data/feeds/{name}.csv and .parquet")
+                    + f", and {name}.schema.json (the CSV's column types): "
                     f"{table} (UTF-8, header row, ISO 8601 UTC timestamps, text cells safe for "
                     "spreadsheets; GPUPRICES_FEED_BOM=1 adds a BOM).")
 
