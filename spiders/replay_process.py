@@ -26,6 +26,10 @@ from pathlib import Path
 STOP_SECONDS = 5.0
 
 
+class ReplayProcessError(RuntimeError):
+    pass
+
+
 class ReplayProcess:
     """The snapshots of `snapshot_dir`, or the latest archived crawls of the data directory
     `raw_root`, served on 127.0.0.1 by a child process until stop()."""
@@ -45,7 +49,10 @@ class ReplayProcess:
             listening.close()       # the child holds its own copy
 
     def stop(self) -> None:
-        """Close the child's standard input (it stops serving), then wait for it."""
+        """Close the child's standard input (it stops serving), then wait for it. Raises
+        ReplayProcessError when it had ended on its own with an error (a snapshot manifest it
+        refused, an archive it could not read: said on its standard error), which its requests
+        met as refused connections."""
         if self._process.stdin is not None and not self._process.stdin.closed:
             self._process.stdin.close()
         try:
@@ -53,6 +60,11 @@ class ReplayProcess:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
+        failed = self._process.returncode   # stopped: 0; killed after STOP_SECONDS: negative
+        if failed > 0:
+            raise ReplayProcessError(f"the replay server's process ended with exit code {failed} "
+                                     "before it was stopped (its error is above): nothing was "
+                                     "served from then on")
 
     def __enter__(self) -> ReplayProcess:
         return self

@@ -5,6 +5,7 @@ the process that started it is gone."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ import pytest
 
 from spiders.layout import REPO_ROOT, SNAPSHOT_DIR
 from spiders.middlewares.raw_archive import RawArchive
-from spiders.replay_process import ReplayProcess
+from spiders.replay_process import ReplayProcess, ReplayProcessError
 from spiders.replay_server import (
     CAPTURED_AT_HEADER,
     PRICE_BASIS_HEADER,
@@ -98,3 +99,18 @@ def test_it_serves_snapshots_or_a_raw_archive_not_both(tmp_path):
         ReplayProcess(snapshot_dir=SNAPSHOT_DIR, raw_root=tmp_path)
     with pytest.raises(ValueError, match="either"):
         ReplayProcess()
+
+
+def test_a_server_that_could_not_start_refuses_and_its_stop_says_so(tmp_path):
+    """Snapshots it refuses (two entries for one request): its requests are refused at once,
+    not left waiting, and stop() raises naming the process's exit."""
+    source = tmp_path / "vendor"
+    source.mkdir()
+    entry = {"url": "https://a.test/", "file": "x.html", "content_type": "text/html"}
+    (source / "manifest.json").write_text(json.dumps({
+        "source": "vendor", "captured_at": "2026-01-01T00:00:00Z", "entries": [entry, entry]}))
+    served = ReplayProcess(snapshot_dir=tmp_path)
+    with pytest.raises((urllib.error.URLError, ConnectionError)):    # reset or refused
+        urllib.request.urlopen(replay_url(served.url, "https://a.test/"), timeout=30)
+    with pytest.raises(ReplayProcessError, match="exit code 1"):
+        served.stop()
