@@ -31,15 +31,14 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pipelines.feed_cells import csv_safe_select
 from pipelines.generations import model_change, model_states
 from pipelines.publish import (
     BOM,
-    CSV_OPTIONS,
     REMOVES,
     REPLACES,
-    csv_schema,
+    feed_copies,
     publish_feed,
+    write_feed_schema,
     write_text_atomically,
 )
 from pipelines.warehouse.crawl_first_days import crawls_since
@@ -117,12 +116,10 @@ def write_dated_feed(con, table: str, column: str, out_dir: Path, bom: bool = Fa
     where = (f"where {column} >= date '{since}'" if since
              else f"where {column}::varchar in ({', '.join(repr(d) for d in days)})"
              if days is not None else "")
-    con.execute("set TimeZone = 'UTC'")
     read = read or table
     written_days = set()
     if days != []:
-        for suffix, select, options in (("csv", csv_safe_select(con, read), CSV_OPTIONS),
-                                        ("parquet", f"select * from {read}", "format parquet")):
+        for suffix, select, options in feed_copies(con, read):
             written_days |= _copy_days(con, f"select * from ({select}) {where}", column, options,
                                        out_dir / f".{name}.{suffix}.parts", folder, suffix, bom)
     if removed is not None:
@@ -130,10 +127,8 @@ def write_dated_feed(con, table: str, column: str, out_dir: Path, bom: bool = Fa
     else:
         (folder / REPLACES).write_text(since or "", encoding="utf-8")
     rows = con.execute(f"select count(*) from {read} {where}").fetchone()[0] if days != [] else 0
-    schema = {**csv_schema(con, read, f"{name}/*.csv"), "table": table, "partitioned_by": column}
-    schema_path = write_text_atomically(
-        out_dir / f"{name}.schema.json",
-        json.dumps(schema, ensure_ascii=False, indent=1) + "\n", sync=False)
+    schema_path = write_feed_schema(con, read, table, out_dir, f"{name}/*.csv",
+                                    partitioned_by=column)
     return {"rows": rows, "days": len(written_days), "from": since or (min(days) if days else None),
             "csv": folder, "schema": schema_path}
 

@@ -145,6 +145,25 @@ def write_text_atomically(target: Path, text: str, sync: bool = True) -> Path:
     return target
 
 
+def feed_copies(con, read: str) -> list[tuple[str, str, str]]:
+    """A feed's two files as (suffix, select, COPY options) of `read`: the CSV (text cells made
+    safe for spreadsheets, pipelines/feed_cells.py) and the Parquet (the text as stored). Sets the
+    session's TimeZone to UTC: the CSV's timestamps are ISO 8601 UTC, 2026-11-30T09:00:00Z."""
+    con.execute("set TimeZone = 'UTC'")
+    return [("csv", csv_safe_select(con, read), CSV_OPTIONS),
+            ("parquet", f"select * from {read}", "format parquet")]
+
+
+def write_feed_schema(con, read: str, table: str, out_dir: Path, csv_name: str,
+                      **extra: str) -> Path:
+    """out_dir/<mart>.schema.json: the typed companion (csv_schema) of the CSV named `csv_name`
+    (a file, or a pattern of a dated feed's days), read from `read`, plus `extra` fields."""
+    schema = {**csv_schema(con, read, csv_name), "table": table, **extra}
+    return write_text_atomically(
+        out_dir / f"{table.split('.')[-1]}.schema.json",
+        json.dumps(schema, ensure_ascii=False, indent=1) + "\n", sync=False)
+
+
 def publish_feed(con, table: str, out_dir: Path, bom: bool = False,
                  source: str | None = None) -> dict:
     """Write `table` (read from `source` when given: a view of it with more columns) as CSV
@@ -156,20 +175,16 @@ def publish_feed(con, table: str, out_dir: Path, bom: bool = False,
     move_staged; a sync per file was a sixth of the feeds step)."""
     name = table.split(".")[-1]
     read = source or table
-    csv_path, parquet_path = out_dir / f"{name}.csv", out_dir / f"{name}.parquet"
-    con.execute("set TimeZone = 'UTC'")  # timestamps as ISO 8601 UTC: 2026-11-30T09:00:00Z
-    with atomic_path(csv_path, sync=False) as tmp:
-        con.execute(f"copy ({csv_safe_select(con, read)}) to '{tmp}' ({CSV_OPTIONS})")
-        if bom:
-            tmp.write_bytes(BOM + tmp.read_bytes())
-    with atomic_path(parquet_path, sync=False) as tmp:
-        con.execute(f"copy (select * from {read}) to '{tmp}' (format parquet)")
+    paths = {}
+    for suffix, select, options in feed_copies(con, read):
+        paths[suffix] = out_dir / f"{name}.{suffix}"
+        with atomic_path(paths[suffix], sync=False) as tmp:
+            con.execute(f"copy ({select}) to '{tmp}' ({options})")
+            if suffix == "csv" and bom:
+                tmp.write_bytes(BOM + tmp.read_bytes())
     rows = con.execute(f"select count(*) from {read}").fetchone()[0]
-    schema = {**csv_schema(con, read, csv_path.name), "table": table}
-    schema_path = write_text_atomically(
-        out_dir / f"{name}.schema.json",
-        json.dumps(schema, ensure_ascii=False, indent=1) + "\n", sync=False)
-    return {"rows": rows, "csv": csv_path, "parquet": parquet_path, "schema": schema_path}
+    schema_path = write_feed_schema(con, read, table, out_dir, paths["csv"].name)
+    return {"rows": rows, "csv": paths["csv"], "parquet": paths["parquet"], "schema": schema_path}
 
 
 # DuckDB type -> (Frictionless Table Schema type, pandas dtype) for the CSV companion. A pandas
